@@ -1,0 +1,1 @@
+"""The amdgpu_mc and instr dialects, the register model, and the ISA tables they are built from."""

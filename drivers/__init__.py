@@ -1,0 +1,1 @@
+"""Command-line drivers (luthier-mc, luthier-opt)."""

@@ -1,0 +1,1 @@
+"""Code-object reader, decoder/disassembler, lifter, assembly parser and hook frontends."""

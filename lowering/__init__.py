@@ -1,0 +1,1 @@
+"""Instruction selection to amdgpu_mc, and amdgpu_mc to assembly text, bytes and ELF."""

@@ -1,0 +1,1 @@
+"""Analyses and transforms over the amdgpu_mc and instr dialects."""

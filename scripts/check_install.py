@@ -1,0 +1,89 @@
+"""Tell whether this checkout is installed, editable, with the tools the test suite runs.
+
+scripts/setup.sh and scripts/test.sh run it to decide whether ``pip install -e '.[dev]'`` is
+needed: it is when a dependency or tool is missing, or when ``luthier.<name>`` resolves to
+another checkout (a second clone installed later) or misses a mapped folder that gained an
+``__init__.py`` after the last install. Prints what is wrong and exits 1, or exits 0 silently.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+ROOT = Path(__file__).resolve().parent.parent
+DISTRIBUTION = "luthier-xdsl"
+RUNTIME_MODULES = ("xdsl", "elftools", "msgpack", "numpy")
+PINNED = {"xdsl": "0.74.0"}
+DEV_COMMANDS = ("ruff", "pyright", "lit", "filecheck", "pytest")
+
+
+def load_mapped_folders() -> dict[str, str]:
+    """Read the folder -> package mapping from setup.py, the one place it is written."""
+    spec = importlib.util.spec_from_file_location("luthier_setup", ROOT / "setup.py")
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {ROOT / 'setup.py'}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return cast(dict[str, str], module.MAPPED_FOLDERS)
+
+
+def problems_with_package(folder: str, package: str) -> list[str]:
+    """Say why ``package`` does not import from ``ROOT/folder``, if it does not."""
+    if not (ROOT / folder / "__init__.py").is_file():
+        return []
+    try:
+        spec = importlib.util.find_spec(package)
+    except ImportError as error:
+        return [f"{package}: {error}"]
+    if spec is None or spec.submodule_search_locations is None:
+        return [f"{package} is not importable"]
+    expected = (ROOT / folder).resolve()
+    locations = [Path(location).resolve() for location in spec.submodule_search_locations]
+    if expected not in locations:
+        found = ", ".join(str(location) for location in locations)
+        return [f"{package} resolves to {found}, not {expected}"]
+    return []
+
+
+def find_problems(
+    mapped_folders: dict[str, str], which: Callable[[str], str | None] = shutil.which
+) -> list[str]:
+    """Everything that a fresh ``pip install -e '.[dev]'`` of this checkout would fix."""
+    problems: list[str] = []
+    try:
+        importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        problems.append(f"distribution {DISTRIBUTION} is not installed")
+    for module in RUNTIME_MODULES:
+        if importlib.util.find_spec(module) is None:
+            problems.append(f"module {module} is missing")
+    for distribution, version in PINNED.items():
+        try:
+            installed = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        if installed != version:
+            problems.append(f"{distribution} {installed} is installed, {version} is required")
+    for command in DEV_COMMANDS:
+        if which(command) is None:
+            problems.append(f"command {command} is missing")
+    for folder, package in mapped_folders.items():
+        problems.extend(problems_with_package(folder, package))
+    return problems
+
+
+def main() -> int:
+    problems = find_problems(load_mapped_folders())
+    for problem in problems:
+        print(f"check_install: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
