@@ -107,10 +107,15 @@ install_python_packages() {
 
 # Make `apt-get source` able to find Debian source packages: derive deb-src entries from the
 # machine's own deb entries, so that the same mirrors and suites are used.
+have_source_package() {
+    apt-cache showsrc "$LLVM_SOURCE_PACKAGE" 2>/dev/null | grep -q '^Package:'
+}
+
 ensure_deb_src() {
-    if apt-cache showsrc "$LLVM_SOURCE_PACKAGE" 2>/dev/null | grep -q '^Package:'; then
-        return
-    fi
+    have_source_package && return
+    # deb-src entries may be configured already, with package lists not yet fetched.
+    apt_update_once
+    have_source_package && return
     local deb822=/etc/apt/sources.list.d/debian.sources
     local target
     if [[ -f "$deb822" ]] && grep -q '^Types: *deb *$' "$deb822"; then
@@ -126,32 +131,51 @@ ensure_deb_src() {
     fi
     APT_UPDATED=0
     apt_update_once
-    apt-cache showsrc "$LLVM_SOURCE_PACKAGE" 2>/dev/null | grep -q '^Package:' \
-        || die "apt still knows no source package $LLVM_SOURCE_PACKAGE"
+    have_source_package || die "apt still knows no source package $LLVM_SOURCE_PACKAGE"
+}
+
+# The source version of the installed llvm-19 (e.g. 1:19.1.7-3~deb12u1), or nothing.
+installed_llvm_version() {
+    dpkg-query -W -f='${source:Version}' llvm-19 2>/dev/null || true
+}
+
+# The name of the upstream tarball of a Debian version: 1:19.1.7-3~deb12u1 -> ..._19.1.7.orig...
+tarball_name() {
+    local upstream="${1#*:}"
+    echo "${LLVM_SOURCE_PACKAGE}_${upstream%-*}.orig.tar.xz"
 }
 
 find_cached_tarball() {
+    local wanted="$1"
+    if [[ -n "$wanted" ]]; then
+        [[ -f "$CACHE_DIR/$wanted" ]] && echo "$CACHE_DIR/$wanted"
+        return 0
+    fi
     compgen -G "$CACHE_DIR/${LLVM_SOURCE_PACKAGE}_*.orig.tar.xz" | sort | tail -n 1 || true
 }
 
 fetch_llvm_source() {
-    if [[ -f "$LUTHIER_LLVM_SRC_STAMP" ]]; then
+    # The version of the installed llvm-19, so that sources and oracle tools agree.
+    local version wanted=""
+    version="$(installed_llvm_version)"
+    [[ -n "$version" ]] && wanted="$(tarball_name "$version")"
+    if [[ -f "$LUTHIER_LLVM_SRC_STAMP" ]] \
+        && [[ -z "$wanted" || "$(cat "$LUTHIER_LLVM_SRC_STAMP")" == "$wanted" ]]; then
         log "LLVM 19 source: present in third_party/llvm-19"
         return
     fi
     mkdir -p "$CACHE_DIR"
     local tarball
-    tarball="$(find_cached_tarball)"
+    tarball="$(find_cached_tarball "$wanted")"
     if [[ -z "$tarball" ]]; then
         ensure_deb_src
-        # The version of the installed llvm-19, so that sources and oracle tools agree.
-        local version spec="$LLVM_SOURCE_PACKAGE"
-        version="$(dpkg-query -W -f='${source:Version}' llvm-19 2>/dev/null || true)"
+        local spec="$LLVM_SOURCE_PACKAGE"
         [[ -n "$version" ]] && spec="$LLVM_SOURCE_PACKAGE=$version"
         log "apt-get source --download-only $spec (into $CACHE_DIR)"
         (cd "$CACHE_DIR" && apt-get source -q --download-only "$spec") \
             || (cd "$CACHE_DIR" && apt-get source -q --download-only "$LLVM_SOURCE_PACKAGE")
-        tarball="$(find_cached_tarball)"
+        tarball="$(find_cached_tarball "$wanted")"
+        [[ -n "$tarball" ]] || tarball="$(find_cached_tarball "")"
         [[ -n "$tarball" ]] || die "apt-get source left no ${LLVM_SOURCE_PACKAGE}_*.orig.tar.xz in $CACHE_DIR"
     fi
     local top
