@@ -1,0 +1,556 @@
+"""Generate the per-target AMDGPU instruction tables from LLVM's TableGen records.
+
+The tables are the single source of truth for the decoder, encoder, printer and parser.
+They are derived from ``llvm-tblgen -dump-json`` over LLVM 19's ``AMDGPU.td`` so that every
+encoding fact (fixed bits, operand fields, operand classes, implicit registers, flags and
+predicates) comes from the same records LLVM's own MC layer is generated from.
+
+Run it as ``python -m luthier.amdgpu_dialects.isa.generate --llvm-src third_party/llvm-19``;
+it writes ``amdgpu_dialects/isa/tables/<target>.json``. ``--check`` compares instead of
+writing and exits non-zero on a difference (the CI check that the committed tables are
+current).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+SCHEMA_VERSION = 1
+
+#: Targets we generate tables for, by LLVM processor name.
+TARGETS = ("gfx908", "gfx90a", "gfx942")
+
+#: Decoder namespaces whose instructions the disassembler of a GCN3-encoded GFX9 target
+#: considers (see ``frontend/mc/decoder.py`` for the order in which they are tried).
+GFX9_NAMESPACES = ("AMDGPU", "GFX8", "GFX9", "GFX9_DL", "GFX90A", "GFX940")
+
+#: Instruction-class flag fields of ``InstSI`` that we carry into the tables.
+CLASS_FLAGS = (
+    "SALU", "VALU", "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "VOP1", "VOP2", "VOPC", "VOP3",
+    "VOP3P", "VINTRP", "SDWA", "DPP", "TRANS", "MUBUF", "MTBUF", "SMRD", "MIMG", "EXP", "FLAT",
+    "DS", "FlatGlobal", "FlatScratch", "IsMAI", "IsDOT", "IsPacked", "IsAtomicRet",
+    "IsAtomicNoRet", "VOP3_OPSEL", "D16Buf", "FPAtomic", "Gather4", "LGKM_CNT", "VM_CNT",
+    "EXP_CNT", "IntClamp", "FPClamp", "ClampLo", "ClampHi", "FPDPRounding", "Spill", "IsSingle",
+    "IsWMMA", "IsSWMMAC",
+)
+
+#: Generic ``Instruction`` flags that matter to analyses and CFG recovery.
+INSTRUCTION_FLAGS = (
+    "isBranch", "isIndirectBranch", "isTerminator", "isBarrier", "isCall", "isReturn",
+    "mayLoad", "mayStore", "isMoveImm", "isMoveReg", "isCompare", "isConvergent", "isTrap",
+    "hasSideEffects", "isCommutable",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the records
+# ---------------------------------------------------------------------------------------
+
+Record = dict[str, Any]
+
+
+class Records:
+    """The TableGen record dump, with helpers to follow ``def`` references."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+        self.instanceof: dict[str, list[str]] = raw["!instanceof"]
+
+    def __getitem__(self, name: str) -> Record:
+        return cast(Record, self.raw[name])
+
+    def instances(self, cls: str) -> list[str]:
+        return self.instanceof.get(cls, [])
+
+    def is_a(self, name: str, cls: str) -> bool:
+        return cls in self[name]["!superclasses"]
+
+
+def def_name(value: Any) -> str:
+    """The record name a ``def`` value refers to."""
+    return cast(str, value["def"])
+
+
+def dag_args(dag: Any) -> list[tuple[Any, str | None]]:
+    return [(arg, name) for arg, name in dag["args"]]
+
+
+def run_tblgen(llvm_src: Path, tblgen: str, out: Path) -> None:
+    amdgpu = llvm_src / "llvm" / "lib" / "Target" / "AMDGPU"
+    include = llvm_src / "llvm" / "include"
+    if not (amdgpu / "AMDGPU.td").exists():
+        raise SystemExit(f"error: {amdgpu / 'AMDGPU.td'}: not found (run scripts/setup.sh)")
+    subprocess.run(
+        [tblgen, "-dump-json", "-I", str(include), "-I", str(amdgpu), str(amdgpu / "AMDGPU.td"),
+         "-o", str(out)],
+        check=True,
+    )
+
+
+def load_records(path: Path) -> Records:
+    data = path.read_bytes()
+    try:
+        import orjson  # pyright: ignore[reportMissingImports]
+
+        raw = cast(dict[str, Any], orjson.loads(data))  # pyright: ignore[reportUnknownMemberType]
+    except ImportError:
+        raw = cast(dict[str, Any], json.loads(data))
+    return Records(raw)
+
+
+# ---------------------------------------------------------------------------------------
+# Target features and predicates
+# ---------------------------------------------------------------------------------------
+
+
+def processor_features(records: Records, processor: str) -> frozenset[str]:
+    """The transitive closure of a processor's features (``Implies`` followed)."""
+    for name in records.instances("Processor"):
+        rec = records[name]
+        if rec["Name"] == processor:
+            pending = [def_name(f) for f in rec["Features"]]
+            break
+    else:
+        raise SystemExit(f"error: unknown processor {processor!r}")
+    seen: set[str] = set()
+    while pending:
+        feature = pending.pop()
+        if feature in seen:
+            continue
+        seen.add(feature)
+        pending.extend(def_name(f) for f in records[feature]["Implies"])
+    return frozenset(seen)
+
+
+def eval_cond_dag(dag: Any, features: frozenset[str]) -> bool:
+    """Evaluate an ``AssemblerCondDag`` (``all_of``/``any_of``/``not``) over features."""
+    op = def_name(dag["operator"])
+    values: list[bool] = []
+    for arg, _ in dag_args(dag):
+        if isinstance(arg, dict) and cast(Record, arg).get("kind") == "dag":
+            values.append(eval_cond_dag(arg, features))
+        else:
+            values.append(def_name(arg) in features)
+    if op == "all_of":
+        return all(values)
+    if op == "any_of":
+        return any(values)
+    if op == "not":
+        return not values[0]
+    raise ValueError(f"unknown predicate operator {op}")
+
+
+def predicates_hold(records: Records, inst: Record, features: frozenset[str]) -> bool:
+    """Whether every assembler predicate of an instruction (or alias) holds on the target."""
+    for pred in inst["Predicates"]:
+        rec = records[def_name(pred)]
+        if not rec.get("AssemblerMatcherPredicate"):
+            continue
+        if not eval_cond_dag(rec["AssemblerCondDag"], features):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# Operand kinds and register classes
+# ---------------------------------------------------------------------------------------
+
+
+def normalize_method(method: str) -> str:
+    """Name a print or parser method; lambdas around ``printNamedBit`` become ``named_bit:X``."""
+    if "printNamedBit" in method:
+        start = method.index('"') + 1
+        return "printNamedBit:" + method[start : method.index('"', start)]
+    return method
+
+
+class OperandKinds:
+    """Collects the operand kinds and register classes the target's instructions use."""
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+        self.kinds: dict[str, dict[str, Any]] = {}
+        self.register_classes: dict[str, dict[str, Any]] = {}
+        self._names: dict[str, str] = {}
+
+    def kind_of(self, record_name: str) -> str:
+        if record_name in self._names:
+            return self._names[record_name]
+        rec = self.records[record_name]
+        supers = rec["!superclasses"]
+        info: dict[str, Any]
+        if "RegisterClass" in supers:
+            self.register_class(record_name)
+            info = {"class": "reg", "rc": record_name, "print": "printOperand", "decode": "",
+                    "type": "OPERAND_REGISTER"}
+        elif "RegisterOperand" in supers:
+            rc = def_name(rec["RegClass"])
+            self.register_class(rc)
+            info = {"class": "reg", "rc": rc, "print": normalize_method(rec["PrintMethod"]),
+                    "decode": rec["DecoderMethod"], "type": rec["OperandType"]}
+            info["match"] = self._match_class(rec)
+        elif "Operand" in supers:
+            info = {"class": "imm", "print": normalize_method(rec["PrintMethod"]),
+                    "decode": rec["DecoderMethod"], "type": rec["OperandType"],
+                    "vt": def_name(rec["Type"]), "encoder": rec.get("EncoderMethod", "")}
+            info["match"] = self._match_class(rec)
+            if rec.get("ImmTy"):
+                info["imm_ty"] = rec["ImmTy"]
+            if rec.get("DefaultValue") is not None and "CustomOperandProps" in supers:
+                info["default"] = rec["DefaultValue"]
+            sub_ops = dag_args(rec["MIOperandInfo"])
+            if sub_ops:
+                info["sub_operands"] = [self.kind_of(def_name(a)) for a, _ in sub_ops]
+        else:
+            raise ValueError(f"{record_name}: not an operand ({supers})")
+        name = record_name
+        if record_name.startswith("anonymous_"):
+            # Anonymous records get a content-derived name so regenerated tables are stable.
+            parts = [info.get("rc", info.get("vt", "")), info["print"], info["decode"]]
+            name = "anon:" + ":".join(p for p in parts if p)
+        existing = self.kinds.get(name)
+        if existing is not None and existing != info:
+            name = f"{name}#{len([k for k in self.kinds if k.startswith(name)])}"
+        self.kinds[name] = info
+        self._names[record_name] = name
+        return name
+
+    def _match_class(self, rec: Record) -> dict[str, Any] | None:
+        pmc = rec.get("ParserMatchClass")
+        if not pmc:
+            return None
+        cls = self.records[def_name(pmc)]
+        out: dict[str, Any] = {"name": cls["Name"], "optional": bool(cls.get("IsOptional"))}
+        for field in ("PredicateMethod", "ParserMethod", "RenderMethod"):
+            value = cls.get(field)
+            if isinstance(value, str) and value and len(value) < 120:
+                out[field] = value
+        return out
+
+    def register_class(self, name: str) -> None:
+        if name in self.register_classes:
+            return
+        rec = self.records[name]
+        width = int(self.records[def_name(rec["RegTypes"][0])]["Size"])
+        files = "".join(
+            tag for tag, field in (("s", "HasSGPR"), ("v", "HasVGPR"), ("a", "HasAGPR"))
+            if rec.get(field)
+        )
+        self.register_classes[name] = {
+            "width": width,
+            "files": files,
+            "align2": "Align2" in name,
+            "members": self._top_members(rec["MemberList"]),
+        }
+
+    def _top_members(self, dag: Any) -> list[str]:
+        """The names in a class's member list, one level deep (classes or registers)."""
+        out: list[str] = []
+        for arg, _ in dag_args(dag):
+            if isinstance(arg, dict):
+                arg_rec = cast(Record, arg)
+                if arg_rec.get("kind") == "def":
+                    out.append(def_name(arg_rec))
+                elif arg_rec.get("kind") == "dag":
+                    out.append(cast(str, arg_rec["printable"]))
+        return out
+
+
+# ---------------------------------------------------------------------------------------
+# Instructions
+# ---------------------------------------------------------------------------------------
+
+
+_COMPLEX_IF = re.compile(r"^!if\(!and\((\w+), ([01])\), \{ (.*) \}, \?\)\{(\d+)\}$")
+_VARBIT = re.compile(r"^(\w+)\{(\d+)\}$")
+
+
+def resolve_complex_bit(rec: Record, printable: str) -> Any:
+    """Resolve the one unevaluated bit expression shape the AMDGPU records contain.
+
+    SMEM encodings select the ``soffset`` field with
+    ``!if(!and(IsGFX9SpecificEncoding, N), { soffset{6}, ... }, ?){K}``; TableGen leaves it
+    unresolved in the dump, so evaluate it against the record's own field here.
+    """
+    match = _COMPLEX_IF.match(printable)
+    if match is None:
+        raise ValueError(f"{rec['!name']}: unsupported encoding expression {printable}")
+    flag, operand, bits, index = match.groups()
+    if not (int(rec[flag]) and int(operand)):
+        return None
+    elements = [b.strip() for b in bits.split(",")]
+    element = elements[len(elements) - 1 - int(index)]
+    var = _VARBIT.match(element)
+    if var is None:
+        raise ValueError(f"{rec['!name']}: unsupported encoding element {element}")
+    return {"kind": "varbit", "var": var.group(1), "index": int(var.group(2))}
+
+
+def encoding_fields(inst_bits: list[Any]) -> tuple[int, int, int, dict[str, list[list[int]]]]:
+    """Split ``Inst`` into fixed bits (mask, value), unknown bits and operand fields.
+
+    Fields are ``[inst_lo, var_lo, width]`` runs: bits ``inst_lo..inst_lo+width-1`` of the
+    instruction word hold bits ``var_lo..`` of the variable.
+    """
+    mask = value = unknown = 0
+    bit_refs: dict[str, list[tuple[int, int]]] = {}
+    for pos, bit in enumerate(inst_bits):
+        if bit is None:
+            unknown |= 1 << pos
+        elif isinstance(bit, int):
+            mask |= 1 << pos
+            value |= bit << pos
+        else:
+            ref = cast(Record, bit)
+            index = int(ref["index"]) if ref["kind"] == "varbit" else 0
+            bit_refs.setdefault(ref["var"], []).append((pos, index))
+    fields: dict[str, list[list[int]]] = {}
+    for var, refs in bit_refs.items():
+        runs: list[list[int]] = []
+        for pos, index in sorted(refs):
+            if runs and runs[-1][0] + runs[-1][2] == pos and runs[-1][1] + runs[-1][2] == index:
+                runs[-1][2] += 1
+            else:
+                runs.append([pos, index, 1])
+        fields[var] = runs
+    return mask, value, unknown, fields
+
+
+def mnemonic_of(asm: str) -> str:
+    return asm.split(" ", 1)[0].split("$", 1)[0].strip()
+
+
+def operand_list(kinds: OperandKinds, dag: Any) -> list[list[str]]:
+    return [[name or "", kinds.kind_of(def_name(arg))] for arg, name in dag_args(dag)]
+
+
+def instruction_entry(
+    records: Records, kinds: OperandKinds, name: str, namespaces: frozenset[str]
+) -> dict[str, Any]:
+    rec = records[name]
+    size = int(rec["Size"])
+    entry: dict[str, Any] = {"name": name, "asm": rec["AsmString"], "size": size}
+    entry["mnemonic"] = mnemonic_of(rec["AsmString"])
+    ns = rec["DecoderNamespace"]
+    entry["ns"] = ns
+    entry["variant"] = rec["AsmVariantName"]
+    decodable = bool(ns in namespaces and not rec["isAsmParserOnly"] and rec.get("Inst"))
+    entry["decodable"] = decodable
+    entry["asm_parser_only"] = bool(rec["isAsmParserOnly"])
+    if rec.get("Inst"):
+        bits: list[Any] = []
+        for bit in cast(list[Any], rec["Inst"]):
+            if isinstance(bit, dict) and cast(Record, bit)["kind"] == "complex":
+                bit = resolve_complex_bit(rec, cast(str, cast(Record, bit)["printable"]))
+            bits.append(bit)
+        mask, value, unknown, fields = encoding_fields(bits)
+        entry["mask"] = f"{mask:#x}"
+        entry["value"] = f"{value:#x}"
+        entry["unknown"] = f"{unknown:#x}"
+        entry["fields"] = fields
+        soft = cast(list[Any], rec.get("SoftFail") or [])
+        soft_mask = sum(1 << i for i, b in enumerate(soft) if b == 1)
+        if soft_mask:
+            entry["soft_fail"] = f"{soft_mask:#x}"
+    entry["outs"] = operand_list(kinds, rec["OutOperandList"])
+    entry["ins"] = operand_list(kinds, rec["InOperandList"])
+    for field in ("Constraints", "DisableEncoding", "DecoderMethod", "AsmMatchConverter",
+                  "PseudoInstr"):
+        if rec.get(field):
+            entry[field[0].lower() + field[1:]] = rec[field]
+    entry["defs"] = [def_name(r) for r in rec["Defs"]]
+    entry["uses"] = [def_name(r) for r in rec["Uses"]]
+    entry["class"] = [f for f in CLASS_FLAGS if rec.get(f) == 1]
+    entry["flags"] = [f for f in INSTRUCTION_FLAGS if rec.get(f) == 1]
+    if not rec.get("hasCompleteDecoder", 1):
+        entry["incomplete_decoder"] = True
+    return entry
+
+
+def alias_entries(
+    records: Records, kinds: OperandKinds, features: frozenset[str], known: set[str]
+) -> Iterator[dict[str, Any]]:
+    for name in records.instances("InstAlias"):
+        rec = records[name]
+        if not predicates_hold(records, rec, features):
+            continue
+        result = rec["ResultInst"]
+        target = def_name(result["operator"])
+        if target not in known:
+            continue
+        operands: list[list[Any]] = []
+        for arg, arg_name in dag_args(result):
+            if isinstance(arg, dict):
+                operands.append([arg_name or "", kinds.kind_of(def_name(arg))])
+            else:
+                operands.append([arg_name or "", arg])
+        yield {
+            "asm": rec["AsmString"],
+            "inst": target,
+            "operands": operands,
+            "priority": rec["EmitPriority"],
+            "variant": rec["AsmVariantName"],
+        }
+    for name in records.instances("MnemonicAlias"):
+        rec = records[name]
+        if predicates_hold(records, rec, features):
+            yield {"from": rec["FromMnemonic"], "to": rec["ToMnemonic"]}
+
+
+def registers_used(records: Records, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Facts about the named registers that appear as implicit defs and uses."""
+    out: dict[str, Any] = {}
+    for entry in entries:
+        for reg in entry["defs"] + entry["uses"]:
+            if reg in out:
+                continue
+            rec = records[reg]
+            out[reg] = {
+                "asm": rec.get("AsmName", ""),
+                "subregs": [def_name(s) for s in rec.get("SubRegs", [])],
+            }
+    return out
+
+
+_TUPLE_NAME = re.compile(r"^([a-z]+)\[(\d+):(\d+)\]$")
+
+
+def register_tuples(records: Records) -> dict[str, dict[str, list[int]]]:
+    """Register tuple classes as ``{prefix: {dwords: [count, stride]}}``.
+
+    ``s[4:7]`` is tuple 1 of the 4-dword SGPR tuples, whose starts advance by the stride; the
+    decoder indexes tuples exactly as LLVM's register classes do (including their quirks,
+    such as 3-dword TTMP tuples advancing by 3).
+    """
+    out: dict[str, dict[str, list[int]]] = {}
+    for name in records.instances("RegisterTuples"):
+        names = cast(list[str], records[name]["RegAsmNames"])
+        first = _TUPLE_NAME.match(names[0])
+        if first is None:
+            continue
+        prefix, lo, hi = first.group(1), int(first.group(2)), int(first.group(3))
+        stride = 0
+        if len(names) > 1:
+            second = _TUPLE_NAME.match(names[1])
+            assert second is not None
+            stride = int(second.group(2)) - lo
+        out.setdefault(prefix, {})[str(hi - lo + 1)] = [len(names), stride]
+    return {p: dict(sorted(t.items(), key=lambda kv: int(kv[0]))) for p, t in sorted(out.items())}
+
+
+def build_target_table(records: Records, processor: str) -> dict[str, Any]:
+    features = processor_features(records, processor)
+    if "FeatureGCN3Encoding" not in features or "FeatureGFX10Insts" in features:
+        raise SystemExit(f"error: {processor}: only GCN3-encoded GFX8/GFX9 targets are supported")
+    namespaces = frozenset(GFX9_NAMESPACES)
+    kinds = OperandKinds(records)
+    instructions: list[dict[str, Any]] = []
+    for name in sorted(records.instances("Instruction")):
+        rec = records[name]
+        if rec["isPseudo"] or rec["isCodeGenOnly"] or not rec["AsmString"]:
+            continue
+        if rec["Namespace"] != "AMDGPU" or rec["AsmVariantName"] == "NonParsable":
+            continue
+        if not predicates_hold(records, rec, features):
+            continue
+        instructions.append(instruction_entry(records, kinds, name, namespaces))
+    known = {e["name"] for e in instructions}
+    aliases = list(alias_entries(records, kinds, features, known))
+    return {
+        "schema": SCHEMA_VERSION,
+        "target": processor,
+        "features": sorted(features),
+        "wavefront_size": 64 if "FeatureWavefrontSize64" in features else 32,
+        "register_classes": dict(sorted(kinds.register_classes.items())),
+        "operand_kinds": dict(sorted(kinds.kinds.items())),
+        "registers": dict(sorted(registers_used(records, instructions).items())),
+        "register_tuples": register_tuples(records),
+        "instructions": instructions,
+        "aliases": aliases,
+    }
+
+
+def render(table: dict[str, Any]) -> str:
+    """Serialize a table as JSON with one instruction per line, so diffs stay readable."""
+    lines = ["{"]
+    items = list(table.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i + 1 < len(items) else ""
+        if isinstance(value, list) and key in ("instructions", "aliases"):
+            rows = [json.dumps(v, sort_keys=True, separators=(",", ":")) for v in
+                    cast(list[Any], value)]
+            lines.append(f"{json.dumps(key)}: [")
+            lines.extend(f"  {row}{',' if j + 1 < len(rows) else ''}" for j, row in
+                         enumerate(rows))
+            lines.append(f"]{comma}")
+        elif isinstance(value, dict):
+            entries = list(cast(dict[str, Any], value).items())
+            lines.append(f"{json.dumps(key)}: {{")
+            lines.extend(
+                f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True, separators=(',', ':'))}"
+                f"{',' if j + 1 < len(entries) else ''}"
+                for j, (k, v) in enumerate(entries)
+            )
+            lines.append(f"}}{comma}")
+        else:
+            lines.append(f"{json.dumps(key)}: {json.dumps(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def default_tables_dir() -> Path:
+    return Path(__file__).resolve().parent / "tables"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--llvm-src", type=Path, default=Path("third_party/llvm-19"),
+                        help="LLVM 19 source tree (from the llvm-toolchain-19 source package)")
+    parser.add_argument("--tblgen", default=shutil.which("llvm-tblgen-19") or "llvm-tblgen")
+    parser.add_argument("--records-json", type=Path,
+                        help="reuse an existing llvm-tblgen -dump-json output")
+    parser.add_argument("--out", type=Path, default=default_tables_dir())
+    parser.add_argument("--target", action="append", choices=TARGETS)
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the tables in --out instead of writing them")
+    args = parser.parse_args(argv)
+    targets: list[str] = args.target or list(TARGETS)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        records_json: Path | None = args.records_json
+        if records_json is None:
+            records_json = Path(tmp) / "amdgpu.json"
+            run_tblgen(args.llvm_src, args.tblgen, records_json)
+        records = load_records(records_json)
+
+    out_dir: Path = args.out
+    stale: list[str] = []
+    for target in targets:
+        text = render(build_target_table(records, target))
+        path = out_dir / f"{target}.json"
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(str(path))
+        else:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            print(f"wrote {path}")
+    if stale:
+        print("error: stale ISA tables (regenerate with "
+              "python -m luthier.amdgpu_dialects.isa.generate): " + ", ".join(stale),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""Register naming for the GFX9 operand encoding space.
+
+Source operands of GCN3/CDNA encodings share one 9-bit value space (10 bits with the AGPR
+bit): SGPRs, special registers, inline constants, the literal marker and VGPRs. This module
+turns (value, width) pairs into the register names LLVM prints, so the decoder and printer
+agree with ``llvm-objdump`` on every spelling.
+"""
+
+from __future__ import annotations
+
+from luthier.amdgpu_dialects.isa.target import TargetISA
+
+# Encoding values of the GFX9 source operand space.
+SGPR_MAX = 101
+TTMP_MIN = 108
+TTMP_MAX = 123
+INLINE_INT_MIN = 128
+INLINE_INT_POSITIVE_MAX = 192
+INLINE_INT_MAX = 208
+INLINE_FP_MIN = 240
+INLINE_FP_MAX = 248
+LITERAL = 255
+VGPR_MIN = 256
+VGPR_MAX = 511
+AGPR_BIT = 512
+
+#: Special registers named by a 32-bit operand.
+SPECIAL_32: dict[int, str] = {
+    102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo",
+    105: "xnack_mask_hi", 106: "vcc_lo", 107: "vcc_hi", 108: "tba_lo", 109: "tba_hi",
+    110: "tma_lo", 111: "tma_hi", 124: "m0", 125: "null", 126: "exec_lo", 127: "exec_hi",
+    235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
+    238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz",
+    252: "src_execz", 253: "src_scc", 254: "src_lds_direct",
+}
+
+#: Special registers named by a 64-bit operand.
+SPECIAL_64: dict[int, str] = {
+    102: "flat_scratch", 104: "xnack_mask", 106: "vcc", 108: "tba", 110: "tma", 125: "null",
+    126: "exec", 235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
+    238: "src_private_limit", 239: "src_pops_exiting_wave_id", 251: "src_vccz",
+    252: "src_execz", 253: "src_scc",
+}
+
+#: Registers that read as values rather than as storage (printed without class checks).
+INLINE_VALUE_REGISTERS = frozenset({
+    "src_shared_base", "src_shared_limit", "src_private_base", "src_private_limit",
+    "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "src_lds_direct",
+})
+
+
+def tuple_name(prefix: str, start: int, dwords: int) -> str:
+    """``v7``, ``v[0:1]``, ``ttmp[4:7]``: LLVM's spelling of a register or tuple."""
+    if dwords == 1:
+        return f"{prefix}{start}"
+    return f"{prefix}[{start}:{start + dwords - 1}]"
+
+
+class RegisterNamer:
+    """Names registers of one target by file, index and width, as LLVM's register classes do.
+
+    The tables give, for each file and width, how many tuples exist and how far apart
+    their first registers are; an index past the last tuple is not a register (the
+    disassembler rejects it).
+    """
+
+    def __init__(self, isa: TargetISA) -> None:
+        self._tuples = isa.register_tuples
+        self._cache: dict[tuple[str, int, int], str | None] = {}
+
+    def vector(self, prefix: str, index: int, dwords: int) -> str | None:
+        """A VGPR (``v``) or AGPR (``a``) tuple starting at ``index``, or None if invalid."""
+        key = (prefix, index, dwords)
+        cached = self._cache.get(key, "")
+        if cached != "":
+            return cached
+        name: str | None
+        if dwords == 1:
+            name = f"{prefix}{index}" if 0 <= index < 256 else None
+        else:
+            count, stride = self._tuples[prefix].get(dwords, (0, 1))
+            name = (tuple_name(prefix, index * stride, dwords)
+                    if 0 <= index < count else None)
+        self._cache[key] = name
+        return name
+
+    def scalar(self, prefix: str, value: int, dwords: int) -> str | None:
+        """An SGPR (``s``) or TTMP (``ttmp``) tuple named by encoding ``value``.
+
+        Like LLVM, a misaligned value is rounded down to the tuple that contains it (64-bit
+        tuples are 2-aligned, wider ones 4-aligned) rather than rejected.
+        """
+        key = (prefix, value, dwords)
+        cached = self._cache.get(key, "")
+        if cached != "":
+            return cached
+        name: str | None
+        if dwords == 1:
+            limit = 106 if prefix == "s" else 16
+            name = f"{prefix}{value}" if value < limit else None
+        else:
+            shift = 1 if dwords == 2 else 2
+            count, stride = self._tuples[prefix].get(dwords, (0, 1))
+            index = value >> shift
+            name = tuple_name(prefix, index * stride, dwords) if index < count else None
+        self._cache[key] = name
+        return name

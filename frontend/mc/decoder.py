@@ -1,0 +1,227 @@
+"""Table-driven AMDGPU instruction decoder.
+
+For each decoder namespace the candidates (instructions whose fixed bits match a word) are
+found through a decision tree built from the tables' fixed-bit masks: each node switches on
+the bits that all of its candidates fix, so a word reaches a short list of candidates in a
+few dictionary look-ups. Namespaces are tried in the order LLVM's disassembler tries its
+decoder tables for the target (64-bit encodings first, then 32-bit), and within a namespace
+the candidate with the most fixed bits wins.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from luthier.amdgpu_dialects.isa.target import InstrDef, OperandSlot, TargetISA, load_target
+from luthier.frontend.mc.operand_decoders import (
+    DecodeState,
+    Operand,
+    OperandDecodeError,
+    OperandDecoder,
+    OperandDecoders,
+)
+
+
+class DecodeError(Exception):
+    """The bytes are not a valid instruction of the target."""
+
+
+@dataclass(slots=True)
+class MCInst:
+    """A decoded instruction: its definition and operand values, parallel to ``desc.operands``.
+
+    ``literal`` is the trailing literal dword when the encoding has one; ``size`` counts it.
+    """
+
+    desc: InstrDef
+    operands: list[Operand]
+    size: int
+    literal: int | None = None
+    address: int = 0
+
+    def operand(self, name: str) -> Operand:
+        index = self.desc.index.get(name)
+        return None if index is None else self.operands[index]
+
+
+# ---------------------------------------------------------------------------------------
+# Candidate look-up
+# ---------------------------------------------------------------------------------------
+
+
+class _Node:
+    """A decision-tree node: switch on ``mask`` bits, or scan ``candidates`` at a leaf."""
+
+    __slots__ = ("mask", "children", "candidates")
+
+    def __init__(self) -> None:
+        self.mask = 0
+        self.children: dict[int, _Node] = {}
+        self.candidates: list[InstrDef] = []
+
+
+def _build_tree(candidates: list[InstrDef], tested: int, word_mask: int) -> _Node:
+    node = _Node()
+    common = word_mask & ~tested
+    for inst in candidates:
+        common &= inst.mask
+    if len(candidates) <= 2 or not common:
+        node.candidates = candidates
+        return node
+    groups: dict[int, list[InstrDef]] = {}
+    for inst in candidates:
+        groups.setdefault(inst.value & common, []).append(inst)
+    node.mask = common
+    node.children = {
+        key: _build_tree(group, tested | common, word_mask) for key, group in groups.items()
+    }
+    return node
+
+
+def _lookup(node: _Node, word: int) -> InstrDef | None:
+    while node.mask:
+        child = node.children.get(word & node.mask)
+        if child is None:
+            return None
+        node = child
+    for inst in node.candidates:
+        if word & inst.mask == inst.value:
+            return inst
+    return None
+
+
+def _priority(inst: InstrDef) -> tuple[int, str]:
+    """More fixed bits first: the more specific encoding wins an overlap."""
+    return (-inst.mask.bit_count(), inst.name)
+
+
+# ---------------------------------------------------------------------------------------
+# Decoder
+# ---------------------------------------------------------------------------------------
+
+
+def _namespace_order(isa: TargetISA) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The (64-bit, 32-bit) decoder namespaces for a GCN3-encoded GFX9 target, in order."""
+    order64: list[str] = []
+    if isa.has_feature("FeatureFmaMixInsts"):
+        order64.append("GFX9_DL")
+    if isa.is_gfx940:
+        order64.append("GFX940")
+    if isa.is_gfx90a:
+        order64.append("GFX90A")
+    order64 += ["GFX8", "GFX9"]
+    order32 = ["GFX8", "AMDGPU", "GFX9"]
+    if isa.is_gfx90a:
+        order32.append("GFX90A")
+    return tuple(order64), tuple(order32)
+
+
+_Plan = tuple[tuple[int, tuple[tuple[int, int, int], ...], OperandDecoder], ...]
+
+
+class Decoder:
+    """Decodes instruction bytes of one target into :class:`MCInst`."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.operand_decoders = OperandDecoders(isa)
+        order64, order32 = _namespace_order(isa)
+        by_ns: dict[tuple[str, int], list[InstrDef]] = {}
+        for inst in isa.instructions:
+            if inst.decodable:
+                by_ns.setdefault((inst.namespace, inst.size), []).append(inst)
+        self._trees64 = [self._tree(by_ns.get((ns, 8), []), 64) for ns in order64]
+        self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
+        self._plans: dict[str, _Plan] = {}
+
+    @staticmethod
+    def _tree(candidates: list[InstrDef], bits: int) -> _Node:
+        return _build_tree(sorted(candidates, key=_priority), 0, (1 << bits) - 1)
+
+    def _plan(self, inst: InstrDef) -> _Plan:
+        """How to decode each encoded operand: (index, fields, decoder)."""
+        plan = self._plans.get(inst.name)
+        if plan is None:
+            steps: list[tuple[int, tuple[tuple[int, int, int], ...], OperandDecoder]] = []
+            for index, slot in enumerate(inst.operands):
+                fields = _fields_of(inst, slot)
+                if fields:
+                    steps.append((index, fields, self.operand_decoders.for_kind(slot.kind)))
+            plan = tuple(steps)
+            self._plans[inst.name] = plan
+        return plan
+
+    def decode(self, data: bytes, offset: int = 0, address: int = 0) -> MCInst:
+        """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`."""
+        available = len(data) - offset
+        if available >= 8:
+            qword = int.from_bytes(data[offset : offset + 8], "little")
+            for tree in self._trees64:
+                inst = _lookup(tree, qword)
+                if inst is not None:
+                    decoded = self._operands(inst, qword, data, offset, address)
+                    if decoded is not None:
+                        return decoded
+        if available >= 4:
+            dword = int.from_bytes(data[offset : offset + 4], "little")
+            for tree in self._trees32:
+                inst = _lookup(tree, dword)
+                if inst is not None:
+                    decoded = self._operands(inst, dword, data, offset, address)
+                    if decoded is not None:
+                        return decoded
+        raise DecodeError("invalid instruction encoding")
+
+    def _operands(
+        self, inst: InstrDef, word: int, data: bytes, offset: int, address: int
+    ) -> MCInst | None:
+        state = DecodeState(data, offset + inst.size)
+        operands: list[Operand] = [None] * len(inst.operands)
+        state.operands = operands
+        try:
+            for index, fields, decode in self._plan(inst):
+                raw = 0
+                for inst_lo, var_lo, width in fields:
+                    raw |= ((word >> inst_lo) & ((1 << width) - 1)) << var_lo
+                operands[index] = decode(raw, state)
+        except OperandDecodeError:
+            return None
+        size = inst.size + (4 if state.literal is not None else 0)
+        return MCInst(inst, operands, size, state.literal, address)
+
+    def decode_all(self, data: bytes, address: int = 0) -> list[MCInst]:
+        """Decode a whole buffer; raises :class:`DecodeError` naming the first bad offset."""
+        out: list[MCInst] = []
+        offset = 0
+        while offset < len(data):
+            try:
+                inst = self.decode(data, offset, address + offset)
+            except DecodeError as err:
+                raise DecodeError(f"offset {offset:#x}: {err}") from None
+            out.append(inst)
+            offset += inst.size
+        return out
+
+
+def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int], ...]:
+    """An operand's encoding fields; a tied operand without bits reuses its partner's."""
+    if slot.fields:
+        return slot.fields
+    partner = inst.tied.get(slot.name)
+    if partner is not None and inst.has(partner):
+        return inst.slot(partner).fields
+    return ()
+
+
+@functools.cache
+def decoder_for(target: str) -> Decoder:
+    """The (cached) decoder of a processor; raises ``UnknownTargetError``."""
+    return Decoder(load_target(target))
+
+
+def decode_words(target: str, words: Sequence[int]) -> MCInst:
+    """Decode an instruction given as little-endian dwords (a test convenience)."""
+    data = b"".join(w.to_bytes(4, "little") for w in words)
+    return decoder_for(target).decode(data)

@@ -1,0 +1,199 @@
+"""Spellings of special immediate operands: waitcnt, hwreg, sendmsg, swizzle, formats, DPP.
+
+These are the GFX9 (GCN3/CDNA) spellings that ``llvm-mc``/``llvm-objdump`` print; the
+facts (field layouts, symbolic names) come from the ISA and LLVM's AMDGPU target.
+"""
+
+from __future__ import annotations
+
+HWREG_NAMES_GFX9: dict[int, str] = {
+    1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 4: "HW_REG_HW_ID",
+    5: "HW_REG_GPR_ALLOC", 6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS",
+    15: "HW_REG_SH_MEM_BASES", 16: "HW_REG_TBA_LO", 17: "HW_REG_TBA_HI",
+    18: "HW_REG_TMA_LO", 19: "HW_REG_TMA_HI",
+}
+HWREG_NAMES_GFX940: dict[int, str] = {
+    20: "HW_REG_XCC_ID", 21: "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+    22: "HW_REG_SQ_PERF_SNAPSHOT_DATA1", 23: "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+    24: "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
+}
+
+SENDMSG_NAMES_GFX9: dict[int, str] = {
+    1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVEWAVE",
+    5: "MSG_STALL_WAVE_GEN", 6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+    8: "MSG_EARLY_PRIM_DEALLOC", 9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL",
+    15: "MSG_SYSMSG",
+}
+SYSMSG_OP_NAMES_GFX9: dict[int, str] = {
+    1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 4: "SYSMSG_OP_TTRACE_PC",
+}
+GS_OP_NAMES: dict[int, str] = {0: "GS_OP_NOP", 1: "GS_OP_CUT", 2: "GS_OP_EMIT",
+                               3: "GS_OP_EMIT_CUT"}
+MSG_GS, MSG_GS_DONE, MSG_SYSMSG = 2, 3, 15
+
+DFMT_NAMES = (
+    "BUF_DATA_FORMAT_INVALID", "BUF_DATA_FORMAT_8", "BUF_DATA_FORMAT_16",
+    "BUF_DATA_FORMAT_8_8", "BUF_DATA_FORMAT_32", "BUF_DATA_FORMAT_16_16",
+    "BUF_DATA_FORMAT_10_11_11", "BUF_DATA_FORMAT_11_11_10", "BUF_DATA_FORMAT_10_10_10_2",
+    "BUF_DATA_FORMAT_2_10_10_10", "BUF_DATA_FORMAT_8_8_8_8", "BUF_DATA_FORMAT_32_32",
+    "BUF_DATA_FORMAT_16_16_16_16", "BUF_DATA_FORMAT_32_32_32", "BUF_DATA_FORMAT_32_32_32_32",
+    "BUF_DATA_FORMAT_RESERVED_15",
+)
+NFMT_NAMES_GFX9 = (
+    "BUF_NUM_FORMAT_UNORM", "BUF_NUM_FORMAT_SNORM", "BUF_NUM_FORMAT_USCALED",
+    "BUF_NUM_FORMAT_SSCALED", "BUF_NUM_FORMAT_UINT", "BUF_NUM_FORMAT_SINT",
+    "BUF_NUM_FORMAT_RESERVED_6", "BUF_NUM_FORMAT_FLOAT",
+)
+DFMT_DEFAULT, NFMT_DEFAULT = 1, 0
+
+SDWA_SEL_NAMES = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
+SDWA_DST_UNUSED_NAMES = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE")
+GPR_IDX_NAMES = ("SRC0", "SRC1", "SRC2", "DST")
+
+
+def waitcnt_gfx9(imm: int) -> str:
+    """``s_waitcnt`` operand: vmcnt is split over bits 3:0 and 15:14 on GFX9."""
+    vmcnt = (imm & 0xF) | ((imm >> 14) & 0x3) << 4
+    expcnt = (imm >> 4) & 0x7
+    lgkmcnt = (imm >> 8) & 0xF
+    default_vm, default_exp, default_lgkm = vmcnt == 63, expcnt == 7, lgkmcnt == 15
+    print_all = default_vm and default_exp and default_lgkm
+    parts: list[str] = []
+    if not default_vm or print_all:
+        parts.append(f"vmcnt({vmcnt})")
+    if not default_exp or print_all:
+        parts.append(f"expcnt({expcnt})")
+    if not default_lgkm or print_all:
+        parts.append(f"lgkmcnt({lgkmcnt})")
+    return " ".join(parts)
+
+
+def hwreg(imm: int, gfx940: bool) -> str:
+    reg_id, offset, width = imm & 0x3F, (imm >> 6) & 0x1F, ((imm >> 11) & 0x1F) + 1
+    name = HWREG_NAMES_GFX9.get(reg_id) or (HWREG_NAMES_GFX940.get(reg_id) if gfx940 else None)
+    text = name or str(reg_id)
+    if width != 32 or offset != 0:
+        text += f", {offset}, {width}"
+    return f"hwreg({text})"
+
+
+def sendmsg(imm: int) -> str:
+    msg_id, op_id, stream = imm & 0xF, (imm >> 4) & 0x7, (imm >> 8) & 0x3
+    name = SENDMSG_NAMES_GFX9.get(msg_id)
+    requires_op = msg_id in (MSG_GS, MSG_GS_DONE, MSG_SYSMSG)
+    if name is not None:
+        if requires_op:
+            op_name = (SYSMSG_OP_NAMES_GFX9 if msg_id == MSG_SYSMSG else GS_OP_NAMES).get(op_id)
+            valid_op = op_name is not None and not (msg_id == MSG_GS and op_id == 0)
+        else:
+            op_name, valid_op = None, op_id == 0
+        if valid_op:
+            if msg_id == MSG_GS:
+                valid_stream = stream < 4
+            elif msg_id == MSG_GS_DONE:
+                valid_stream = stream == 0 if op_id == 0 else stream < 4
+            else:
+                valid_stream = stream == 0
+            if valid_stream:
+                text = f"sendmsg({name}"
+                if requires_op:
+                    text += f", {op_name}"
+                    if msg_id in (MSG_GS, MSG_GS_DONE) and op_id != 0:
+                        text += f", {stream}"
+                return text + ")"
+    if msg_id | (op_id << 4) | (stream << 8) == imm:
+        return f"sendmsg({msg_id}, {op_id}, {stream})"
+    return str(imm)
+
+
+def swizzle(imm: int) -> str:
+    """``ds_swizzle_b32`` offset, with the symbolic swizzle macros LLVM recognises."""
+    if imm == 0:
+        return ""
+    if imm & 0xFF00 == 0x8000:
+        lanes = [(imm >> (2 * i)) & 3 for i in range(4)]
+        return " offset:swizzle(QUAD_PERM," + ",".join(str(x) for x in lanes) + ")"
+    if imm & 0x8000 == 0:
+        and_mask, or_mask, xor_mask = imm & 0x1F, (imm >> 5) & 0x1F, (imm >> 10) & 0x1F
+        if and_mask == 0x1F and or_mask == 0 and xor_mask.bit_count() == 1:
+            return f" offset:swizzle(SWAP,{xor_mask})"
+        if and_mask == 0x1F and or_mask == 0 and xor_mask > 0 and _pow2(xor_mask + 1):
+            return f" offset:swizzle(REVERSE,{xor_mask + 1})"
+        group = 0x1F - and_mask + 1
+        if group > 1 and _pow2(group) and or_mask < group and xor_mask == 0:
+            return f" offset:swizzle(BROADCAST,{group},{or_mask})"
+        probe0 = ((0 & and_mask) | or_mask) ^ xor_mask
+        probe1 = ((0x1F & and_mask) | or_mask) ^ xor_mask
+        bits = ""
+        for bit in (16, 8, 4, 2, 1):
+            p0, p1 = probe0 & bit, probe1 & bit
+            if p0 == p1:
+                bits += "1" if p0 else "0"
+            else:
+                bits += "i" if p0 else "p"
+        return f' offset:swizzle(BITMASK_PERM,"{bits}")'
+    return f" offset:{imm & 0xFFFF}"
+
+
+def _pow2(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+def mtbuf_format(imm: int) -> str:
+    """GFX9 MTBUF ``format`` (dfmt in bits 3:0, nfmt in 6:4); empty when default."""
+    if imm == DFMT_DEFAULT | (NFMT_DEFAULT << 4):
+        return ""
+    dfmt, nfmt = imm & 0xF, (imm >> 4) & 0x7
+    parts: list[str] = []
+    if dfmt != DFMT_DEFAULT:
+        parts.append(DFMT_NAMES[dfmt])
+    if nfmt != NFMT_DEFAULT:
+        parts.append(NFMT_NAMES_GFX9[nfmt])
+    return " format:[" + ",".join(parts) + "]"
+
+
+def dpp_ctrl(imm: int, gfx90a: bool, dp_alu: bool) -> str:
+    """The GFX9 ``dpp_ctrl`` field."""
+    if dp_alu and not 0x150 <= imm <= 0x15F:
+        return " /* DP ALU dpp only supports row_newbcast */"
+    if imm <= 0xFF:
+        return "quad_perm:[" + ",".join(str((imm >> s) & 3) for s in (0, 2, 4, 6)) + "]"
+    if 0x101 <= imm <= 0x10F:
+        return f"row_shl:{imm & 0xF}"
+    if 0x111 <= imm <= 0x11F:
+        return f"row_shr:{imm & 0xF}"
+    if 0x121 <= imm <= 0x12F:
+        return f"row_ror:{imm & 0xF}"
+    fixed = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1",
+             0x13C: "wave_ror:1", 0x140: "row_mirror", 0x141: "row_half_mirror",
+             0x142: "row_bcast:15", 0x143: "row_bcast:31"}
+    if imm in fixed:
+        return fixed[imm]
+    if 0x150 <= imm <= 0x15F:
+        if gfx90a:
+            return f"row_newbcast:{imm & 0xF}"
+        return " /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */"
+    if 0x160 <= imm <= 0x16F:
+        return "/* row_xmask is not supported on ASICs earlier than GFX10 */"
+    return "/* Invalid dpp_ctrl value */"
+
+
+def gpr_idx_mode(imm: int) -> str:
+    if imm & ~0xF:
+        return hex(imm)
+    return "gpr_idx(" + ",".join(n for i, n in enumerate(GPR_IDX_NAMES) if imm & (1 << i)) + ")"
+
+
+def exp_target(imm: int) -> str:
+    target = imm & 0x3F
+    if target <= 7:
+        return f" mrt{target}"
+    if target == 8:
+        return " mrtz"
+    if target == 9:
+        return " null"
+    if 12 <= target <= 15:
+        return f" pos{target - 12}"
+    if 32 <= target <= 63:
+        return f" param{target - 32}"
+    return f" invalid_target_{target}"

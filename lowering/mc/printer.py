@@ -1,0 +1,599 @@
+"""Print decoded instructions in LLVM's AMDGPU assembly syntax.
+
+The printer walks each instruction's TableGen ``AsmString`` and prints every ``$operand``
+with the operand kind's print method, reproducing what ``llvm-mc``/``llvm-objdump`` print
+so that our output can be diffed against theirs. Print methods are small functions keyed
+by the TableGen ``PrintMethod`` name; they receive the instruction and the operand index,
+since some (modifiers, op_sel, MTBUF format) look at neighbouring operands.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+
+from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
+from luthier.frontend.mc.decoder import MCInst
+from luthier.lowering.mc import operand_printers as P
+
+_FLOAT32_NAMES = {
+    0x00000000: "0.0", 0x3F800000: "1.0", 0xBF800000: "-1.0", 0x3F000000: "0.5",
+    0xBF000000: "-0.5", 0x40000000: "2.0", 0xC0000000: "-2.0", 0x40800000: "4.0",
+    0xC0800000: "-4.0", 0x3E22F983: "0.15915494",
+}
+_FLOAT64_NAMES = {
+    0x0000000000000000: "0.0", 0x3FF0000000000000: "1.0", 0xBFF0000000000000: "-1.0",
+    0x3FE0000000000000: "0.5", 0xBFE0000000000000: "-0.5", 0x4000000000000000: "2.0",
+    0xC000000000000000: "-2.0", 0x4010000000000000: "4.0", 0xC010000000000000: "-4.0",
+    0x3FC45F306DC9C882: "0.15915494309189532",
+}
+_FLOAT16_NAMES = {
+    0x3C00: "1.0", 0xBC00: "-1.0", 0x3800: "0.5", 0xB800: "-0.5", 0x4000: "2.0",
+    0xC000: "-2.0", 0x4400: "4.0", 0xC400: "-4.0", 0x3118: "0.15915494",
+}
+
+_NEG, _ABS, _SEXT, _NEG_HI, _OP_SEL_0, _OP_SEL_1 = 1, 2, 1, 2, 4, 8
+
+
+def _s32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _s16(value: int) -> int:
+    value &= 0xFFFF
+    return value - (1 << 16) if value & 0x8000 else value
+
+
+def _hex(value: int) -> str:
+    return f"0x{value & 0xFFFFFFFFFFFFFFFF:x}"
+
+
+def imm32(value: int) -> str:
+    signed = _s32(value)
+    if -16 <= signed <= 64:
+        return str(signed)
+    return _FLOAT32_NAMES.get(value & 0xFFFFFFFF) or _hex(value & 0xFFFFFFFF)
+
+
+def imm64(value: int, is_fp: bool) -> str:
+    value &= 0xFFFFFFFFFFFFFFFF
+    signed = value - (1 << 64) if value >> 63 else value
+    if -16 <= signed <= 64:
+        return str(signed)
+    name = _FLOAT64_NAMES.get(value)
+    if name is not None:
+        return name
+    if is_fp:
+        return _hex(value >> 32)
+    return _hex(value)
+
+
+def imm_int16(value: int) -> str:
+    signed = _s32(value)
+    if -16 <= signed <= 64:
+        return str(signed)
+    return _FLOAT32_NAMES.get(value & 0xFFFFFFFF) or _hex(value & 0xFFFF)
+
+
+def imm_fp16(value: int) -> str:
+    signed = _s16(value)
+    if -16 <= signed <= 64:
+        return str(signed)
+    return _FLOAT16_NAMES.get(value & 0xFFFF) or _hex(value & 0xFFFF)
+
+
+def imm_v216(value: int, is_fp: bool) -> str:
+    signed = _s32(value)
+    if -16 <= signed <= 64:
+        return str(signed)
+    if not is_fp:
+        name = _FLOAT32_NAMES.get(value & 0xFFFFFFFF)
+    else:
+        name = _FLOAT16_NAMES.get(value) if 0 <= value <= 0xFFFF else None
+    return name or _hex(value)
+
+
+_IMM32_TYPES = frozenset({
+    "OPERAND_REG_IMM_INT32", "OPERAND_REG_IMM_FP32", "OPERAND_REG_IMM_FP32_DEFERRED",
+    "OPERAND_REG_INLINE_C_INT32", "OPERAND_REG_INLINE_C_FP32", "OPERAND_REG_INLINE_AC_INT32",
+    "OPERAND_REG_INLINE_AC_FP32", "OPERAND_REG_IMM_V2INT32", "OPERAND_REG_IMM_V2FP32",
+    "OPERAND_REG_INLINE_C_V2INT32", "OPERAND_REG_INLINE_C_V2FP32", "OPERAND_IMMEDIATE",
+    "OPERAND_INLINE_SPLIT_BARRIER_INT32",
+})
+_IMM_INT16_TYPES = frozenset({
+    "OPERAND_REG_INLINE_C_INT16", "OPERAND_REG_INLINE_AC_INT16", "OPERAND_REG_IMM_INT16",
+})
+_IMM_FP16_TYPES = frozenset({
+    "OPERAND_REG_INLINE_C_FP16", "OPERAND_REG_INLINE_AC_FP16", "OPERAND_REG_IMM_FP16",
+    "OPERAND_REG_IMM_FP16_DEFERRED",
+})
+_IMM_V2INT16_TYPES = frozenset({
+    "OPERAND_REG_IMM_V2INT16", "OPERAND_REG_INLINE_C_V2INT16",
+    "OPERAND_REG_INLINE_AC_V2INT16",
+})
+_IMM_V2FP16_TYPES = frozenset({
+    "OPERAND_REG_IMM_V2FP16", "OPERAND_REG_INLINE_C_V2FP16", "OPERAND_REG_INLINE_AC_V2FP16",
+})
+
+
+def print_immediate(value: int, operand_type: str) -> str:
+    """An immediate operand, formatted by its operand type as LLVM's printer does."""
+    if operand_type in _IMM32_TYPES:
+        return imm32(value)
+    if operand_type in ("OPERAND_REG_IMM_INT64", "OPERAND_REG_INLINE_C_INT64"):
+        return imm64(value, False)
+    if operand_type in ("OPERAND_REG_IMM_FP64", "OPERAND_REG_INLINE_C_FP64",
+                        "OPERAND_REG_INLINE_AC_FP64"):
+        return imm64(value, True)
+    if operand_type in _IMM_INT16_TYPES:
+        return imm_int16(value)
+    if operand_type in _IMM_FP16_TYPES:
+        return imm_fp16(value)
+    if operand_type in _IMM_V2INT16_TYPES:
+        return imm_v216(value, False)
+    if operand_type in _IMM_V2FP16_TYPES:
+        return imm_v216(value, True)
+    if operand_type in ("OPERAND_UNKNOWN", "OPERAND_PCREL"):
+        return str(value)
+    if operand_type == "OPERAND_REGISTER":
+        return imm32(value) + "/*Invalid immediate*/"
+    raise ValueError(f"unexpected immediate operand type {operand_type}")
+
+
+_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+PrintMethod = Callable[["InstPrinter", MCInst, int, list[str]], None]
+_PRINT_METHODS: dict[str, PrintMethod] = {}
+
+
+def _method(*names: str) -> Callable[[PrintMethod], PrintMethod]:
+    def register(fn: PrintMethod) -> PrintMethod:
+        for name in names:
+            _PRINT_METHODS[name] = fn
+        return fn
+
+    return register
+
+
+class InstPrinter:
+    """Prints :class:`MCInst` values of one target as LLVM assembly text."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.gfx90a = isa.is_gfx90a
+        self.gfx940 = isa.is_gfx940
+        self.vcc = "vcc" if isa.wavefront_size == 64 else "vcc_lo"
+        self._programs: dict[str, list[str | tuple[int, PrintMethod]]] = {}
+
+    def _program(self, desc: InstrDef) -> list[str | tuple[int, PrintMethod]]:
+        """The asm string split into literal text and (operand index, print method) steps."""
+        cached = self._programs.get(desc.name)
+        if cached is not None:
+            return cached
+        program: list[str | tuple[int, PrintMethod]] = []
+        pos = 0
+        for match in _TOKEN.finditer(desc.asm):
+            if match.start() > pos:
+                program.append(desc.asm[pos : match.start()])
+            name = match.group(1) or match.group(2)
+            index = desc.index[name]
+            method = desc.operands[index].kind.print_method
+            if method.startswith("printNamedBit:"):
+                program.append((index, _named_bit(method.split(":", 1)[1])))
+            else:
+                fn = _PRINT_METHODS.get(method)
+                if fn is None:
+                    raise NotImplementedError(f"{desc.name}: print method {method}")
+                program.append((index, fn))
+            pos = match.end()
+        if pos < len(desc.asm):
+            program.append(desc.asm[pos:])
+        self._programs[desc.name] = program
+        return program
+
+    def print(self, inst: MCInst) -> str:
+        out: list[str] = []
+        for step in self._program(inst.desc):
+            if isinstance(step, str):
+                out.append(step)
+            else:
+                step[1](self, inst, step[0], out)
+        return "".join(out)
+
+    # -- shared helpers -------------------------------------------------------------
+
+    def regular(self, inst: MCInst, index: int, out: list[str]) -> None:
+        """LLVM's ``printRegularOperand``: a register or an immediate by operand type."""
+        desc = inst.desc
+        value = inst.operands[index]
+        slot = desc.operands[index]
+        if value is None:
+            out.append(f"/*Missing OP{index}*/")
+        elif isinstance(value, str):
+            out.append(value)
+            rc = slot.kind.register_class
+            if rc is not None and value not in INLINE_VALUE_REGISTERS:
+                self._check_register_class(value, rc.name, out)
+        else:
+            out.append(print_immediate(value, slot.kind.operand_type))
+        if desc.name == "V_CNDMASK_B32_e32_vi" and slot.name == "src1":
+            out.append(", " + self.vcc)
+        if "MTBUF" in desc.classes and slot.name == "soffset":
+            fmt = inst.operand("format")
+            if isinstance(fmt, int):
+                out.append(P.mtbuf_format(fmt))
+
+    def _check_register_class(self, reg: str, rc: str, out: list[str]) -> None:
+        """Flag registers outside the operand's class, as LLVM does for invalid code."""
+        # Register class membership is refined in a later change; only obvious file
+        # mismatches are reported for now.
+        return
+
+    def default_vcc_first(self, inst: MCInst) -> bool:
+        desc = inst.desc
+        return "VOPC" in desc.classes and ("VCC" in desc.defs or "VCC_LO" in desc.defs)
+
+
+# -- print methods ----------------------------------------------------------------------
+
+
+@_method("printOperand")
+def _print_operand(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    desc = inst.desc
+    first = index == 0 or (index == 1 and "DPP" in desc.classes and desc.has("src0_modifiers"))
+    if first and p.default_vcc_first(inst):
+        out.append(p.vcc + ", ")
+    p.regular(inst, index, out)
+
+
+@_method("printVOPDst")
+def _print_vop_dst(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if index == 0:
+        classes = inst.desc.classes
+        single = "IsSingle" in classes
+        if "VOP3" in classes and "DPP" in classes:
+            out.append("_e64_dpp")
+        elif "VOP3" in classes:
+            if not single:
+                out.append("_e64")
+        elif "DPP" in classes:
+            out.append("_dpp")
+        elif "SDWA" in classes:
+            out.append("_sdwa")
+        elif ("VOP1" in classes or "VOP2" in classes) and not single:
+            out.append("_e32")
+        out.append(" ")
+    p.regular(inst, index, out)
+
+
+@_method("printVINTRPDst")
+def _print_vintrp_dst(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append("_e32 ")
+    p.regular(inst, index, out)
+
+
+def _needs_implied_vcc(inst: MCInst, index: int) -> bool:
+    classes = inst.desc.classes
+    return (index == 0 and "DPP" in classes and "VOPC" in classes
+            and ("VCC" in inst.desc.defs or "VCC_LO" in inst.desc.defs))
+
+
+@_method("printOperandAndFPInputMods")
+def _print_fp_mods(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _needs_implied_vcc(inst, index):
+        out.append(p.vcc + ", ")
+    mods = inst.operands[index]
+    mods = mods if isinstance(mods, int) else 0
+    neg_mnemonic = False
+    if mods & _NEG:
+        if index + 1 < len(inst.operands) and not mods & _ABS:
+            neg_mnemonic = isinstance(inst.operands[index + 1], int)
+        out.append("neg(" if neg_mnemonic else "-")
+    if mods & _ABS:
+        out.append("|")
+    p.regular(inst, index + 1, out)
+    if mods & _ABS:
+        out.append("|")
+    if neg_mnemonic:
+        out.append(")")
+
+
+@_method("printOperandAndIntInputMods")
+def _print_int_mods(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _needs_implied_vcc(inst, index):
+        out.append(p.vcc + ", ")
+    mods = inst.operands[index]
+    mods = mods if isinstance(mods, int) else 0
+    if mods & _SEXT:
+        out.append("sext(")
+    p.regular(inst, index + 1, out)
+    if mods & _SEXT:
+        out.append(")")
+
+
+def _imm(inst: MCInst, index: int) -> int:
+    value = inst.operands[index]
+    return value if isinstance(value, int) else 0
+
+
+def _named_bit(name: str) -> PrintMethod:
+    text = " " + name
+
+    def print_bit(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        if _imm(inst, index):
+            out.append(text)
+
+    return print_bit
+
+
+@_method("printOffset")
+def _print_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index) & 0xFFFFFFFF
+    if value:
+        out.append(f" offset:{value & 0xFFFF}")
+
+
+@_method("printFlatOffset")
+def _print_flat_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index) & 0xFFFFFFFF
+    if not value:
+        return
+    if inst.desc.classes & {"FlatGlobal", "FlatScratch"}:
+        value &= 0x1FFF
+        out.append(f" offset:{value - 0x2000 if value & 0x1000 else value}")
+    else:
+        out.append(f" offset:{value & 0xFFFF}")
+
+
+@_method("printOffset0")
+def _print_offset0(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(f" offset0:{_imm(inst, index) & 0xFF}")
+
+
+@_method("printOffset1")
+def _print_offset1(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(f" offset1:{_imm(inst, index) & 0xFF}")
+
+
+@_method("printSMEMOffset")
+def _print_smem_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(_hex(_imm(inst, index)))
+
+
+@_method("printSMEMOffsetMod")
+def _print_smem_offset_mod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(" offset:" + _hex(_imm(inst, index)))
+
+
+@_method("printCPol")
+def _print_cpol(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index)
+    if value & 1:
+        out.append(" sc0" if p.gfx940 and "SMRD" not in inst.desc.classes else " glc")
+    if value & 2:
+        out.append(" nt" if p.gfx940 else " slc")
+    if value & 16 and p.gfx90a:
+        out.append(" sc1" if p.gfx940 else " scc")
+    if value & ~0x1F:
+        out.append(" /* unexpected cache policy bit */")
+
+
+@_method("printU16ImmOperand")
+def _print_u16(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index)
+    if -(1 << 15) <= value < (1 << 16):
+        out.append(_hex(value & 0xFFFF))
+    else:
+        out.append(_hex(value & 0xFFFFFFFF))
+
+
+@_method("printU32ImmOperand")
+def _print_u32(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(_hex(_imm(inst, index) & 0xFFFFFFFF))
+
+
+@_method("printOModSI")
+def _print_omod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(("", " mul:2", " mul:4", " div:2")[_imm(inst, index) & 3]
+               if 0 <= _imm(inst, index) <= 3 else "")
+
+
+@_method("printSWaitCnt")
+def _print_waitcnt(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.waitcnt_gfx9(_imm(inst, index)))
+
+
+@_method("printHwreg")
+def _print_hwreg(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.hwreg(_imm(inst, index), p.gfx940))
+
+
+@_method("printSendMsg")
+def _print_sendmsg(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.sendmsg(_imm(inst, index)))
+
+
+@_method("printSwizzle")
+def _print_swizzle(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.swizzle(_imm(inst, index) & 0xFFFF))
+
+
+@_method("printEndpgm")
+def _print_endpgm(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index) & 0xFFFF
+    if value:
+        out.append(f" {value}")
+
+
+@_method("printFORMAT")
+def _print_format(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    return
+
+
+@_method("printDMask")
+def _print_dmask(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(" dmask:")
+        _print_u16(p, inst, index, out)
+
+
+@_method("printR128A16")
+def _print_r128(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(" a16" if p.isa.has_feature("FeatureR128A16") else " r128")
+
+
+@_method("printDPPCtrl")
+def _print_dpp_ctrl(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.dpp_ctrl(_imm(inst, index), p.gfx90a, _is_dp_alu_dpp(inst.desc)))
+
+
+def _is_dp_alu_dpp(desc: InstrDef) -> bool:
+    """DPP on an instruction with a 64-bit VGPR operand (only row_newbcast is legal)."""
+    return any(
+        s.kind.register_class is not None and s.kind.register_class.width == 64
+        and "v" in s.kind.register_class.files
+        for s in desc.operands
+    )
+
+
+@_method("printDppRowMask")
+def _print_row_mask(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(" row_mask:" + _hex(_imm(inst, index) & 0xF))
+
+
+@_method("printDppBankMask")
+def _print_bank_mask(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(" bank_mask:" + _hex(_imm(inst, index) & 0xF))
+
+
+@_method("printDppBoundCtrl")
+def _print_bound_ctrl(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(" bound_ctrl:1")
+
+
+def _sdwa_sel(prefix: str) -> PrintMethod:
+    def print_sel(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        value = _imm(inst, index)
+        out.append(prefix + (P.SDWA_SEL_NAMES[value] if 0 <= value < 7 else "INVALID"))
+
+    return print_sel
+
+
+_PRINT_METHODS["printSDWADstSel"] = _sdwa_sel("dst_sel:")
+_PRINT_METHODS["printSDWASrc0Sel"] = _sdwa_sel("src0_sel:")
+_PRINT_METHODS["printSDWASrc1Sel"] = _sdwa_sel("src1_sel:")
+
+
+@_method("printSDWADstUnused")
+def _print_dst_unused(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index)
+    out.append("dst_unused:" + (P.SDWA_DST_UNUSED_NAMES[value] if 0 <= value < 3
+                                else "INVALID"))
+
+
+def _packed_modifier(name: str, mod: int) -> PrintMethod:
+    def print_mod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        desc = inst.desc
+        default = 1 if mod == _OP_SEL_1 else 0
+        ops: list[int] = []
+        for src in ("src0", "src1", "src2"):
+            if not desc.has(src):
+                break
+            mods = inst.operand(src + "_modifiers") if desc.has(src + "_modifiers") else None
+            ops.append(mods if isinstance(mods, int) else default)
+        has_dst_sel = bool(ops) and mod == _OP_SEL_0 and "VOP3_OPSEL" in desc.classes
+        packed = "IsPacked" in desc.classes
+        all_default = all(bool(o & mod) == bool(packed and mod == _OP_SEL_1) for o in ops)
+        if has_dst_sel and ops[0] & _OP_SEL_1:
+            all_default = False
+        if all_default:
+            return
+        values = [str(int(bool(o & mod))) for o in ops]
+        if has_dst_sel:
+            values.append(str(int(bool(ops[0] & _OP_SEL_1))))
+        out.append(f" {name}:[" + ",".join(values) + "]")
+
+    return print_mod
+
+
+_PRINT_METHODS["printOpSel"] = _packed_modifier("op_sel", _OP_SEL_0)
+_PRINT_METHODS["printOpSelHi"] = _packed_modifier("op_sel_hi", _OP_SEL_1)
+_PRINT_METHODS["printNegLo"] = _packed_modifier("neg_lo", _NEG)
+_PRINT_METHODS["printNegHi"] = _packed_modifier("neg_hi", _NEG_HI)
+
+
+@_method("printBLGP")
+def _print_blgp(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index)
+    if not value:
+        return
+    if p.gfx940 and inst.desc.name.startswith(("V_MFMA_F64_16X16X4F64_gfx940",
+                                               "V_MFMA_F64_4X4X4F64_gfx940")):
+        out.append(f" neg:[{value & 1},{(value >> 1) & 1},{(value >> 2) & 1}]")
+        return
+    out.append(f" blgp:{value}")
+
+
+@_method("printCBSZ")
+def _print_cbsz(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(f" cbsz:{_imm(inst, index)}")
+
+
+@_method("printABID")
+def _print_abid(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index):
+        out.append(f" abid:{_imm(inst, index)}")
+
+
+@_method("printInterpSlot")
+def _print_interp_slot(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    value = _imm(inst, index)
+    out.append({0: "p10", 1: "p20", 2: "p0"}.get(value, f"invalid_param_{value}"))
+
+
+@_method("printInterpAttr")
+def _print_interp_attr(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(f"attr{_imm(inst, index)}")
+
+
+@_method("printInterpAttrChan")
+def _print_interp_chan(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append("." + "xyzw"[_imm(inst, index) & 3])
+
+
+@_method("printGPRIdxMode")
+def _print_gpr_idx(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.gpr_idx_mode(_imm(inst, index)))
+
+
+@_method("printExpTgt")
+def _print_exp_tgt(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.exp_target(_imm(inst, index)))
+
+
+def _exp_src(n: int) -> PrintMethod:
+    def print_src(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        enabled = _imm(inst, inst.desc.index["en"])
+        if _imm(inst, inst.desc.index["compr"]):
+            index = index - n + n // 2
+        value = inst.operands[index]
+        out.append(str(value) if enabled & (1 << n) else "off")
+
+    return print_src
+
+
+for _n in range(4):
+    _PRINT_METHODS[f"printExpSrc{_n}"] = _exp_src(_n)
+
+
+@functools.cache
+def printer_for(target: str) -> InstPrinter:
+    return InstPrinter(load_target(target))
