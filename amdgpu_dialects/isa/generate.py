@@ -33,15 +33,9 @@ TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: considers (see ``frontend/mc/decoder.py`` for the order in which they are tried).
 GFX9_NAMESPACES = ("AMDGPU", "GFX8", "GFX9", "GFX9_DL", "GFX90A", "GFX940")
 
-#: Instruction-class flag fields of ``InstSI`` that we carry into the tables.
-CLASS_FLAGS = (
-    "SALU", "VALU", "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "VOP1", "VOP2", "VOPC", "VOP3",
-    "VOP3P", "VINTRP", "SDWA", "DPP", "TRANS", "MUBUF", "MTBUF", "SMRD", "MIMG", "EXP", "FLAT",
-    "DS", "FlatGlobal", "FlatScratch", "IsMAI", "IsDOT", "IsPacked", "IsAtomicRet",
-    "IsAtomicNoRet", "VOP3_OPSEL", "D16Buf", "FPAtomic", "Gather4", "LGKM_CNT", "VM_CNT",
-    "EXP_CNT", "IntClamp", "FPClamp", "ClampLo", "ClampHi", "FPDPRounding", "Spill", "IsSingle",
-    "IsWMMA", "IsSWMMAC",
-)
+#: Record fields carried as instruction classes in addition to the ``TSFlags`` bits (they
+#: are not target flags in LLVM but per-instruction properties the printer needs).
+EXTRA_CLASS_FIELDS = ("IsSingle",)
 
 #: Generic ``Instruction`` flags that matter to analyses and CFG recovery.
 INSTRUCTION_FLAGS = (
@@ -325,6 +319,28 @@ def encoding_fields(inst_bits: list[Any]) -> tuple[int, int, int, dict[str, list
     return mask, value, unknown, fields
 
 
+_TSFLAG_LET = re.compile(r"^\s*let TSFlags\{(\d+)\} = (\w+);", re.MULTILINE)
+
+
+def tsflag_layout(llvm_src: Path) -> dict[int, str]:
+    """Bit -> name of ``InstSI``'s ``TSFlags`` as ``SIInstrFormats.td`` assigns them.
+
+    Real instructions copy ``TSFlags`` from their pseudo while some of their own class
+    fields (``IsPacked``, ``FlatGlobal``...) keep defaults, so the bits are the truth.
+    """
+    td = llvm_src / "llvm" / "lib" / "Target" / "AMDGPU" / "SIInstrFormats.td"
+    layout = {int(bit): name for bit, name in _TSFLAG_LET.findall(td.read_text())
+              if not name.isdigit()}
+    if not layout:
+        raise SystemExit(f"error: {td}: no TSFlags layout found")
+    return layout
+
+
+def bits_value(bits: Any) -> int:
+    """The integer value of a TableGen ``bits<N>`` (a little-endian list of 0/1)."""
+    return sum(int(b) << i for i, b in enumerate(cast(list[int], bits)))
+
+
 def mnemonic_of(asm: str) -> str:
     return asm.split(" ", 1)[0].split("$", 1)[0].strip()
 
@@ -334,7 +350,11 @@ def operand_list(kinds: OperandKinds, dag: Any) -> list[list[str]]:
 
 
 def instruction_entry(
-    records: Records, kinds: OperandKinds, name: str, namespaces: frozenset[str]
+    records: Records,
+    kinds: OperandKinds,
+    name: str,
+    namespaces: frozenset[str],
+    tsflags: dict[int, str],
 ) -> dict[str, Any]:
     rec = records[name]
     size = int(rec["Size"])
@@ -346,6 +366,9 @@ def instruction_entry(
     decodable = bool(ns in namespaces and not rec["isAsmParserOnly"] and rec.get("Inst"))
     entry["decodable"] = decodable
     entry["asm_parser_only"] = bool(rec["isAsmParserOnly"])
+    # Disassembler-only alternatives (such as GFX9's second SMEM soffset position) are
+    # decoded but never matched by the assembler.
+    entry["parsable"] = rec["AsmVariantName"] != "NonParsable"
     if rec.get("Inst"):
         bits: list[Any] = []
         for bit in cast(list[Any], rec["Inst"]):
@@ -369,8 +392,19 @@ def instruction_entry(
             entry[field[0].lower() + field[1:]] = rec[field]
     entry["defs"] = [def_name(r) for r in rec["Defs"]]
     entry["uses"] = [def_name(r) for r in rec["Uses"]]
-    entry["class"] = [f for f in CLASS_FLAGS if rec.get(f) == 1]
+    bits = cast(list[Any], rec["TSFlags"])
+    classes = [tsflags[i] for i, b in enumerate(bits) if b == 1 and i in tsflags]
+    entry["class"] = sorted(classes + [f for f in EXTRA_CLASS_FIELDS if rec.get(f) == 1])
     entry["flags"] = [f for f in INSTRUCTION_FLAGS if rec.get(f) == 1]
+    if rec.get("MIMGEncoding") is not None and rec.get("BaseOpcode") is not None:
+        # The disassembler decodes one MIMG variant and then picks the sibling whose data
+        # and address widths match dmask/d16/tfe; these name the family and the widths.
+        entry["mimg"] = {
+            "base": def_name(rec["BaseOpcode"]),
+            "encoding": def_name(rec["MIMGEncoding"]),
+            "vdata_dwords": bits_value(rec["VDataDwords"]),
+            "vaddr_dwords": bits_value(rec["VAddrDwords"]),
+        }
     if not rec.get("hasCompleteDecoder", 1):
         entry["incomplete_decoder"] = True
     return entry
@@ -447,7 +481,9 @@ def register_tuples(records: Records) -> dict[str, dict[str, list[int]]]:
     return {p: dict(sorted(t.items(), key=lambda kv: int(kv[0]))) for p, t in sorted(out.items())}
 
 
-def build_target_table(records: Records, processor: str) -> dict[str, Any]:
+def build_target_table(
+    records: Records, processor: str, tsflags: dict[int, str]
+) -> dict[str, Any]:
     features = processor_features(records, processor)
     if "FeatureGCN3Encoding" not in features or "FeatureGFX10Insts" in features:
         raise SystemExit(f"error: {processor}: only GCN3-encoded GFX8/GFX9 targets are supported")
@@ -458,11 +494,11 @@ def build_target_table(records: Records, processor: str) -> dict[str, Any]:
         rec = records[name]
         if rec["isPseudo"] or rec["isCodeGenOnly"] or not rec["AsmString"]:
             continue
-        if rec["Namespace"] != "AMDGPU" or rec["AsmVariantName"] == "NonParsable":
+        if rec["Namespace"] != "AMDGPU":
             continue
         if not predicates_hold(records, rec, features):
             continue
-        instructions.append(instruction_entry(records, kinds, name, namespaces))
+        instructions.append(instruction_entry(records, kinds, name, namespaces, tsflags))
     known = {e["name"] for e in instructions}
     aliases = list(alias_entries(records, kinds, features, known))
     return {
@@ -534,8 +570,9 @@ def main(argv: list[str] | None = None) -> int:
 
     out_dir: Path = args.out
     stale: list[str] = []
+    tsflags = tsflag_layout(args.llvm_src)
     for target in targets:
-        text = render(build_target_table(records, target))
+        text = render(build_target_table(records, target, tsflags))
         path = out_dir / f"{target}.json"
         if args.check:
             if not path.exists() or path.read_text() != text:

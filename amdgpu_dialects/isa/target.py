@@ -72,6 +72,16 @@ class OperandSlot:
     fields: tuple[tuple[int, int, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class MIMGInfo:
+    """An image instruction's family and widths (for choosing the variant after decoding)."""
+
+    base: str
+    encoding: str
+    vdata_dwords: int
+    vaddr_dwords: int
+
+
 @dataclass(slots=True)
 class InstrDef:
     """One encodable instruction of the target (an LLVM "real" instruction record)."""
@@ -83,6 +93,7 @@ class InstrDef:
     namespace: str
     variant: str
     decodable: bool
+    parsable: bool
     mask: int
     value: int
     operands: tuple[OperandSlot, ...]
@@ -97,6 +108,7 @@ class InstrDef:
     extra_fields: dict[str, tuple[tuple[int, int, int], ...]] = field(
         default_factory=lambda: {}
     )
+    mimg: MIMGInfo | None = None
     #: Operand name -> index in ``operands``.
     index: dict[str, int] = field(default_factory=lambda: {})
 
@@ -152,13 +164,14 @@ def _parse_fields(raw: Any) -> tuple[tuple[int, int, int], ...]:
 
 
 def _tied_operands(constraints: str) -> dict[str, str]:
-    """``"$vdst = $src2, ..."`` -> ``{"src2": "vdst"}`` (the tied-to operand on the right)."""
+    """``"$vdst = $src2"`` -> ``{"src2": "vdst", "vdst": "src2"}``: each operand's partner."""
     tied: dict[str, str] = {}
     for part in constraints.split(","):
         if "=" not in part:
             continue
         lhs, rhs = (s.strip().lstrip("$") for s in part.split("=", 1))
         tied[rhs] = lhs
+        tied[lhs] = rhs
     return tied
 
 
@@ -201,6 +214,7 @@ def _load(path: Path) -> TargetISA:
             namespace=e["ns"],
             variant=e["variant"],
             decodable=bool(e["decodable"]),
+            parsable=bool(e["parsable"]),
             mask=int(e.get("mask", "0"), 16),
             value=int(e.get("value", "0"), 16),
             operands=tuple(slots),
@@ -213,6 +227,7 @@ def _load(path: Path) -> TargetISA:
             asm_match_converter=e.get("asmMatchConverter", ""),
             pseudo=e.get("pseudoInstr", ""),
             extra_fields=fields,
+            mimg=MIMGInfo(**e["mimg"]) if "mimg" in e else None,
         )
         inst.index = {s.name: i for i, s in enumerate(slots)}
         instructions.append(inst)

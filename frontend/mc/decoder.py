@@ -11,12 +11,13 @@ the candidate with the most fixed bits wins.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandSlot, TargetISA, load_target
 from luthier.frontend.mc.operand_decoders import (
     DecodeState,
+    Literal,
     Operand,
     OperandDecodeError,
     OperandDecoder,
@@ -135,6 +136,7 @@ class Decoder:
         self._trees64 = [self._tree(by_ns.get((ns, 8), []), 64) for ns in order64]
         self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
         self._plans: dict[str, _Plan] = {}
+        self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
 
     @staticmethod
     def _tree(candidates: list[InstrDef], bits: int) -> _Node:
@@ -189,7 +191,74 @@ class Decoder:
         except OperandDecodeError:
             return None
         size = inst.size + (4 if state.literal is not None else 0)
-        return MCInst(inst, operands, size, state.literal, address)
+        decoded = MCInst(inst, operands, size, state.literal, address)
+        for fixup in self._fixups(inst):
+            fixup(decoded)
+        return decoded
+
+    def _fixups(self, inst: InstrDef) -> tuple[Fixup, ...]:
+        """Post-decoding adjustments LLVM's disassembler makes for this instruction."""
+        fixups = self._fixup_cache.get(inst.name)
+        if fixups is None:
+            isa = self.isa
+            fixups = tuple(f for f in (
+                _atomic_return_glc(inst),
+                _agpr_data_follows_dst(inst) if isa.is_gfx90a else None,
+                _deferred_literal(inst),
+                _zero_operand(inst, "gds") if not isa.has_feature("FeatureGDS") else None,
+                _zero_operand(inst, "tfe") if isa.is_gfx90a and inst.classes & {
+                    "MUBUF", "MTBUF"} else None,
+                self._mimg_variant(inst),
+            ) if f is not None)
+            self._fixup_cache[inst.name] = fixups
+        return fixups
+
+    def _mimg_variant(self, inst: InstrDef) -> Fixup | None:
+        """Image instructions: switch to the sibling whose vdata width dmask/d16/tfe imply."""
+        info = inst.mimg
+        if info is None or not inst.has("vdata") or not inst.has("dmask"):
+            return None
+        siblings = {
+            (other.mimg.vdata_dwords, other.mimg.vaddr_dwords): other
+            for other in self.isa.instructions
+            if other.mimg is not None and other.mimg.base == info.base
+            and other.mimg.encoding == info.encoding
+        }
+        gather4 = "Gather4" in inst.classes
+        packed_d16 = not self.isa.has_feature("FeatureUnpackedD16VMem")
+        names = self.operand_decoders.names
+
+        def convert(mc: MCInst) -> None:
+            dmask = mc.operand("dmask")
+            dmask = dmask & 0xF if isinstance(dmask, int) else 0
+            size = 4 if gather4 else max(dmask.bit_count(), 1)
+            if mc.operand("d16") and packed_d16:
+                size = (size + 1) // 2
+            if mc.operand("tfe"):
+                size += 1
+            if size == info.vdata_dwords:
+                return
+            other = siblings.get((size, info.vaddr_dwords))
+            vdata = mc.operand("vdata")
+            if other is None or not isinstance(vdata, str):
+                return
+            prefix = vdata[0]
+            first = int(vdata[1:].split(":")[0].lstrip("["))
+            widened = names.vector(prefix, first, size)
+            if widened is None:
+                return
+            old = mc.desc
+            mc.desc = other
+            operands: list[Operand] = [None] * len(other.operands)
+            for slot, value in zip(old.operands, mc.operands, strict=True):
+                if other.has(slot.name):
+                    operands[other.index[slot.name]] = value
+            operands[other.index["vdata"]] = widened
+            if other.has("vdst"):
+                operands[other.index["vdst"]] = widened
+            mc.operands = operands
+
+        return convert
 
     def decode_all(self, data: bytes, address: int = 0) -> list[MCInst]:
         """Decode a whole buffer; raises :class:`DecodeError` naming the first bad offset."""
@@ -203,6 +272,78 @@ class Decoder:
             out.append(inst)
             offset += inst.size
         return out
+
+
+Fixup = Callable[[MCInst], None]
+
+
+def _atomic_return_glc(inst: InstrDef) -> Fixup | None:
+    """Returning atomics have GLC implied by the opcode; it is part of the cache policy."""
+    if "IsAtomicRet" not in inst.classes or not inst.has("cpol"):
+        return None
+    if not inst.classes & {"MUBUF", "FLAT", "SMRD"}:
+        return None
+    index = inst.index["cpol"]
+
+    def set_glc(mc: MCInst) -> None:
+        value = mc.operands[index]
+        mc.operands[index] = (value if isinstance(value, int) else 0) | 1
+
+    return set_glc
+
+
+def _agpr_data_follows_dst(inst: InstrDef) -> Fixup | None:
+    """gfx90a: a memory data operand is an AGPR when the destination is one.
+
+    Atomics with return encode the AGPR bit once, in ``vdst``; ``vdata`` (``data0`` for
+    DS) follows it, and a DS ``data1`` follows ``data0``.
+    """
+    data = "data0" if "DS" in inst.classes else "vdata"
+    pairs = [(p, d) for p, d in (("vdst", data), (data, "data1"))
+             if inst.has(p) and inst.has(d)
+             and inst.slot(d).kind.decoder_method.startswith("decodeAVLdSt")]
+    if not pairs:
+        return None
+    indexed = [(inst.index[p], inst.index[d]) for p, d in pairs]
+
+    def to_agpr(mc: MCInst) -> None:
+        for leader, follower in indexed:
+            lead, value = mc.operands[leader], mc.operands[follower]
+            if isinstance(lead, str) and lead.startswith("a") and isinstance(value, str) \
+                    and value.startswith("v"):
+                mc.operands[follower] = "a" + value[1:]
+
+    return to_agpr
+
+
+def _zero_operand(inst: InstrDef, name: str) -> Fixup | None:
+    """An operand the target does not encode reads as zero whatever its bits hold."""
+    if not inst.has(name):
+        return None
+    index = inst.index[name]
+
+    def clear(mc: MCInst) -> None:
+        mc.operands[index] = 0
+
+    return clear
+
+
+def _deferred_literal(inst: InstrDef) -> Fixup | None:
+    """``v_madmk``/``v_madak``-style K operands: sources that said "literal" read the K."""
+    if not inst.has("imm") or "SOPK" in inst.classes:
+        return None
+    k_index = inst.index["imm"]
+    deferred = [i for i, s in enumerate(inst.operands) if s.kind.operand_type.endswith(
+        "_DEFERRED")]
+
+    def resolve(mc: MCInst) -> None:
+        k = mc.operands[k_index]
+        for i in deferred:
+            value = mc.operands[i]
+            if isinstance(value, Literal) and value == 255 and isinstance(k, int):
+                mc.operands[i] = Literal(k)
+
+    return resolve
 
 
 def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int], ...]:

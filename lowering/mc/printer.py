@@ -360,14 +360,19 @@ def _print_offset1(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> 
         out.append(f" offset1:{_imm(inst, index) & 0xFF}")
 
 
+def _signed_hex(value: int) -> str:
+    """LLVM's ``formatHex`` on a signed 64-bit value: ``-0x10`` for negatives."""
+    return f"-0x{-value:x}" if value < 0 else f"0x{value:x}"
+
+
 @_method("printSMEMOffset")
 def _print_smem_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(_hex(_imm(inst, index)))
+    out.append(_signed_hex(_imm(inst, index)))
 
 
 @_method("printSMEMOffsetMod")
 def _print_smem_offset_mod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(" offset:" + _hex(_imm(inst, index)))
+    out.append(" offset:" + _signed_hex(_imm(inst, index)))
 
 
 @_method("printCPol")
