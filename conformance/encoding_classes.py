@@ -1,0 +1,137 @@
+"""GFX9 (GCN3/Vega/CDNA) encoding classes, recognized by the fixed high bits of the first dword.
+
+Reports per encoding class tell *where* a decoder is incomplete (all of MUBUF missing reads very
+differently from a few odd VOP3 operands), and random-word testing needs the same classes to
+draw words that exercise every encoding instead of mostly hitting VOP2 (which owns half of the
+32-bit space). The prefixes below are the GCN3/Vega/CDNA ISA documents' encoding identifiers;
+the scalar and vector ALU classes carve their space out of each other, so a class is the
+first rule that matches, in the order of :data:`GFX9_CLASSES`. They were checked against
+llvm-mc's decoding of the LLVM test corpus (see the unit tests).
+
+gfx908, gfx90a and gfx942 all use this layout; other families get no classes here.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingClass:
+    """An encoding: first-dword bits ``(dword & mask) == value``, and its base size."""
+
+    name: str
+    mask: int
+    value: int
+    size: int  # bytes without a literal constant / DPP / SDWA extension dword
+
+    def matches(self, dword: int) -> bool:
+        """Whether the fixed bits of this encoding are set in a first dword."""
+        return dword & self.mask == self.value
+
+
+def _prefix(name: str, bits: str, size: int) -> EncodingClass:
+    """An encoding whose top ``len(bits)`` bits of the first dword are ``bits``."""
+    width = len(bits)
+    mask = ((1 << width) - 1) << (32 - width)
+    return EncodingClass(name, mask, int(bits, 2) << (32 - width), size)
+
+
+#: First match wins: the more specific prefixes come before the ones that contain them.
+GFX9_CLASSES: tuple[EncodingClass, ...] = (
+    _prefix("SOP1", "101111101", 4),
+    _prefix("SOPC", "101111110", 4),
+    _prefix("SOPP", "101111111", 4),
+    _prefix("SOPK", "1011", 4),
+    _prefix("SOP2", "10", 4),
+    _prefix("VOPC", "0111110", 4),
+    _prefix("VOP1", "0111111", 4),
+    _prefix("VOP2", "0", 4),
+    _prefix("SMEM", "110000", 8),
+    _prefix("EXP", "110001", 8),
+    _prefix("VOP3P", "110100111", 8),
+    _prefix("VOP3", "110100", 8),  # VOP3a and VOP3b share it; VOP3P is carved out above
+    _prefix("VINTRP", "110101", 4),
+    _prefix("DS", "110110", 8),
+    _prefix("FLAT", "110111", 8),  # FLAT, GLOBAL and SCRATCH (told apart by the seg field)
+    _prefix("MUBUF", "111000", 8),
+    _prefix("MTBUF", "111010", 8),
+    _prefix("MIMG", "111100", 8),
+)
+
+#: Everything no class claims; kept so that random testing also probes the unused space.
+UNASSIGNED = "unassigned"
+#: A byte sequence too short to hold a first dword.
+TOO_SHORT = "short"
+
+
+def is_gfx9(mcpu: str) -> bool:
+    """Whether a target uses the GFX9 encoding layout (gfx900 ... gfx942)."""
+    return mcpu.startswith("gfx9")
+
+
+def classify_dword(dword: int) -> str:
+    """The GFX9 encoding class of a first dword."""
+    for encoding in GFX9_CLASSES:
+        if encoding.matches(dword):
+            return encoding.name
+    return UNASSIGNED
+
+
+def first_dword(data: bytes) -> int | None:
+    """The little-endian first dword of an instruction, or None if it is shorter."""
+    if len(data) < 4:
+        return None
+    return int.from_bytes(data[:4], "little")
+
+
+def classify_bytes(data: bytes) -> str:
+    """The GFX9 encoding class of a byte sequence (by its first dword)."""
+    dword = first_dword(data)
+    return TOO_SHORT if dword is None else classify_dword(dword)
+
+
+def class_names() -> list[str]:
+    """Every class a random word can be drawn from, in report order."""
+    return [encoding.name for encoding in GFX9_CLASSES] + [UNASSIGNED]
+
+
+#: Random words get one extra random dword: room for a literal constant, or the DPP/SDWA
+#: dword of VOP1/VOP2/VOPC. Both decoders are compared on the first instruction only.
+EXTENSION_BYTES = 4
+
+
+def random_word(rng: random.Random, class_name: str) -> bytes:
+    """A random instruction word of one class: fixed bits set, every other bit random.
+
+    Rejection sampling keeps the word in its class where a prefix is shared with a more
+    specific class (e.g. VOP2 versus VOP1/VOPC).
+    """
+    by_name = {encoding.name: encoding for encoding in GFX9_CLASSES}
+    while True:
+        dword = rng.getrandbits(32)
+        if class_name == UNASSIGNED:
+            size = 8
+        else:
+            encoding = by_name[class_name]
+            dword = (dword & ~encoding.mask & 0xFFFFFFFF) | encoding.value
+            size = encoding.size
+        if classify_dword(dword) == class_name:
+            break
+    tail = rng.randbytes(size - 4 + EXTENSION_BYTES)
+    return dword.to_bytes(4, "little") + tail
+
+
+def random_words(count_per_class: int, seed: int) -> list[tuple[str, bytes]]:
+    """``count_per_class`` distinct seeded random words per class, as (class, bytes)."""
+    rng = random.Random(seed)
+    words: list[tuple[str, bytes]] = []
+    for class_name in class_names():
+        seen: set[bytes] = set()
+        while len(seen) < count_per_class:
+            word = random_word(rng, class_name)
+            if word not in seen:
+                seen.add(word)
+                words.append((class_name, word))
+    return words
