@@ -100,6 +100,11 @@ def diagnostic_position(mode: Mode, line: str, column: int) -> int | None:
     return None
 
 
+def group_size(line: str) -> int:
+    """How many bytes a disassembler input line holds."""
+    return len(_BYTE_TOKEN.findall(line))
+
+
 @dataclass(frozen=True, slots=True)
 class ItemDiagnostic:
     """A diagnostic attributed to one input."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from luthier.conformance.batching import Mode, Outcome, disassembler_line
+from luthier.conformance.batching import Mode, Outcome, disassembler_line, group_size
 from luthier.conformance.encoding_classes import (
     classify_bytes,
     is_gfx9,
@@ -72,7 +72,9 @@ def case_result(check: Check, case: CheckInput, expected: Outcome, ours: Outcome
         verdict: str = judge_assembly(expected, ours)
         llvm_valid = accepted(expected)
     else:
-        verdict = judge_decoding(expected, ours, first_only=check is Check.RANDOM)
+        verdict = judge_decoding(
+            expected, ours, input_size=group_size(case.line), first_only=check is Check.RANDOM
+        )
         llvm_valid = bool(expected.instructions)
     if verdict in AGREEMENT:
         return CaseResult(case, verdict, llvm_valid)

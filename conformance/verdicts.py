@@ -3,10 +3,15 @@
 The comparison rules, in one place so that every mode reports the same thing the same way:
 
 * Text is compared whitespace-normalized (llvm-mc pads the encoding comment to a column).
-* Disassembly: the instructions a byte sequence decodes to must match in text and size (the
-  printed encoding is LLVM's *re-encoding*, e.g. ``v_nop`` with junk operand bits prints the
-  canonical bytes, so requiring equal bytes would test the encoder instead of the decoder);
-  an invalid instruction must be reported at the same byte.
+* Disassembly: the instructions a byte sequence decodes to must match in text and size, and
+  an invalid instruction must be reported at the same byte. "Size" means the bytes an
+  instruction consumed. llvm-mc does not print that: its encoding comment is the instruction
+  *re-encoded* by LLVM's code emitter, which is usually the input (then its length is the
+  size) but not always: ``v_nop`` with junk operand bits prints canonical bytes, and
+  ``s_setpc_b64`` with an (invalid) literal prints 4 bytes for the 8 it consumed. So sizes are
+  taken from the printed encodings only when these add up to the bytes the group consumed
+  (its length, or the position of the invalid instruction); otherwise a lone instruction's
+  size is that total, and several instructions' sizes are unknown and not compared.
 * Random words: only the first instruction counts (the extra dword is a possible literal).
 * Assembly: printed text, encoding bytes and fixup annotations must all match.
 """
@@ -56,9 +61,30 @@ def _failure_verdict(kind: str) -> str:
     return kind if kind in ("timeout", "unusable", "not-isolated") else "crash"
 
 
-def decoded_shape(outcome: Outcome) -> tuple[tuple[str, int | None], ...]:
-    """What must match for a decoded input: each instruction's text and size."""
-    return tuple((instruction.text, instruction.size) for instruction in outcome.instructions)
+def consumed_bytes(outcome: Outcome, input_size: int) -> int:
+    """Where decoding of a ``[...]`` group stopped: at its first invalid instruction, or end."""
+    for diagnostic in outcome.diagnostics:
+        if "invalid" in diagnostic.message and diagnostic.position is not None:
+            return diagnostic.position
+    return input_size
+
+
+def instruction_sizes(outcome: Outcome, input_size: int) -> tuple[int | None, ...]:
+    """The bytes each decoded instruction consumed, None where that cannot be told."""
+    printed = [instruction.size for instruction in outcome.instructions]
+    consumed = consumed_bytes(outcome, input_size)
+    known = [size for size in printed if size is not None]
+    if len(known) == len(printed) and sum(known) == consumed:
+        return tuple(known)
+    if len(printed) == 1:
+        return (consumed,)
+    return tuple(None for _ in printed)
+
+
+def _sizes_match(ours: tuple[int | None, ...], expected: tuple[int | None, ...]) -> bool:
+    return len(ours) == len(expected) and all(
+        a is None or b is None or a == b for a, b in zip(ours, expected, strict=True)
+    )
 
 
 def diagnostic_shape(outcome: Outcome) -> tuple[tuple[str, str, int | None], ...]:
@@ -69,8 +95,11 @@ def diagnostic_shape(outcome: Outcome) -> tuple[tuple[str, str, int | None], ...
     )
 
 
-def judge_decoding(expected: Outcome, ours: Outcome, *, first_only: bool) -> DecodeVerdict:
-    """Compare decodings; with ``first_only``, compare just the first instruction."""
+def judge_decoding(
+    expected: Outcome, ours: Outcome, *, input_size: int, first_only: bool
+) -> DecodeVerdict:
+    """Compare decodings of a group of ``input_size`` bytes; with ``first_only``, compare just
+    the first instruction (text and size)."""
     if expected.failure is not None:
         return DecodeVerdict.ORACLE_FAILED
     if ours.failure is not None:
@@ -81,12 +110,19 @@ def judge_decoding(expected: Outcome, ours: Outcome, *, first_only: bool) -> Dec
         return DecodeVerdict.WE_VALID if we_valid else DecodeVerdict.BOTH_INVALID
     if not we_valid:
         return DecodeVerdict.WE_INVALID
+    expected_sizes = instruction_sizes(expected, input_size)
+    our_sizes = instruction_sizes(ours, input_size)
     if first_only:
-        same = decoded_shape(expected)[0] == decoded_shape(ours)[0]
+        same = expected.instructions[0].text == ours.instructions[0].text and _sizes_match(
+            expected_sizes[:1], our_sizes[:1]
+        )
     else:
-        same = decoded_shape(expected) == decoded_shape(ours) and diagnostic_shape(
-            expected
-        ) == diagnostic_shape(ours)
+        same = (
+            [item.text for item in expected.instructions]
+            == [item.text for item in ours.instructions]
+            and _sizes_match(expected_sizes, our_sizes)
+            and diagnostic_shape(expected) == diagnostic_shape(ours)
+        )
     return DecodeVerdict.AGREE if same else DecodeVerdict.DISAGREE
 
 

@@ -26,33 +26,45 @@ valid = Outcome((NOP,))
 invalid = Outcome((), (INVALID,))
 
 
+def decode(expected: Outcome, ours: Outcome, size: int = 4, *, first_only: bool = False) -> str:
+    """The verdict on a ``size``-byte input."""
+    return judge_decoding(expected, ours, input_size=size, first_only=first_only)
+
+
 def test_decoding_verdicts() -> None:
-    assert judge_decoding(valid, valid, first_only=False) == DecodeVerdict.AGREE
+    assert decode(valid, valid) == DecodeVerdict.AGREE
     # The printed encoding is LLVM's re-encoding: text and size matter, bytes do not.
-    assert judge_decoding(valid, Outcome((NOP_OTHER_BYTES,)), first_only=False) == "agree"
-    assert judge_decoding(valid, Outcome((NOP1,)), first_only=False) == "disagree"
-    assert judge_decoding(valid, Outcome((LONG,)), first_only=False) == "disagree"
-    assert judge_decoding(invalid, invalid, first_only=False) == "both-invalid"
-    assert judge_decoding(valid, invalid, first_only=False) == "we-invalid-llvm-valid"
-    assert judge_decoding(invalid, valid, first_only=False) == "we-valid-llvm-invalid"
-    assert judge_decoding(valid, Outcome(failure=Failure("crash", "x")), first_only=False) == (
-        "crash"
+    assert decode(valid, Outcome((NOP_OTHER_BYTES,))) == "agree"
+    assert decode(valid, Outcome((NOP1,))) == "disagree"
+    assert decode(invalid, invalid) == "both-invalid"
+    assert decode(valid, invalid) == "we-invalid-llvm-valid"
+    assert decode(invalid, valid) == "we-valid-llvm-invalid"
+    assert decode(valid, Outcome(failure=Failure("crash", "x"))) == "crash"
+    assert decode(valid, Outcome(failure=Failure("timeout", "x"))) == "timeout"
+    assert decode(Outcome(failure=Failure("crash", "SIGSEGV")), valid) == "llvm-crash"
+
+
+def test_sizes_are_the_bytes_consumed() -> None:
+    # llvm-mc re-encodes s_setpc_b64 with an invalid literal as 4 bytes, having consumed 8.
+    setpc = "s_setpc_b64 0x3f717273/*Invalid immediate*/"
+    short = PrintedInstruction(setpc, ("0x73", "0x1d", "0x80", "0xbe"))
+    full = PrintedInstruction(
+        setpc, ("0xff", "0x1d", "0x80", "0xbe", "0x73", "0x72", "0x71", "0x3f")
     )
-    assert judge_decoding(valid, Outcome(failure=Failure("timeout", "x")), first_only=False) == (
-        "timeout"
-    )
-    llvm_crashed = Outcome(failure=Failure("crash", "SIGSEGV"))
-    assert judge_decoding(llvm_crashed, valid, first_only=False) == "llvm-crash"
+    assert decode(Outcome((short,)), Outcome((full,)), 8) == "agree"
+    # Same text, but one tool stopped after 4 bytes and found the rest invalid.
+    partial = Outcome((NOP,), (INVALID_AT_4,))
+    assert decode(partial, Outcome((LONG,)), 8) == "disagree"
+    assert decode(partial, partial, 8) == "agree"
 
 
 def test_whole_sequence_versus_first_instruction() -> None:
     expected = Outcome((NOP, NOP1))
     ours = Outcome((NOP, NOP))
-    assert judge_decoding(expected, ours, first_only=False) == "disagree"
-    assert judge_decoding(expected, ours, first_only=True) == "agree"
-    partial = Outcome((NOP,), (INVALID_AT_4,))
-    assert judge_decoding(partial, Outcome((NOP,)), first_only=False) == "disagree"
-    assert judge_decoding(partial, partial, first_only=False) == "agree"
+    assert decode(expected, ours, 8) == "disagree"
+    assert decode(expected, ours, 8, first_only=True) == "agree"
+    # The first instruction took the spare dword as a literal in one tool only.
+    assert decode(expected, Outcome((LONG,)), 8, first_only=True) == "disagree"
 
 
 def test_assembly_verdicts() -> None:
