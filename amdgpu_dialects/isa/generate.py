@@ -234,6 +234,7 @@ class OperandKinds:
         if name in self.register_classes:
             return
         rec = self.records[name]
+        members = MemberEvaluator(self.records).names(name)
         width = int(self.records[def_name(rec["RegTypes"][0])]["Size"])
         files = "".join(
             tag for tag, field in (("s", "HasSGPR"), ("v", "HasVGPR"), ("a", "HasAGPR"))
@@ -243,20 +244,94 @@ class OperandKinds:
             "width": width,
             "files": files,
             "align2": "Align2" in name,
-            "members": self._top_members(rec["MemberList"]),
+            "members": compress_members(members),
         }
 
-    def _top_members(self, dag: Any) -> list[str]:
-        """The names in a class's member list, one level deep (classes or registers)."""
-        out: list[str] = []
-        for arg, _ in dag_args(dag):
-            if isinstance(arg, dict):
-                arg_rec = cast(Record, arg)
-                if arg_rec.get("kind") == "def":
-                    out.append(def_name(arg_rec))
-                elif arg_rec.get("kind") == "dag":
-                    out.append(cast(str, arg_rec["printable"]))
-        return out
+
+class MemberEvaluator:
+    """Evaluates register-class member lists (``add``, ``sequence``, ``decimate``...) to the
+    assembler names of their registers, so the printer can flag registers outside a class
+    exactly as LLVM's ``MCRegisterClass::contains`` does."""
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+
+    def names(self, class_name: str) -> list[str]:
+        return self._eval(self.records[class_name]["MemberList"])
+
+    def _eval(self, value: Any) -> list[str]:
+        if isinstance(value, dict) and cast(Record, value).get("kind") == "def":
+            return self._def(def_name(value))
+        dag = cast(Record, value)
+        op = def_name(dag["operator"])
+        args = [a for a, _ in dag_args(dag)]
+        if op == "add":
+            out: list[str] = []
+            for arg in args:
+                out.extend(n for n in self._eval(arg) if n not in out)
+            return out
+        if op == "sequence":
+            fmt, lo, hi = cast(str, args[0]), int(args[1]), int(args[2])
+            step = 1 if hi >= lo else -1
+            return [n for i in range(lo, hi + step, step)
+                    for n in self._def(fmt.replace("%u", str(i)))]
+        if op == "decimate":
+            return self._eval(args[0])[:: int(args[1])]
+        if op == "trunc":
+            return self._eval(args[0])[: int(args[1])]
+        if op == "shl":
+            return self._eval(args[0])[int(args[1]) :]
+        if op == "rotl":
+            items = self._eval(args[0])
+            n = int(args[1]) % max(1, len(items))
+            return items[n:] + items[:n]
+        if op == "interleave":
+            lists = [self._eval(a) for a in args]
+            return [x for group in zip(*lists, strict=False) for x in group]
+        raise ValueError(f"unsupported register set operator {op}")
+
+    def _def(self, name: str) -> list[str]:
+        rec = self.records[name]
+        supers = rec["!superclasses"]
+        if "RegisterClass" in supers:
+            return self.names(name)
+        if "RegisterTuples" in supers:
+            return list(cast(list[str], rec["RegAsmNames"]))
+        return [cast(str, rec["AsmName"])]
+
+
+_MEMBER_NAME = re.compile(r"^([a-z]+)(?:(\d+)|\[(\d+):(\d+)\])$")
+
+
+def compress_members(names: list[str]) -> dict[str, Any]:
+    """``{"v:2": [[first, last, step], ...], "special": [...]}``: runs of tuple starts."""
+    starts: dict[str, list[int]] = {}
+    special: list[str] = []
+    for name in names:
+        match = _MEMBER_NAME.match(name)
+        if match is None or match.group(1) not in ("s", "v", "a", "ttmp"):
+            special.append(name)
+            continue
+        prefix, single, lo, hi = match.groups()
+        if single is not None:
+            starts.setdefault(f"{prefix}:1", []).append(int(single))
+        else:
+            starts.setdefault(f"{prefix}:{int(hi) - int(lo) + 1}", []).append(int(lo))
+    out: dict[str, Any] = {}
+    for key, values in sorted(starts.items()):
+        runs: list[list[int]] = []
+        for v in sorted(set(values)):
+            last = runs[-1] if runs else None
+            if last is not None and last[0] == last[1]:
+                last[1], last[2] = v, v - last[0]
+            elif last is not None and v - last[1] == last[2]:
+                last[1] = v
+            else:
+                runs.append([v, v, 1])
+        out[key] = runs
+    if special:
+        out["special"] = sorted(set(special))
+    return out
 
 
 # ---------------------------------------------------------------------------------------

@@ -42,11 +42,16 @@ SPECIAL_64: dict[int, str] = {
     252: "src_execz", 253: "src_scc",
 }
 
-#: Registers that read as values rather than as storage (printed without class checks).
+#: Registers that read as values rather than as storage (LLVM's ``isInlineValue``); the
+#: printer does not check them against the operand's register class.
 INLINE_VALUE_REGISTERS = frozenset({
     "src_shared_base", "src_shared_limit", "src_private_base", "src_private_limit",
-    "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "src_lds_direct",
+    "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "null",
 })
+
+
+_SGPR_OPERAND_DWORDS = frozenset({1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 16})
+_TTMP_OPERAND_DWORDS = frozenset({1, 2, 4, 8, 9, 10, 11, 12, 16})
 
 
 def tuple_name(prefix: str, start: int, dwords: int) -> str:
@@ -90,6 +95,10 @@ class RegisterNamer:
         Like LLVM, a misaligned value is rounded down to the tuple that contains it (64-bit
         tuples are 2-aligned, wider ones 4-aligned) rather than rejected.
         """
+        # LLVM has no 1024-bit SGPR class nor 96/160-bit TTMP classes for operands; such
+        # operands fall back to the 32-bit class (a single register).
+        if dwords not in (_SGPR_OPERAND_DWORDS if prefix == "s" else _TTMP_OPERAND_DWORDS):
+            dwords = 1
         key = (prefix, value, dwords)
         cached = self._cache.get(key, "")
         if cached != "":

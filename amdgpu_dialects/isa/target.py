@@ -31,12 +31,31 @@ class UnknownTargetError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RegisterClass:
-    """A register class: its width in bits and the register files it draws from."""
+    """A register class: its width in bits, the register files it draws from, its members."""
 
     name: str
     width: int
     files: str
     align2: bool
+    members: frozenset[str]
+
+    def contains(self, register: str) -> bool:
+        return register in self.members
+
+
+def _expand_members(raw: dict[str, Any]) -> frozenset[str]:
+    """Expand the tables' compressed member runs back to register names."""
+    names: set[str] = set(cast(list[str], raw.get("special", [])))
+    for key, runs in raw.items():
+        if key == "special":
+            continue
+        prefix, dwords_text = key.split(":")
+        dwords = int(dwords_text)
+        for first, last, step in cast(list[list[int]], runs):
+            for start in range(first, last + 1, step or 1):
+                names.add(f"{prefix}{start}" if dwords == 1
+                          else f"{prefix}[{start}:{start + dwords - 1}]")
+    return frozenset(names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +197,8 @@ def _tied_operands(constraints: str) -> dict[str, str]:
 def _load(path: Path) -> TargetISA:
     raw = cast(dict[str, Any], json.loads(path.read_text()))
     classes = {
-        name: RegisterClass(name, int(rc["width"]), str(rc["files"]), bool(rc["align2"]))
+        name: RegisterClass(name, int(rc["width"]), str(rc["files"]), bool(rc["align2"]),
+                            _expand_members(cast(dict[str, Any], rc["members"])))
         for name, rc in cast(dict[str, dict[str, Any]], raw["register_classes"]).items()
     }
     kinds: dict[str, OperandKind] = {}

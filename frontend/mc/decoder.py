@@ -136,6 +136,11 @@ class Decoder:
         self._trees64 = [self._tree(by_ns.get((ns, 8), []), 64) for ns in order64]
         self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
         self._plans: dict[str, _Plan] = {}
+        #: GFX9 instructions are at most 8 bytes: only 32-bit encodings can carry a literal.
+        self.max_instruction_bytes = (
+            20 if isa.has_feature("FeatureNSAEncoding")
+            else 12 if isa.has_feature("FeatureVOP3Literal") else 8
+        )
         self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
 
     @staticmethod
@@ -179,7 +184,8 @@ class Decoder:
     def _operands(
         self, inst: InstrDef, word: int, data: bytes, offset: int, address: int
     ) -> MCInst | None:
-        state = DecodeState(data, offset + inst.size)
+        state = DecodeState(data, offset + inst.size,
+                            min(len(data), offset + self.max_instruction_bytes))
         operands: list[Operand] = [None] * len(inst.operands)
         state.operands = operands
         try:
@@ -218,12 +224,13 @@ class Decoder:
         info = inst.mimg
         if info is None or not inst.has("vdata") or not inst.has("dmask"):
             return None
-        siblings = {
-            (other.mimg.vdata_dwords, other.mimg.vaddr_dwords): other
-            for other in self.isa.instructions
-            if other.mimg is not None and other.mimg.base == info.base
-            and other.mimg.encoding == info.encoding
-        }
+        # Several variants may share the widths; like LLVM's searchable table, the first
+        # by name wins.
+        siblings: dict[tuple[int, int], InstrDef] = {}
+        for other in sorted(self.isa.instructions, key=lambda i: i.name):
+            if other.mimg is not None and other.mimg.base == info.base \
+                    and other.mimg.encoding == info.encoding:
+                siblings.setdefault((other.mimg.vdata_dwords, other.mimg.vaddr_dwords), other)
         gather4 = "Gather4" in inst.classes
         packed_d16 = not self.isa.has_feature("FeatureUnpackedD16VMem")
         names = self.operand_decoders.names
@@ -244,7 +251,8 @@ class Decoder:
                 return
             prefix = vdata[0]
             first = int(vdata[1:].split(":")[0].lstrip("["))
-            widened = names.vector(prefix, first, size)
+            width = other.slot("vdata").kind.width // 32
+            widened = names.vector(prefix, first, width)
             if widened is None:
                 return
             old = mc.desc

@@ -42,13 +42,15 @@ class DecodeState:
 
     data: bytes
     literal_offset: int
+    #: One past the last byte the instruction may occupy (the target's maximum length).
+    limit: int
     literal: int | None = None
     operands: list[Operand] | None = None
 
     def read_literal(self) -> int:
         if self.literal is None:
             end = self.literal_offset + 4
-            if end > len(self.data):
+            if end > self.limit:
                 raise OperandDecodeError("cannot read literal")
             self.literal = struct.unpack_from("<I", self.data, self.literal_offset)[0]
         return self.literal
@@ -181,7 +183,9 @@ class OperandDecoders:
         names = self.names
         fp_inline = _fp_inline_table(imm_width, sema)
         extend_fp64 = sema == _SEMA_FP64
-        special = R.SPECIAL_64 if is64 else R.SPECIAL_32 if dwords == 1 else {}
+        # Wider-than-64-bit operands never name special registers in valid code; LLVM's
+        # release builds fall through to the 64-bit names there, so we do too.
+        special = R.SPECIAL_64 if is64 or dwords > 2 else R.SPECIAL_32
 
         def decode(raw: int, state: DecodeState) -> Operand:
             value = raw | or_bits

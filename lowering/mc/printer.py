@@ -215,8 +215,9 @@ class InstPrinter:
         elif isinstance(value, str):
             out.append(value)
             rc = slot.kind.register_class
-            if rc is not None and value not in INLINE_VALUE_REGISTERS:
-                self._check_register_class(value, rc.name, out)
+            if rc is not None and value not in INLINE_VALUE_REGISTERS \
+                    and not rc.contains(value):
+                out.append(f"/*Invalid register, operand has '{rc.name}' register class*/")
         else:
             out.append(print_immediate(value, slot.kind.operand_type))
         if desc.name == "V_CNDMASK_B32_e32_vi" and slot.name == "src1":
@@ -225,12 +226,6 @@ class InstPrinter:
             fmt = inst.operand("format")
             if isinstance(fmt, int):
                 out.append(P.mtbuf_format(fmt))
-
-    def _check_register_class(self, reg: str, rc: str, out: list[str]) -> None:
-        """Flag registers outside the operand's class, as LLVM does for invalid code."""
-        # Register class membership is refined in a later change; only obvious file
-        # mismatches are reported for now.
-        return
 
     def default_vcc_first(self, inst: MCInst) -> bool:
         desc = inst.desc
