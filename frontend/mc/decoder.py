@@ -34,6 +34,10 @@ class MCInst:
     """A decoded instruction: its definition and operand values, parallel to ``desc.operands``.
 
     ``literal`` is the trailing literal dword when the encoding has one; ``size`` counts it.
+    ``encoding`` holds the bytes the instruction was decoded from (empty for instructions
+    built otherwise): re-emitting an unchanged instruction reproduces them exactly, even
+    where LLVM's canonical re-encoding would differ (an inline constant that the encoder
+    would spell as a literal, don't-care bits that were set).
     """
 
     desc: InstrDef
@@ -41,6 +45,7 @@ class MCInst:
     size: int
     literal: int | None = None
     address: int = 0
+    encoding: bytes = b""
 
     def operand(self, name: str) -> Operand:
         index = self.desc.index.get(name)
@@ -197,7 +202,8 @@ class Decoder:
         except OperandDecodeError:
             return None
         size = inst.size + (4 if state.literal is not None else 0)
-        decoded = MCInst(inst, operands, size, state.literal, address)
+        decoded = MCInst(inst, operands, size, state.literal, address,
+                         data[offset : offset + size])
         for fixup in self._fixups(inst):
             fixup(decoded)
         return decoded
