@@ -140,6 +140,8 @@ class Decoder:
                 by_ns.setdefault((inst.namespace, inst.size), []).append(inst)
         self._trees64 = [self._tree(by_ns.get((ns, 8), []), 64) for ns in order64]
         self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
+        #: 64-bit encodings are tried before 32-bit ones, as LLVM's disassembler does.
+        self._trees_by_width = ((8, self._trees64), (4, self._trees32))
         self._plans: dict[str, _Plan] = {}
         #: GFX9 instructions are at most 8 bytes: only 32-bit encodings can carry a literal.
         self.max_instruction_bytes = (
@@ -168,20 +170,14 @@ class Decoder:
     def decode(self, data: bytes, offset: int = 0, address: int = 0) -> MCInst:
         """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`."""
         available = len(data) - offset
-        if available >= 8:
-            qword = int.from_bytes(data[offset : offset + 8], "little")
-            for tree in self._trees64:
-                inst = _lookup(tree, qword)
+        for width, trees in self._trees_by_width:
+            if available < width:
+                continue
+            word = int.from_bytes(data[offset : offset + width], "little")
+            for tree in trees:
+                inst = _lookup(tree, word)
                 if inst is not None:
-                    decoded = self._operands(inst, qword, data, offset, address)
-                    if decoded is not None:
-                        return decoded
-        if available >= 4:
-            dword = int.from_bytes(data[offset : offset + 4], "little")
-            for tree in self._trees32:
-                inst = _lookup(tree, dword)
-                if inst is not None:
-                    decoded = self._operands(inst, dword, data, offset, address)
+                    decoded = self._operands(inst, word, data, offset, address)
                     if decoded is not None:
                         return decoded
         raise DecodeError("invalid instruction encoding")

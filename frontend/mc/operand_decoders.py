@@ -201,9 +201,7 @@ class OperandDecoders:
             elif R.TTMP_MIN <= value <= R.TTMP_MAX:
                 name = names.scalar("ttmp", value - R.TTMP_MIN, dwords)
             elif R.INLINE_INT_MIN <= value <= R.INLINE_INT_MAX:
-                if value <= R.INLINE_INT_POSITIVE_MAX:
-                    return value - R.INLINE_INT_MIN
-                return R.INLINE_INT_POSITIVE_MAX - value
+                return _inline_integer(value)
             elif R.INLINE_FP_MIN <= value <= R.INLINE_FP_MAX:
                 return fp_inline[value]
             elif value == R.LITERAL:
@@ -246,9 +244,7 @@ class OperandDecoders:
             else:
                 value = raw - 256
                 if R.INLINE_INT_MIN <= value <= R.INLINE_INT_MAX:
-                    if value <= R.INLINE_INT_POSITIVE_MAX:
-                        return value - R.INLINE_INT_MIN
-                    return R.INLINE_INT_POSITIVE_MAX - value
+                    return _inline_integer(value)
                 if R.INLINE_FP_MIN <= value <= R.INLINE_FP_MAX:
                     return fp_inline[value]
                 name = R.SPECIAL_32.get(value)
@@ -279,6 +275,13 @@ class OperandDecoders:
             return name
 
         return decode
+
+
+def _inline_integer(value: int) -> int:
+    """Inline integer constants: encodings 128..192 are 0..64, 193..208 are -1..-16."""
+    if value <= R.INLINE_INT_POSITIVE_MAX:
+        return value - R.INLINE_INT_MIN
+    return R.INLINE_INT_POSITIVE_MAX - value
 
 
 def _fp_inline_table(imm_width: int, sema: int) -> dict[int, int]:
