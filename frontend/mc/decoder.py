@@ -124,7 +124,10 @@ def _namespace_order(isa: TargetISA) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(order64), tuple(order32)
 
 
-_Plan = tuple[tuple[int, tuple[tuple[int, int, int], ...], OperandDecoder], ...]
+#: Per encoded operand: (operand index, shift, mask of the first field run, further runs as
+#: (shift, mask, destination bit), decoder). Most operands are one run starting at bit 0.
+_Step = tuple[int, int, int, tuple[tuple[int, int, int], ...], OperandDecoder]
+_Plan = tuple[_Step, ...]
 
 
 class Decoder:
@@ -142,7 +145,7 @@ class Decoder:
         self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
         #: 64-bit encodings are tried before 32-bit ones, as LLVM's disassembler does.
         self._trees_by_width = ((8, self._trees64), (4, self._trees32))
-        self._plans: dict[str, _Plan] = {}
+        self._plans: dict[str, tuple[_Plan, tuple[Fixup, ...]]] = {}
         #: GFX9 instructions are at most 8 bytes: only 32-bit encodings can carry a literal.
         self.max_instruction_bytes = (
             20 if isa.has_feature("FeatureNSAEncoding")
@@ -154,18 +157,26 @@ class Decoder:
     def _tree(candidates: list[InstrDef], bits: int) -> _Node:
         return _build_tree(sorted(candidates, key=_priority), 0, (1 << bits) - 1)
 
-    def _plan(self, inst: InstrDef) -> _Plan:
-        """How to decode each encoded operand: (index, fields, decoder)."""
-        plan = self._plans.get(inst.name)
-        if plan is None:
-            steps: list[tuple[int, tuple[tuple[int, int, int], ...], OperandDecoder]] = []
+    def _compiled(self, inst: InstrDef) -> tuple[_Plan, tuple[Fixup, ...]]:
+        """How to decode each encoded operand, and the fix-ups to apply afterwards."""
+        compiled = self._plans.get(inst.name)
+        if compiled is None:
+            steps: list[_Step] = []
             for index, slot in enumerate(inst.operands):
                 fields = _fields_of(inst, slot)
-                if fields:
-                    steps.append((index, fields, self.operand_decoders.for_kind(slot.kind)))
-            plan = tuple(steps)
-            self._plans[inst.name] = plan
-        return plan
+                if not fields:
+                    continue
+                runs = sorted(fields, key=lambda f: f[1])
+                first_lo, first_var, first_width = runs[0]
+                rest = tuple((lo, (1 << w) - 1, var) for lo, var, w in runs[1:])
+                if first_var:
+                    rest = ((first_lo, (1 << first_width) - 1, first_var), *rest)
+                    first_lo, first_width = 0, 0
+                steps.append((index, first_lo, (1 << first_width) - 1, rest,
+                              self.operand_decoders.for_kind(slot.kind)))
+            compiled = (tuple(steps), self._fixups(inst))
+            self._plans[inst.name] = compiled
+        return compiled
 
     def decode(self, data: bytes, offset: int = 0, address: int = 0) -> MCInst:
         """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`."""
@@ -189,18 +200,19 @@ class Decoder:
                             min(len(data), offset + self.max_instruction_bytes))
         operands: list[Operand] = [None] * len(inst.operands)
         state.operands = operands
+        plan, fixups = self._compiled(inst)
         try:
-            for index, fields, decode in self._plan(inst):
-                raw = 0
-                for inst_lo, var_lo, width in fields:
-                    raw |= ((word >> inst_lo) & ((1 << width) - 1)) << var_lo
+            for index, shift, mask, rest, decode in plan:
+                raw = (word >> shift) & mask
+                for lo, run_mask, var_lo in rest:
+                    raw |= ((word >> lo) & run_mask) << var_lo
                 operands[index] = decode(raw, state)
         except OperandDecodeError:
             return None
         size = inst.size + (4 if state.literal is not None else 0)
         decoded = MCInst(inst, operands, size, state.literal, address,
                          data[offset : offset + size])
-        for fixup in self._fixups(inst):
+        for fixup in fixups:
             fixup(decoded)
         return decoded
 
