@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Decode/print speed of luthier's MC layer against llvm-objdump-19, on real code objects.
+
+For each code object (by default the committed corpus ``test/corpus/bench/kernels.<target>.co``,
+about ten thousand instructions per target) this times, best of ``--runs``:
+
+* luthier decode only: ``Decoder.decode`` over every function symbol's bytes;
+* luthier decode + print: the same plus ``InstPrinter.print`` on every instruction;
+* ``llvm-objdump-19 -d --mcpu=<target>``, as a subprocess writing to /dev/null.
+
+It reports instructions per second and the ratio luthier / llvm-objdump for decode + print,
+and profiles one decode + print run with cProfile to show where the time goes.
+
+Why functions and not the whole section: ``.text`` holds inter-function padding (``s_nop``
+runs, sometimes zeros) that is not code anyone lifts; decoding exactly the bytes each
+``STT_FUNC`` symbol covers is what the lifter does and keeps the instruction count honest.
+llvm-objdump does disassemble the padding, so its rate is computed with its own count.
+
+llvm-objdump's wall time includes its process start (loading LLVM's shared library and the
+AMDGPU target), a large share on a ten-thousand-instruction object, while a lifter decodes in
+a process that is already running. So the benchmark also runs llvm-objdump once on the same
+file named ``--objdump-repeat`` times (it disassembles each copy; start-up is paid once) and
+reports its marginal rate, copies beyond the first divided by the extra time; the ratio is
+given against both rates. This is a measurement script, not a test: it exits 0
+whatever the figures (timings on a shared machine are too noisy to assert on).
+
+    python bench/bench_decode.py                      # the corpus, 5 runs each
+    python bench/bench_decode.py --runs 3 --json out.json
+    python bench/bench_decode.py --input gfx90a=examples/sample/vector_add.gfx90a.co --runs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
+
+from luthier.frontend.mc.decoder import Decoder, MCInst, decoder_for
+from luthier.lowering.mc.printer import InstPrinter, printer_for
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "test" / "corpus" / "bench"
+DEFAULT_TARGETS = ("gfx90a", "gfx942")
+OBJDUMP = "llvm-objdump-19"
+
+#: An instruction line of ``llvm-objdump -d``: text, then ``// <address>: <words>``.
+OBJDUMP_INSTRUCTION = re.compile(r"^\s+\S.*?//\s*[0-9A-Fa-f]+:(?:\s+[0-9A-Fa-f]{8})+")
+
+#: The folders whose code the benchmark measures.
+MC_LAYER = ("frontend/mc", "lowering/mc", "amdgpu_dialects/isa")
+
+#: SHF_EXECINSTR: sections holding code.
+SHF_EXECINSTR = 0x4
+
+
+@dataclass(frozen=True)
+class Function:
+    """The bytes of one function symbol and the address they are loaded at."""
+
+    name: str
+    address: int
+    data: bytes
+
+
+def read_functions(path: Path) -> list[Function]:
+    """Every sized ``STT_FUNC`` symbol of the executable sections, ordered by address."""
+    functions: list[Function] = []
+    with path.open("rb") as stream:
+        elf = cast(Any, ELFFile(stream))
+        code: dict[int, tuple[int, bytes]] = {}
+        for index in range(int(elf.num_sections())):
+            section = elf.get_section(index)
+            if int(section["sh_flags"]) & SHF_EXECINSTR:
+                code[index] = (int(section["sh_addr"]), bytes(section.data()))
+        symtab = elf.get_section_by_name(".symtab")
+        if symtab is None:
+            raise ValueError(f"{path} has no .symtab section")
+        for symbol in symtab.iter_symbols():
+            shndx, size = symbol["st_shndx"], int(symbol["st_size"])
+            if symbol["st_info"]["type"] != "STT_FUNC" or shndx not in code or size <= 0:
+                continue
+            base, data = code[shndx]
+            start = int(symbol["st_value"]) - base
+            functions.append(
+                Function(str(symbol.name), int(symbol["st_value"]), data[start : start + size])
+            )
+    return sorted(functions, key=lambda function: function.address)
+
+
+def decode_functions(decoder: Decoder, functions: list[Function]) -> list[MCInst]:
+    """Decode every function; the loop the lifter runs, with nothing else in it."""
+    decode = decoder.decode
+    out: list[MCInst] = []
+    append = out.append
+    for function in functions:
+        data, address = function.data, function.address
+        offset, end = 0, len(data)
+        while offset < end:
+            inst = decode(data, offset, address + offset)
+            append(inst)
+            offset += inst.size
+    return out
+
+
+def decode_and_print(decoder: Decoder, printer: InstPrinter, functions: list[Function]) -> int:
+    """Decode and print every function; returns the total text length (keeps it live)."""
+    decode, print_inst = decoder.decode, printer.print
+    chars = 0
+    for function in functions:
+        data, address = function.data, function.address
+        offset, end = 0, len(data)
+        while offset < end:
+            inst = decode(data, offset, address + offset)
+            chars += len(print_inst(inst))
+            offset += inst.size
+    return chars
+
+
+def best_of(runs: int, action: Callable[[], object]) -> float:
+    """The smallest wall time of ``runs`` calls: the least disturbed by other processes."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def objdump_command(objdump: str, mcpu: str, path: Path, copies: int = 1) -> list[str]:
+    return [objdump, "-d", f"--mcpu={mcpu}", *[str(path)] * copies]
+
+
+def count_objdump_instructions(objdump: str, mcpu: str, path: Path) -> int:
+    output = subprocess.run(
+        objdump_command(objdump, mcpu, path), check=True, capture_output=True, text=True
+    ).stdout
+    return sum(1 for line in output.splitlines() if OBJDUMP_INSTRUCTION.match(line))
+
+
+def time_objdump(objdump: str, mcpu: str, path: Path, runs: int, copies: int = 1) -> float:
+    command = objdump_command(objdump, mcpu, path, copies)
+
+    def run() -> None:
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+    return best_of(runs, run)
+
+
+@dataclass
+class ProfileRow:
+    """One function of the profile: calls, own time and cumulative time (seconds)."""
+
+    function: str
+    calls: int
+    own: float
+    cumulative: float
+
+
+@dataclass
+class TargetResult:
+    """The figures of one code object."""
+
+    target: str
+    code_object: str
+    functions: int
+    instructions: int
+    bytes: int
+    decode_seconds: float
+    decode_print_seconds: float
+    decode_rate: float
+    decode_print_rate: float
+    objdump_instructions: int | None = None
+    objdump_seconds: float | None = None
+    #: Wall time of one run over ``objdump_copies`` copies of the file.
+    objdump_copies: int = 0
+    objdump_copies_seconds: float | None = None
+    objdump_rate: float | None = None
+    objdump_marginal_rate: float | None = None
+    ratio: float | None = None
+    ratio_marginal: float | None = None
+    profile_total_seconds: float = 0.0
+    profile_by_own: list[ProfileRow] = field(default_factory=lambda: [])
+    profile_by_cumulative: list[ProfileRow] = field(default_factory=lambda: [])
+
+
+def _label(key: tuple[str, int, str]) -> str:
+    filename, line, name = key
+    if filename == "~":
+        return name
+    path = Path(filename)
+    try:
+        path = path.resolve().relative_to(ROOT)
+    except ValueError:
+        path = Path(path.name)
+    return f"{path}:{line}({name})"
+
+
+def profile(
+    decoder: Decoder, printer: InstPrinter, functions: list[Function], top: int
+) -> tuple[float, list[ProfileRow], list[ProfileRow]]:
+    """cProfile one decode + print run; the top functions by own and by cumulative time.
+
+    cProfile's overhead per call inflates small functions, so read the shares, not the
+    absolute figures.
+    """
+    profiler = cProfile.Profile()
+    profiler.enable()
+    decode_and_print(decoder, printer, functions)
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    # ``Stats.stats`` (function -> call counts and times) is public but not in typeshed.
+    raw = cast(dict[tuple[str, int, str], tuple[int, int, float, float, Any]],
+               vars(stats)["stats"])
+    rows = [
+        ProfileRow(_label(key), calls, own, cumulative)
+        for key, (_, calls, own, cumulative, _) in raw.items()
+    ]
+    total = sum(row.own for row in rows)
+    interesting = [row for row in rows if "disable" not in row.function]
+    by_own = sorted(interesting, key=lambda row: row.own, reverse=True)[:top]
+    by_cumulative = sorted(interesting, key=lambda row: row.cumulative, reverse=True)[:top]
+    return total, by_own, by_cumulative
+
+
+def bench_target(
+    target: str, path: Path, runs: int, objdump: str | None, copies: int, top: int
+) -> TargetResult:
+    functions = read_functions(path)
+    decoder, printer = decoder_for(target), printer_for(target)
+    # One untimed pass fills the per-instruction caches (decode plans, fixups, print
+    # programs), which a long-running lifter pays once.
+    instructions = decode_functions(decoder, functions)
+    decode_and_print(decoder, printer, functions)
+    decode_seconds = best_of(runs, lambda: decode_functions(decoder, functions))
+    decode_print_seconds = best_of(runs, lambda: decode_and_print(decoder, printer, functions))
+    count = len(instructions)
+    result = TargetResult(
+        target=target,
+        code_object=str(path),
+        functions=len(functions),
+        instructions=count,
+        bytes=sum(len(function.data) for function in functions),
+        decode_seconds=decode_seconds,
+        decode_print_seconds=decode_print_seconds,
+        decode_rate=count / decode_seconds,
+        decode_print_rate=count / decode_print_seconds,
+    )
+    if objdump is not None:
+        objdump_count = count_objdump_instructions(objdump, target, path)
+        seconds = time_objdump(objdump, target, path, runs)
+        result.objdump_instructions = objdump_count
+        result.objdump_seconds = seconds
+        result.objdump_rate = objdump_count / seconds
+        result.ratio = result.decode_print_rate / result.objdump_rate
+        if copies > 1:
+            many = time_objdump(objdump, target, path, runs, copies)
+            result.objdump_copies, result.objdump_copies_seconds = copies, many
+            if many > seconds:
+                result.objdump_marginal_rate = objdump_count * (copies - 1) / (many - seconds)
+                result.ratio_marginal = result.decode_print_rate / result.objdump_marginal_rate
+    total, by_own, by_cumulative = profile(decoder, printer, functions, top)
+    result.profile_total_seconds = total
+    result.profile_by_own = by_own
+    result.profile_by_cumulative = by_cumulative
+    return result
+
+
+def source_revision() -> str:
+    """The commit measured, with ``+dirty`` when the MC layer has uncommitted edits.
+
+    Figures are only comparable between runs on the same code; others edit the decoder and
+    printer while the benchmark runs, so say which code was measured.
+    """
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", *MC_LAYER],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def format_report(results: list[TargetResult], runs: int, revision: str) -> str:
+    lines = [
+        f"luthier MC decode/print benchmark at {revision} "
+        f"(best of {runs}; instructions per second)",
+        "",
+    ]
+    header = (
+        f"{'target':<8} {'insts':>7} {'decode':>10} {'dec+print':>10} {'objdump':>10} "
+        f"{'objdump*':>10} {'ratio':>6} {'ratio*':>6}"
+    )
+    lines += [header, "-" * len(header)]
+    for r in results:
+        lines.append(
+            f"{r.target:<8} {r.instructions:>7} {_rate(r.decode_rate):>10} "
+            f"{_rate(r.decode_print_rate):>10} {_rate(r.objdump_rate):>10} "
+            f"{_rate(r.objdump_marginal_rate):>10} {_ratio(r.ratio):>6} "
+            f"{_ratio(r.ratio_marginal):>6}"
+        )
+    lines += [
+        "",
+        "objdump: llvm-objdump -d wall time, its own instruction count (it also disassembles",
+        "  inter-function padding); objdump*: its marginal rate, start-up taken out (one run",
+        "  over N copies of the file). ratio(*) = luthier decode+print rate / objdump(*) rate.",
+    ]
+    for r in results:
+        lines += ["", f"== {r.target}: {r.code_object}"]
+        lines.append(
+            f"   {r.functions} functions, {r.bytes} bytes, {r.instructions} instructions; "
+            f"decode {r.decode_seconds * 1e3:.1f} ms, decode+print "
+            f"{r.decode_print_seconds * 1e3:.1f} ms"
+        )
+        if r.objdump_seconds is not None:
+            many = ("" if r.objdump_copies_seconds is None else
+                    f"; {r.objdump_copies} copies in {r.objdump_copies_seconds * 1e3:.1f} ms")
+            lines.append(
+                f"   llvm-objdump: {r.objdump_instructions} instructions, "
+                f"{r.objdump_seconds * 1e3:.1f} ms{many}"
+            )
+        total = r.profile_total_seconds or 1.0
+        lines.append(f"   profile of one decode+print run (cProfile, {total * 1e3:.0f} ms):")
+        for title, rows in (("own time", r.profile_by_own),
+                            ("cumulative time", r.profile_by_cumulative)):
+            lines.append(f"     top by {title}:")
+            lines.append(f"       {'own%':>6} {'cum%':>6} {'calls':>8}  function")
+            for row in rows:
+                lines.append(
+                    f"       {100 * row.own / total:>6.1f} {100 * row.cumulative / total:>6.1f} "
+                    f"{row.calls:>8}  {row.function}"
+                )
+    return "\n".join(lines)
+
+
+def parse_inputs(values: list[str]) -> list[tuple[str, Path]]:
+    inputs: list[tuple[str, Path]] = []
+    for value in values:
+        target, sep, path = value.partition("=")
+        if not sep:
+            raise SystemExit(f"--input wants TARGET=PATH, got {value!r}")
+        inputs.append((target, Path(path)))
+    return inputs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=5, help="best of N runs (default 5)")
+    parser.add_argument(
+        "--input", action="append", default=[], metavar="TARGET=PATH",
+        help="a code object and its processor (repeatable; default: the bench corpus)",
+    )
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--top", type=int, default=15, help="profile rows to show")
+    parser.add_argument("--objdump", default=OBJDUMP, help="llvm-objdump to compare with")
+    parser.add_argument("--no-objdump", action="store_true", help="skip llvm-objdump")
+    parser.add_argument(
+        "--objdump-repeat", type=int, default=10, metavar="N",
+        help="copies of the file in the run that measures llvm-objdump's marginal rate "
+        "(default 10; 1 skips it)",
+    )
+    args = parser.parse_args(argv)
+    runs = max(1, cast(int, args.runs))
+    inputs = parse_inputs(cast(list[str], args.input)) or [
+        (target, CORPUS / f"kernels.{target}.co") for target in DEFAULT_TARGETS
+    ]
+    objdump: str | None = None
+    if not args.no_objdump:
+        objdump = shutil.which(cast(str, args.objdump))
+        if objdump is None:
+            print(f"note: {args.objdump} not found; skipping the comparison", file=sys.stderr)
+
+    results = [
+        bench_target(target, path, runs, objdump, max(1, cast(int, args.objdump_repeat)),
+                     cast(int, args.top))
+        for target, path in inputs
+    ]
+    revision = source_revision()
+    print(format_report(results, runs, revision))
+    json_path = cast(Path | None, args.json)
+    if json_path is not None:
+        document = {"runs": runs, "python": sys.version.split()[0], "revision": revision,
+                    "results": [asdict(result) for result in results]}
+        json_path.write_text(json.dumps(document, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

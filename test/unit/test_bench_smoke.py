@@ -1,0 +1,194 @@
+"""The decode/print benchmark runs, and luthier agrees with llvm-objdump on its code objects.
+
+Two checks:
+
+* the benchmark script (``bench/bench_decode.py``) runs end to end on a tiny input with one
+  run and writes its JSON; it is a measurement script, so only that it works is asserted,
+  never a speed;
+* a differential test on real compiler output: every instruction of every function of the
+  benchmark corpus (``test/corpus/bench/kernels.<target>.co``, about ten thousand
+  instructions per target: MFMA, DPP, LDS, atomics, scratch, 64-bit math...) decodes to the
+  same bytes and prints the same text as ``llvm-objdump-19 -d`` shows for it.
+
+The differential test reads the ELF itself rather than importing the benchmark, so that a bug
+in the benchmark's function extraction cannot hide a disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
+
+from luthier.frontend.mc.decoder import decoder_for
+from luthier.lowering.mc.printer import printer_for
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench" / "bench_decode.py"
+CORPUS = ROOT / "test" / "corpus" / "bench"
+SAMPLE = ROOT / "examples" / "sample" / "vector_add.gfx90a.co"
+OBJDUMP = "llvm-objdump-19"
+CODE_OBJECTS = sorted(CORPUS.glob("kernels.*.co"))
+
+#: ``<text>  // <ADDRESS>: <WORDS> [<sym+0xoff>]``: an instruction line of ``llvm-objdump -d``.
+#: The ``<sym+0xoff>`` comment is there for branches: the target, resolved symbolically.
+OBJDUMP_LINE = re.compile(
+    r"^\s+(?P<text>\S.*?)\s*//\s*(?P<address>[0-9A-Fa-f]+):(?P<words>(?:\s+[0-9A-Fa-f]{8})+)"
+    r"(?:\s*<(?P<symbol>[^>+]+)(?:\+0x(?P<offset>[0-9a-fA-F]+))?>)?\s*$"
+)
+
+needs_objdump = pytest.mark.skipif(
+    shutil.which(OBJDUMP) is None, reason=f"{OBJDUMP} is not installed (scripts/setup.sh)"
+)
+
+
+@dataclass(frozen=True)
+class ObjdumpInstruction:
+    """What llvm-objdump shows for one instruction."""
+
+    text: str
+    encoding: bytes
+    #: The branch target llvm-objdump resolved, as (symbol, offset), if it printed one.
+    target: tuple[str, int] | None
+
+
+def objdump_instructions(path: Path, mcpu: str) -> dict[int, ObjdumpInstruction]:
+    """llvm-objdump's instructions by address, text normalised to single spaces."""
+    output = subprocess.run(
+        [OBJDUMP, "-d", f"--mcpu={mcpu}", str(path)], check=True, capture_output=True, text=True
+    ).stdout
+    found: dict[int, ObjdumpInstruction] = {}
+    for line in output.splitlines():
+        match = OBJDUMP_LINE.match(line)
+        if match is None:
+            continue
+        encoding = b"".join(int(w, 16).to_bytes(4, "little") for w in match["words"].split())
+        target = None
+        if match["symbol"] is not None:
+            target = (match["symbol"], int(match["offset"] or "0", 16))
+        found[int(match["address"], 16)] = ObjdumpInstruction(
+            " ".join(match["text"].split()), encoding, target
+        )
+    return found
+
+
+def function_symbols(path: Path) -> tuple[list[tuple[str, int, bytes]], dict[str, int]]:
+    """(name, address, bytes) of each sized function in ``.text``; every symbol's address."""
+    with path.open("rb") as stream:
+        elf = cast(Any, ELFFile(stream))
+        text = elf.get_section_by_name(".text")
+        base, data = int(text["sh_addr"]), bytes(text.data())
+        text_index = int(elf.get_section_index(".text"))
+        functions: list[tuple[str, int, bytes]] = []
+        addresses: dict[str, int] = {}
+        for symbol in elf.get_section_by_name(".symtab").iter_symbols():
+            name, value, size = str(symbol.name), int(symbol["st_value"]), int(symbol["st_size"])
+            addresses[name] = value
+            if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_shndx"] == text_index \
+                    and size > 0:
+                functions.append((name, value, data[value - base : value - base + size]))
+    return sorted(functions, key=lambda f: f[1]), addresses
+
+
+def test_bench_code_objects_are_committed() -> None:
+    assert {path.name for path in CODE_OBJECTS} >= {"kernels.gfx90a.co", "kernels.gfx942.co"}
+    for path in CODE_OBJECTS:
+        assert path.stat().st_size < 1 << 20, f"{path.name} should stay under 1 MB"
+
+
+def test_benchmark_runs_on_a_tiny_input(tmp_path: Path) -> None:
+    report = tmp_path / "bench.json"
+    command = [sys.executable, str(BENCH), "--runs", "1", "--top", "3",
+               "--input", f"gfx90a={SAMPLE}", "--json", str(report)]
+    if shutil.which(OBJDUMP) is None:
+        command.append("--no-objdump")
+    else:
+        command += ["--objdump-repeat", "2"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "dec+print" in run.stdout
+    document = json.loads(report.read_text())
+    (result,) = document["results"]
+    assert result["target"] == "gfx90a"
+    assert result["instructions"] > 10
+    assert result["decode_rate"] > 0 and result["decode_print_rate"] > 0
+    assert result["profile_by_own"], "the profile should list functions"
+    if shutil.which(OBJDUMP) is not None:
+        assert result["objdump_instructions"] >= result["instructions"]
+        assert result["ratio"] > 0
+
+
+@needs_objdump
+@pytest.mark.parametrize("code_object", CODE_OBJECTS, ids=[path.name for path in CODE_OBJECTS])
+def test_decode_and_print_agree_with_objdump(code_object: Path) -> None:
+    """Instruction by instruction over every function: same boundaries, bytes and text.
+
+    What is compared and what is not:
+
+    * only bytes inside ``STT_FUNC`` symbols: llvm-objdump also disassembles the ``s_nop``
+      padding between functions (alignment to 256 bytes), which no function executes and
+      the benchmark does not decode;
+    * the text before ``//``: llvm-objdump appends the address and the instruction words
+      (compared separately with the bytes luthier consumed) and, for branches, the target
+      as ``<symbol+offset>``. Branch operands themselves are printed by both as the raw
+      signed dword offset, so they compare as text; the symbolic target is checked against
+      the address luthier's decoded offset gives (address + 4 + 4 * simm16).
+    """
+    mcpu = code_object.name.split(".")[1]
+    decoder, printer = decoder_for(mcpu), printer_for(mcpu)
+    expected = objdump_instructions(code_object, mcpu)
+    functions, symbols = function_symbols(code_object)
+    mismatches: list[str] = []
+    checked = 0
+    for name, start, data in functions:
+        offset = 0
+        while offset < len(data):
+            address = start + offset
+            want = expected.get(address)
+            if want is None:
+                mismatches.append(f"{name}+{offset:#x}: llvm-objdump has no instruction here")
+                break
+            inst = decoder.decode(data, offset, address)
+            text = " ".join(printer.print(inst).split())
+            if inst.encoding != want.encoding:
+                mismatches.append(f"{name}+{offset:#x}: luthier consumed "
+                                  f"{inst.encoding.hex()}, llvm-objdump {want.encoding.hex()}")
+            if text != want.text:
+                mismatches.append(f"{name}+{offset:#x}: {text!r} != {want.text!r}")
+            if want.target is not None and inst.desc.has("simm16"):
+                simm16 = inst.operand("simm16")
+                assert isinstance(simm16, int)
+                simm16 = simm16 - (1 << 16) if simm16 & 0x8000 else simm16
+                target_symbol, target_offset = want.target
+                if address + 4 + 4 * simm16 != symbols[target_symbol] + target_offset:
+                    mismatches.append(f"{name}+{offset:#x}: branch target differs from "
+                                      f"<{target_symbol}+{target_offset:#x}>")
+            checked += 1
+            offset += inst.size
+    assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(
+        mismatches[:40])
+    assert checked > 5000, "the corpus should hold several thousand instructions"
+
+
+@needs_objdump
+@pytest.mark.parametrize("code_object", CODE_OBJECTS, ids=[path.name for path in CODE_OBJECTS])
+def test_corpus_covers_the_common_encoding_classes(code_object: Path) -> None:
+    """The corpus is only a useful benchmark and oracle if the kernels still compile to these."""
+    mcpu = code_object.name.split(".")[1]
+    mnemonics = {inst.text.split()[0] for inst in objdump_instructions(code_object, mcpu).values()}
+
+    def has(pattern: str) -> bool:
+        return any(re.search(pattern, mnemonic) for mnemonic in mnemonics)
+
+    for pattern in (r"^s_load_", r"^s_cbranch_", r"^v_mfma_", r"_dpp$", r"_sdwa$", r"^v_pk_",
+                    r"^ds_read2_", r"^ds_bpermute_", r"^ds_(add|max)_", r"^global_atomic_",
+                    r"^global_load_", r"_e64$", r"^v_fma_f64", r"^(buffer|scratch)_store_"):
+        assert has(pattern), f"no instruction matches {pattern} in {code_object.name}"
