@@ -1,13 +1,89 @@
-"""Assembly mode of ``luthier-mc`` (text -> encodings)."""
+"""Assembly mode of ``luthier-mc`` (text -> encodings), laid out like llvm-mc's output.
+
+Each line is handled on its own: comments and blank lines vanish, labels are echoed,
+``.text``/``.amdgcn_target`` are understood, every instruction is parsed, printed back in
+canonical syntax and, with ``--show-encoding``, followed by its bytes. A line that cannot
+be assembled yields one ``<file>:<line>:<col>: error: <message>`` line and the run goes on,
+so one bad statement costs one diagnostic, as with llvm-mc. An unexpected internal failure
+on a line is reported the same way rather than ending the run.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
+
+from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
+from luthier.lowering.mc.encoder import EncodeError, encoder_for
+from luthier.lowering.mc.printer import printer_for
+
+_LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
+_HANDLED_DIRECTIVES = frozenset({".text", ".amdgcn_target"})
+
+
+def strip_comment(line: str) -> str:
+    """Drop ``//`` and ``;`` comments, and a whole line starting with ``#``."""
+    if line.lstrip().startswith("#"):
+        return ""
+    in_string = False
+    for index, char in enumerate(line):
+        if char == '"':
+            in_string = not in_string
+        elif not in_string and (char == ";" or line.startswith("//", index)):
+            return line[:index]
+    return line
 
 
 def run_assembler(
     text: str, target: str, show_encoding: bool, out: TextIO, err: TextIO, source_name: str
 ) -> int:
     """Assemble ``text`` for ``target``; returns the exit status."""
-    err.write(f"{source_name}:1:1: error: assembly is not supported by this luthier-mc yet\n")
-    return 1
+    from luthier.drivers.luthier_mc import format_with_encoding
+
+    parser = parser_for(target)
+    printer = printer_for(target)
+    encoder = encoder_for(target)
+    failed = False
+    out.write("\t.text\n")
+    out.write(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n')
+
+    def error(line_number: int, column: int, message: str) -> None:
+        nonlocal failed
+        failed = True
+        err.write(f"{source_name}:{line_number}:{column + 1}: error: {message}\n")
+
+    for line_number, raw_line in enumerate(text.splitlines(), start=1):
+        line = strip_comment(raw_line).rstrip()
+        column = 0
+        label = _LABEL.match(line)
+        while label is not None:
+            out.write(f"{label.group(1)}:\n")
+            column = label.end()
+            label = None
+        statement = line[column:]
+        if not statement.strip():
+            continue
+        word = statement.split(None, 1)[0]
+        if word.startswith("."):
+            if word not in _HANDLED_DIRECTIVES:
+                error(line_number, column + len(statement) - len(statement.lstrip()),
+                      f"unsupported directive '{word}'")
+            continue
+        try:
+            inst = parser.parse(statement, column)
+            printed = printer.print(inst)
+            encoding = encoder.encode(inst) if show_encoding else b""
+        except AsmParseError as problem:
+            error(line_number, problem.column, problem.message)
+            continue
+        except EncodeError as problem:
+            error(line_number, column, f"cannot encode instruction: {problem}")
+            continue
+        except Exception as problem:  # noqa: BLE001 - one bad line must not end the run
+            error(line_number, column, f"internal error: {type(problem).__name__}: {problem}")
+            continue
+        if show_encoding:
+            out.write(format_with_encoding(printed, encoding) + "\n")
+        else:
+            out.write(f"\t{printed}\n")
+    return 1 if failed else 0

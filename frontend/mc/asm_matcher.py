@@ -1,0 +1,623 @@
+"""Fit parsed operand items to the instructions a mnemonic can mean, as LLVM's matcher does.
+
+For every target we precompute, once, each mnemonic's candidate instructions in LLVM's
+variant order (the 32-bit encoding first, then VOP3, SDWA, DPP) and each candidate's
+operand pattern from its AsmString: positional operands and literal words (``off``,
+``offen``, ``vcc``) in order, and named operands (``offset:``, ``glc``, ``clamp``...) that
+may come in any order. A statement matches the first candidate whose pattern accepts all
+of its items; the MCInst gets every operand the instruction has, with LLVM's defaults for
+the named operands that were not written.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
+from luthier.frontend.mc import operand_syntax as S
+from luthier.frontend.mc.asm_operands import Item
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Operand
+from luthier.lowering.mc.encoder import literal_encoding
+
+_NEG, _ABS, _SEXT, _NEG_HI, _OP_SEL_0, _OP_SEL_1 = 1, 2, 1, 2, 4, 8
+
+#: Print methods of operands written by name (``offset:4``, ``glc``), in any order.
+_NAMED_PRINT = frozenset({
+    "printCPol", "printDMask", "printDPPCtrl", "printDppBankMask", "printDppBoundCtrl",
+    "printDppRowMask", "printFORMAT", "printFlatOffset", "printOffset", "printOffset0",
+    "printOffset1", "printSMEMOffsetMod", "printSwizzle", "printOModSI", "printOpSel",
+    "printOpSelHi", "printNegLo", "printNegHi", "printABID", "printBLGP", "printCBSZ",
+    "printR128A16", "printSDWADstSel", "printSDWADstUnused", "printSDWASrc0Sel",
+    "printSDWASrc1Sel",
+})
+
+#: Words that are named operands (flags) rather than positional words.
+FLAG_WORDS = frozenset({
+    "glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe", "d16",
+    "a16", "r128", "gds", "lds", "bound_ctrl", "row_mirror", "row_half_mirror", "dlc",
+})
+
+_VARIANT_ORDER = {"Default": 0, "VOP3": 1, "SDWA9": 2, "SDWA": 2, "DPP": 3}
+_SUFFIX_VARIANT = {"_e32": "Default", "_e64": "VOP3", "_sdwa": "SDWA9", "_dpp": "DPP"}
+_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*)")
+
+
+class MatchError(Exception):
+    """No candidate accepts the operands; ``column`` points at the culprit (or -1)."""
+
+    def __init__(self, message: str, column: int = -1, rank: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.column = column
+        self.rank = rank
+
+
+@dataclass(slots=True)
+class Pattern:
+    """A candidate's operand layout: positional steps and named operand slots."""
+
+    inst: InstrDef
+    #: ("slot", index) or ("word", text), in AsmString order.
+    positional: list[tuple[str, int | str]]
+    named: list[int]
+    vcc_first: bool = False
+    vcc_last: bool = False
+    literal_ok: bool = True
+    named_by_key: dict[str, int] = field(default_factory=lambda: {})
+
+
+def _is_named(kind: OperandKind) -> bool:
+    method = kind.print_method
+    return method in _NAMED_PRINT or method.startswith("printNamedBit:")
+
+
+def _pattern(inst: InstrDef) -> Pattern:
+    asm = inst.asm
+    first_space = re.search(r"[\s$]", asm)
+    body = asm[first_space.start():] if first_space else ""
+    positional: list[tuple[str, int | str]] = []
+    named: list[int] = []
+    for match in _TOKEN.finditer(body):
+        name = match.group(1) or match.group(2)
+        if name is not None:
+            index = inst.index[name]
+            if _is_named(inst.operands[index].kind):
+                named.append(index)
+            else:
+                positional.append(("slot", index))
+        else:
+            positional.append(("word", match.group(3)))
+    classes = inst.classes
+    vcc_first = "VOPC" in classes and "VCC" in inst.defs and "SDWA" not in classes \
+        and "VOP3" not in classes
+    vcc_last = inst.name.startswith("V_CNDMASK_B32_e32")
+    literal_ok = inst.size == 4 and not inst.has("imm")
+    return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok)
+
+
+class Matcher:
+    """Per-target candidate lists and operand matching."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.gfx940 = isa.is_gfx940
+        self.gfx90a = isa.is_gfx90a
+        candidates: dict[str, list[Pattern]] = {}
+        for inst in isa.instructions:
+            if not inst.parsable:
+                continue
+            asm_mnemonic = inst.asm.split("$", 1)[0].split()[0] if inst.asm.strip() else ""
+            pattern = _pattern(inst)
+            keys = {inst.mnemonic, asm_mnemonic}
+            keys |= {k[: -len(suffix)] for k in keys for suffix in _SUFFIX_VARIANT
+                     if k.endswith(suffix)}
+            for key in sorted(keys):
+                if key:
+                    candidates.setdefault(key.lower(), []).append(pattern)
+        for patterns in candidates.values():
+            patterns.sort(key=lambda p: _VARIANT_ORDER.get(p.inst.variant, 4))
+        self.candidates = candidates
+
+    def lookup(self, mnemonic: str) -> list[Pattern] | None:
+        """Candidates of a mnemonic, honouring a forced ``_e32``/``_e64``/... suffix."""
+        mnemonic = mnemonic.lower()
+        found = self.candidates.get(mnemonic)
+        if found is not None:
+            return found
+        alias = self.isa.mnemonic_aliases.get(mnemonic)
+        for suffix, variant in _SUFFIX_VARIANT.items():
+            if mnemonic.endswith(suffix):
+                base = mnemonic[: -len(suffix)]
+                base_candidates = self.candidates.get(base)
+                if base_candidates is None:
+                    return None
+                chosen = [p for p in base_candidates if p.inst.variant == variant
+                          or (variant == "SDWA9" and p.inst.variant == "SDWA")]
+                if variant == "Default":
+                    chosen = [p for p in chosen if "VOP3" not in p.inst.classes]
+                return chosen or None
+        if alias is not None:
+            return self.candidates.get(alias)
+        return None
+
+    def match(self, mnemonic: str, items: list[Item]) -> MCInst:
+        patterns = self.lookup(mnemonic)
+        if not patterns:
+            raise MatchError("invalid instruction", 0, 100)
+        best: MatchError | None = None
+        for pattern in patterns:
+            try:
+                return self._match_one(pattern, items)
+            except MatchError as error:
+                if best is None or error.rank > best.rank:
+                    best = error
+        assert best is not None
+        raise best
+
+    # -- one candidate ------------------------------------------------------------------
+
+    def _match_one(self, pattern: Pattern, items: list[Item]) -> MCInst:
+        inst = pattern.inst
+        operands: list[Operand] = [None] * len(inst.operands)
+        assigned = [False] * len(inst.operands)
+        named_items: list[Item] = []
+        pos = 0
+        literals: set[int] = set()
+        steps = list(pattern.positional)
+        if pattern.vcc_first:
+            rest = [i for i in items if i.kind != "named" and i.text not in FLAG_WORDS]
+            if rest and rest[0].kind == "reg" and rest[0].text == "vcc":
+                steps.insert(0, ("word", "vcc"))
+        if pattern.vcc_last:
+            steps.append(("word", "vcc"))
+        matched = 0
+        for step_kind, step in steps:
+            while pos < len(items) and _is_named_item(items[pos], step_kind, step):
+                named_items.append(items[pos])
+                pos += 1
+            if pos >= len(items):
+                if step_kind == "slot" and isinstance(step, int) and \
+                        inst.operands[step].kind.optional:
+                    continue
+                raise MatchError("too few operands for instruction", -1, 10 + matched)
+            item = items[pos]
+            if step_kind == "word":
+                if item.text.lower() != step:
+                    raise MatchError("invalid operand for instruction", item.column, matched)
+            else:
+                assert isinstance(step, int)
+                self._positional(pattern, step, item, operands, assigned, literals)
+            pos += 1
+            matched += 1
+        named_items.extend(items[pos:])
+        for item in named_items:
+            if item.kind not in ("named", "word"):
+                raise MatchError("invalid operand for instruction", item.column, matched)
+            self._named(pattern, item, operands, assigned)
+            matched += 1
+        self._defaults(inst, operands, assigned)
+        if len(literals) > 1:
+            raise MatchError("only one unique literal operand is allowed", -1, 50)
+        return MCInst(inst, operands, inst.size)
+
+    def _positional(self, pattern: Pattern, index: int, item: Item, operands: list[Operand],
+                    assigned: list[bool], literals: set[int]) -> None:
+        inst = pattern.inst
+        slot = inst.operands[index]
+        kind = slot.kind
+        if kind.operand_type == "OPERAND_INPUT_MODS":
+            source = index + 1
+            fp = "FP" in kind.match_class or kind.print_method == "printOperandAndFPInputMods"
+            mods = 0
+            if item.neg or item.abs:
+                if not fp:
+                    raise MatchError("invalid operand for instruction", item.column, 1)
+                mods |= (_NEG if item.neg else 0) | (_ABS if item.abs else 0)
+            if item.sext:
+                if fp:
+                    raise MatchError("invalid operand for instruction", item.column, 1)
+                mods |= _SEXT
+            operands[index] = mods
+            assigned[index] = True
+            plain = Item(item.kind, item.column, item.text, item.value, item.real,
+                         symbolic=item.symbolic)
+            operands[source] = self._value(pattern, inst.operands[source].kind, plain,
+                                           literals)
+            assigned[source] = True
+            return
+        if item.has_modifiers:
+            raise MatchError("invalid operand for instruction", item.column, 1)
+        operands[index] = self._value(pattern, kind, item, literals)
+        assigned[index] = True
+
+    def _value(self, pattern: Pattern, kind: OperandKind, item: Item,
+               literals: set[int]) -> Operand:
+        rc = kind.register_class
+        if item.kind == "reg" or (item.kind == "word" and item.text == "scc" and rc):
+            name = "src_scc" if item.kind == "word" else item.text
+            if rc is None or not rc.contains(name):
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            return name
+        if item.kind != "imm":
+            raise MatchError("invalid operand for instruction", item.column, 2)
+        operand_type = kind.operand_type
+        if operand_type in ("OPERAND_KIMM32", "OPERAND_KIMM16"):
+            bits = 32 if operand_type == "OPERAND_KIMM32" else 16
+            value = _fp_bits(item.real, bits) if item.real is not None else item.value
+            return value & ((1 << bits) - 1)
+        if rc is not None:
+            if item.symbolic:
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            value = _source_immediate(item, operand_type)
+            if value is None:
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            encoding = literal_encoding(value, operand_type)
+            if encoding is None:
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            if encoding == 255:
+                if kind.decoder_method.startswith("decodeSDWA") or not pattern.literal_ok:
+                    raise MatchError("invalid operand for instruction", item.column, 3)
+                literals.add(value & 0xFFFFFFFF)
+            return value
+        if item.real is not None:
+            raise MatchError("invalid operand for instruction", item.column, 2)
+        method = kind.print_method
+        if method in ("printU16ImmOperand",) and not -(1 << 15) <= item.value < (1 << 16):
+            raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
+        if method in ("printHwreg", "printSendMsg", "printSWaitCnt") and \
+                not -(1 << 15) <= item.value < (1 << 16):
+            raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
+        return item.value
+
+    # -- named operands -------------------------------------------------------------------
+
+    def _named(self, pattern: Pattern, item: Item, operands: list[Operand],
+               assigned: list[bool]) -> None:
+        inst = pattern.inst
+        key = item.text.lower()
+        for index in pattern.named:
+            slot = inst.operands[index]
+            handler = _NAMED_HANDLERS.get(slot.kind.print_method)
+            if handler is None and slot.kind.print_method.startswith("printNamedBit:"):
+                handler = _named_bit(slot.kind.print_method.split(":", 1)[1])
+            if handler is None:
+                continue
+            if handler(self, inst, index, key, item, operands, assigned):
+                return
+        raise MatchError("invalid operand for instruction", item.column, 4)
+
+    def _defaults(self, inst: InstrDef, operands: list[Operand], assigned: list[bool]) -> None:
+        packed = "IsPacked" in inst.classes
+        for index, slot in enumerate(inst.operands):
+            if assigned[index]:
+                continue
+            kind = slot.kind
+            partner = inst.tied.get(slot.name)
+            if partner is not None and inst.has(partner) and assigned[inst.index[partner]]:
+                operands[index] = operands[inst.index[partner]]
+                continue
+            if kind.operand_type == "OPERAND_INPUT_MODS":
+                operands[index] = 0
+            elif kind.print_method in ("printSDWADstSel", "printSDWASrc0Sel",
+                                       "printSDWASrc1Sel"):
+                operands[index] = 6
+            elif kind.print_method == "printSDWADstUnused":
+                operands[index] = 2
+            elif kind.print_method == "printDPPCtrl":
+                operands[index] = 0xE4
+            elif kind.print_method == "printFORMAT":
+                operands[index] = 1
+            elif not kind.is_register and kind.default is not None:
+                operands[index] = int(str(kind.default), 0)
+            elif kind.is_register:
+                operands[index] = None
+            else:
+                operands[index] = 0
+        if packed:
+            for src in ("src0", "src1", "src2"):
+                mods_name = src + "_modifiers"
+                if inst.has(mods_name) and not _explicit(inst, assigned, "op_sel_hi"):
+                    value = operands[inst.index[mods_name]]
+                    operands[inst.index[mods_name]] = (value if isinstance(value, int)
+                                                       else 0) | _OP_SEL_1
+        if "IsAtomicRet" in inst.classes and inst.has("cpol"):
+            value = operands[inst.index["cpol"]]
+            operands[inst.index["cpol"]] = (value if isinstance(value, int) else 0) | 1
+
+
+def _explicit(inst: InstrDef, assigned: list[bool], name: str) -> bool:
+    """Whether a named operand (``op_sel_hi``) was written."""
+    return inst.has(name) and assigned[inst.index[name]]
+
+
+def _is_named_item(item: Item, step_kind: str, step: int | str) -> bool:
+    if item.kind == "named":
+        return True
+    if item.kind == "word" and item.text.lower() in FLAG_WORDS:
+        return not (step_kind == "word" and item.text.lower() == step)
+    return False
+
+
+def _fp_bits(value: float, bits: int) -> int:
+    try:
+        if bits == 64:
+            return struct.unpack("<Q", struct.pack("<d", value))[0]
+        if bits == 32:
+            return struct.unpack("<I", struct.pack("<f", value))[0]
+        return struct.unpack("<H", struct.pack("<e", value))[0]
+    except (OverflowError, struct.error):
+        raise MatchError("invalid operand for instruction", -1, 2) from None
+
+
+def _type_bits(operand_type: str) -> int:
+    if "64" in operand_type:
+        return 64
+    if "16" in operand_type:
+        return 16
+    return 32
+
+
+def _source_immediate(item: Item, operand_type: str) -> int | None:
+    """An immediate for a register-or-immediate source, as LLVM's parser stores it."""
+    bits = _type_bits(operand_type)
+    is_fp = "FP" in operand_type
+    if item.real is not None:
+        if bits == 64:
+            value = _fp_bits(item.real, 64)
+            encoding = literal_encoding(value, operand_type)
+            if encoding == 255:
+                value &= 0xFFFFFFFF00000000
+            return value
+        return _fp_bits(item.real, bits)
+    value = item.value
+    if bits == 64:
+        if encoding_inline(value, operand_type):
+            return value
+        if not -(1 << 63) <= value < (1 << 64):
+            return None
+        return (value & 0xFFFFFFFF) << 32 if is_fp else value & 0xFFFFFFFF
+    if bits == 16:
+        if not -(1 << 15) <= value < (1 << 16):
+            if not -(1 << 31) <= value < (1 << 32):
+                return None
+            return value & 0xFFFF
+        if encoding_inline(value & 0xFFFF, operand_type):
+            return value
+        return value & 0xFFFF
+    if not -(1 << 31) <= value < (1 << 32):
+        return None
+    if encoding_inline(value, operand_type):
+        return value
+    return value & 0xFFFFFFFF
+
+
+def encoding_inline(value: int, operand_type: str) -> bool:
+    encoding = literal_encoding(value, operand_type)
+    return encoding is not None and encoding != 255
+
+
+# -- named operand handlers ---------------------------------------------------------------
+
+NamedHandler = Callable[[Matcher, InstrDef, int, str, Item, list[Operand], list[bool]], bool]
+
+
+def _set(operands: list[Operand], assigned: list[bool], index: int, value: int) -> bool:
+    operands[index] = value
+    assigned[index] = True
+    return True
+
+
+def _int_arg(item: Item) -> int:
+    if not isinstance(item.arg, int):
+        raise MatchError("expected absolute expression", item.column, 5)
+    return item.arg
+
+
+def _named_bit(name: str) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "word" or key != name:
+            return False
+        return _set(operands, assigned, index, 1)
+
+    return handle
+
+
+def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+          operands: list[Operand], assigned: list[bool]) -> bool:
+    if item.kind != "word":
+        return False
+    if m.gfx940:
+        bits = {"sc0": 1, "nt": 2, "sc1": 16}
+        if "SMRD" in inst.classes:
+            bits = {"glc": 1}
+    else:
+        bits = {"glc": 1, "slc": 2, "scc": 16} if m.gfx90a else {"glc": 1, "slc": 2}
+    bit = bits.get(key)
+    if bit is None:
+        return False
+    value = operands[index]
+    current = value if isinstance(value, int) and assigned[index] else 0
+    if current & bit:
+        raise MatchError("duplicate cache policy modifier", item.column, 6)
+    return _set(operands, assigned, index, current | bit)
+
+
+def _keyed(name: str, transform: Callable[[int], int] = lambda v: v) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "named" or key != name:
+            return False
+        return _set(operands, assigned, index, transform(_int_arg(item)))
+
+    return handle
+
+
+def _omod(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+          operands: list[Operand], assigned: list[bool]) -> bool:
+    if item.kind != "named" or key not in ("mul", "div"):
+        return False
+    value = _int_arg(item)
+    table = {("mul", 1): 0, ("mul", 2): 1, ("mul", 4): 2, ("div", 1): 0, ("div", 2): 3}
+    code = table.get((key, value))
+    if code is None:
+        raise MatchError("invalid " + key + " value.", item.column, 6)
+    return _set(operands, assigned, index, code)
+
+
+def _clamp_like(word: str) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        return item.kind == "word" and key == word and _set(operands, assigned, index, 1)
+
+    return handle
+
+
+def _packed(name: str, bit: int) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "named" or key != name:
+            return False
+        values = item.arg
+        if not isinstance(values, list) or any(v not in (0, 1) for v in values):
+            raise MatchError("invalid " + name + " value.", item.column, 6)
+        sources = [s for s in ("src0", "src1", "src2") if inst.has(s)]
+        has_dst = name == "op_sel" and "VOP3_OPSEL" in inst.classes
+        if len(values) != len(sources) + (1 if has_dst else 0) and \
+                len(values) != len(sources):
+            raise MatchError("invalid " + name + " value.", item.column, 6)
+        for i, src in enumerate(sources):
+            mods_index = inst.index.get(src + "_modifiers")
+            if mods_index is None or i >= len(values):
+                continue
+            current = operands[mods_index]
+            current = current if isinstance(current, int) else 0
+            operands[mods_index] = (current | bit) if values[i] else current & ~bit
+            assigned[mods_index] = True
+        if has_dst and len(values) > len(sources):
+            mods_index = inst.index["src0_modifiers"]
+            current = operands[mods_index]
+            current = current if isinstance(current, int) else 0
+            if values[-1]:
+                operands[mods_index] = current | _OP_SEL_1
+        return _set(operands, assigned, index, 0)
+
+    return handle
+
+
+def _dpp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+         operands: list[Operand], assigned: list[bool]) -> bool:
+    if key not in S.DPP_CTRL_NAMES:
+        return False
+    arg = item.arg if item.kind == "named" else None
+    if isinstance(arg, str):
+        return False
+    try:
+        value = S.dpp_ctrl(key, arg, m.gfx90a)
+    except S.OperandSyntaxError as error:
+        raise MatchError(str(error), item.column, 6) from None
+    return _set(operands, assigned, index, value)
+
+
+def _bound_ctrl(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+                operands: list[Operand], assigned: list[bool]) -> bool:
+    if key != "bound_ctrl":
+        return False
+    if item.kind == "named" and item.arg not in (0, 1):
+        raise MatchError("invalid bound_ctrl value", item.column, 6)
+    return _set(operands, assigned, index, 1)
+
+
+def _sdwa_sel(name: str, table: dict[str, int]) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "named" or key != name:
+            return False
+        value = table.get(str(item.arg)) if isinstance(item.arg, str) else None
+        if value is None:
+            raise MatchError("invalid " + name + " value", item.column, 6)
+        return _set(operands, assigned, index, value)
+
+    return handle
+
+
+def _format(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+            operands: list[Operand], assigned: list[bool]) -> bool:
+    if item.kind != "named" or key not in ("format", "dfmt", "nfmt"):
+        return False
+    current = operands[index] if assigned[index] and isinstance(operands[index], int) else 1
+    assert isinstance(current, int)
+    if key == "dfmt":
+        return _set(operands, assigned, index, (current & ~0xF) | (_int_arg(item) & 0xF))
+    if key == "nfmt":
+        return _set(operands, assigned, index, (current & 0xF) | (_int_arg(item) & 7) << 4)
+    if isinstance(item.arg, int):
+        return _set(operands, assigned, index, item.arg)
+    dfmt, nfmt = 1, 0
+    for name in str(item.arg).split(","):
+        if name in S.DFMTS:
+            dfmt = S.DFMTS[name]
+        elif name in S.NFMTS:
+            nfmt = S.NFMTS[name]
+        else:
+            raise MatchError("unsupported format", item.column, 6)
+    return _set(operands, assigned, index, dfmt | nfmt << 4)
+
+
+def _blgp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+          operands: list[Operand], assigned: list[bool]) -> bool:
+    if key == "blgp" and item.kind == "named":
+        return _set(operands, assigned, index, _int_arg(item))
+    if key == "neg" and item.kind == "named" and isinstance(item.arg, list) and m.gfx940:
+        bits = item.arg
+        return _set(operands, assigned, index, sum(b << i for i, b in enumerate(bits)))
+    return False
+
+
+def _offset_handler(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+                    operands: list[Operand], assigned: list[bool]) -> bool:
+    if item.kind != "named" or key != "offset":
+        return False
+    return _set(operands, assigned, index, _int_arg(item))
+
+
+_NAMED_HANDLERS: dict[str, NamedHandler] = {
+    "printCPol": _cpol,
+    "printDMask": _keyed("dmask"),
+    "printDPPCtrl": _dpp,
+    "printDppBankMask": _keyed("bank_mask"),
+    "printDppRowMask": _keyed("row_mask"),
+    "printDppBoundCtrl": _bound_ctrl,
+    "printFORMAT": _format,
+    "printFlatOffset": _offset_handler,
+    "printOffset": _offset_handler,
+    "printSMEMOffsetMod": _offset_handler,
+    "printSwizzle": _offset_handler,
+    "printOffset0": _keyed("offset0"),
+    "printOffset1": _keyed("offset1"),
+    "printOModSI": _omod,
+    "printOpSel": _packed("op_sel", _OP_SEL_0),
+    "printOpSelHi": _packed("op_sel_hi", _OP_SEL_1),
+    "printNegLo": _packed("neg_lo", _NEG),
+    "printNegHi": _packed("neg_hi", _NEG_HI),
+    "printABID": _keyed("abid"),
+    "printCBSZ": _keyed("cbsz"),
+    "printBLGP": _blgp,
+    "printR128A16": lambda m, i, x, k, it, o, a: it.kind == "word" and k in (
+        "r128", "a16") and _set(o, a, x, 1),
+    "printSDWADstSel": _sdwa_sel("dst_sel", S.SDWA_SELS),
+    "printSDWASrc0Sel": _sdwa_sel("src0_sel", S.SDWA_SELS),
+    "printSDWASrc1Sel": _sdwa_sel("src1_sel", S.SDWA_SELS),
+    "printSDWADstUnused": _sdwa_sel("dst_unused", S.SDWA_DST_UNUSED),
+}
+del _clamp_like
+
+
+@functools.cache
+def matcher_for(target: str) -> Matcher:
+    return Matcher(load_target(target))

@@ -1,0 +1,447 @@
+"""Read the operands of a statement into target-independent items.
+
+An item is what one AMDGPU operand looks like before we know which instruction it belongs
+to: a register (with ``-``/``|..|``/``abs()``/``neg()``/``sext()`` modifiers), an
+immediate (an integer expression or a real, with the same modifiers), a named operand
+(``offset:16``, ``op_sel:[0,1]``, ``dst_sel:WORD_1``) or a bare word (``glc``, ``off``,
+``offen``). Symbolic immediates with a syntax of their own (``hwreg(...)``,
+``sendmsg(...)``, ``vmcnt(0) lgkmcnt(0)``, ``gpr_idx(...)``) become immediates here, since
+their spelling alone says what they are. The matcher then fits the items to each candidate
+instruction's operand list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from luthier.frontend.mc import operand_syntax as S
+from luthier.frontend.mc.asm_lexer import AsmSyntaxError, Token
+
+
+@dataclass(slots=True)
+class Item:
+    """One operand as written. ``kind``: ``reg``, ``imm``, ``named`` or ``word``."""
+
+    kind: str
+    column: int
+    text: str = ""
+    value: int = 0
+    real: float | None = None
+    neg: bool = False
+    abs: bool = False
+    sext: bool = False
+    #: Named operands: the value after the colon.
+    arg: int | list[int] | str | None = None
+    #: Immediates from a symbolic syntax (hwreg...), which take no modifiers or literals.
+    symbolic: bool = False
+    #: A register written as a list ``[s0,s1]`` or a range; only for diagnostics.
+    negative_literal: bool = False
+
+    @property
+    def has_modifiers(self) -> bool:
+        return self.neg or self.abs or self.sext
+
+
+SPECIAL_REGISTERS: dict[str, str] = {
+    name: name for name in (
+        "vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "flat_scratch",
+        "flat_scratch_lo", "flat_scratch_hi", "xnack_mask", "xnack_mask_lo", "xnack_mask_hi",
+        "tba", "tba_lo", "tba_hi", "tma", "tma_lo", "tma_hi", "src_shared_base",
+        "src_shared_limit", "src_private_base", "src_private_limit",
+        "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "src_lds_direct",
+    )
+}
+SPECIAL_REGISTERS.update({
+    "shared_base": "src_shared_base", "shared_limit": "src_shared_limit",
+    "private_base": "src_private_base", "private_limit": "src_private_limit",
+    "pops_exiting_wave_id": "src_pops_exiting_wave_id", "vccz": "src_vccz",
+    "execz": "src_execz", "lds_direct": "src_lds_direct",
+})
+
+_REGISTER = re.compile(r"^(v|s|a|ttmp|acc)(\d+)$")
+_REGISTER_PREFIX = frozenset({"v", "s", "a", "ttmp", "acc"})
+_LIMITS = {"v": 256, "a": 256, "s": 102, "ttmp": 16}
+_WAITCNT_COUNTERS = frozenset({"vmcnt", "expcnt", "lgkmcnt", "vmcnt_sat", "expcnt_sat",
+                               "lgkmcnt_sat"})
+_BINARY_PRECEDENCE = {"|": 3, "^": 4, "&": 5, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10,
+                      "/": 10, "%": 10}
+
+
+def register_name(prefix: str, first: int, count: int, column: int) -> str:
+    """Canonical spelling of a register tuple, checking range and SGPR alignment."""
+    if prefix == "acc":
+        prefix = "a"
+    limit = _LIMITS[prefix]
+    if count < 1 or first < 0 or first + count > limit:
+        raise AsmSyntaxError("register index is out of range", column)
+    if prefix in ("s", "ttmp") and count > 1:
+        alignment = 2 if count == 2 else 4
+        if first % alignment:
+            raise AsmSyntaxError("invalid register alignment", column)
+    if count == 1:
+        return f"{prefix}{first}"
+    return f"{prefix}[{first}:{first + count - 1}]"
+
+
+class OperandReader:
+    """Reads items from the tokens of one statement's operand part."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    # -- token helpers --------------------------------------------------------------
+
+    def peek(self, offset: int = 0) -> Token:
+        return self.tokens[min(self.pos + offset, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.peek()
+        self.pos = min(self.pos + 1, len(self.tokens) - 1)
+        return token
+
+    def at(self, text: str, offset: int = 0) -> bool:
+        token = self.peek(offset)
+        return token.kind in ("punct", "ident") and token.text == text
+
+    def expect(self, text: str, message: str | None = None) -> Token:
+        if not self.at(text):
+            raise AsmSyntaxError(message or f"expected {text}", self.peek().column)
+        return self.next()
+
+    def expect_int(self) -> int:
+        value = self.expression(allow_bar=True)
+        if isinstance(value, float):
+            raise AsmSyntaxError("expected absolute expression", self.peek().column)
+        return value
+
+    # -- items ------------------------------------------------------------------------
+
+    def read_all(self) -> list[Item]:
+        items: list[Item] = []
+        while self.peek().kind != "end":
+            if self.at(","):
+                self.next()
+                continue
+            items.append(self.item())
+        return items
+
+    def item(self) -> Item:
+        token = self.peek()
+        if token.kind == "ident":
+            name = token.text
+            lower = name.lower()
+            if self.at(":", 1):
+                return self.named()
+            if self.at("(", 1):
+                if lower in _WAITCNT_COUNTERS:
+                    return self.waitcnt()
+                special = self.symbolic(lower)
+                if special is not None:
+                    return special
+                if lower in ("neg", "abs", "sext"):
+                    return self.modifier_call(lower)
+        return self.source()
+
+    def named(self) -> Item:
+        key = self.next()
+        self.expect(":")
+        lower = key.text.lower()
+        if self.at("["):
+            self.next()
+            values: list[int | str] = []
+            while not self.at("]"):
+                if self.peek().kind == "ident":
+                    values.append(self.next().text)
+                else:
+                    values.append(self.expect_int())
+                if self.at(","):
+                    self.next()
+                elif not self.at("]"):
+                    raise AsmSyntaxError("expected a comma or a closing square bracket",
+                                         self.peek().column)
+            self.next()
+            if all(isinstance(v, int) for v in values):
+                return Item("named", key.column, lower,
+                            arg=[v for v in values if isinstance(v, int)])
+            return Item("named", key.column, lower, arg=",".join(str(v) for v in values))
+        if self.peek().kind == "ident" and self.at("(", 1) \
+                and self.peek().text == "swizzle":
+            self.next()
+            self.next()
+            mode = self.next().text
+            args: list[int | str] = []
+            while self.at(","):
+                self.next()
+                if self.peek().kind == "string":
+                    args.append(self.next().text.strip('"'))
+                else:
+                    args.append(self.expect_int())
+            self.expect(")")
+            try:
+                return Item("named", key.column, lower, arg=S.swizzle(mode, args))
+            except S.OperandSyntaxError as error:
+                raise AsmSyntaxError(str(error), key.column) from None
+        if self.peek().kind == "ident" and not self.at("(", 1):
+            return Item("named", key.column, lower, arg=self.next().text)
+        return Item("named", key.column, lower, arg=self.expect_int())
+
+    def symbolic(self, lower: str) -> Item | None:
+        column = self.peek().column
+        try:
+            if lower == "hwreg":
+                self.next()
+                self.next()
+                args = self.call_args()
+                reg = args[0]
+                reg_id = reg if isinstance(reg, int) else S.HWREG_IDS.get(
+                    reg, S.HWREG_IDS_GFX940.get(reg, -1))
+                if reg_id < 0:
+                    raise AsmSyntaxError("expected a register name or an absolute expression",
+                                         column)
+                rest = [a for a in args[1:] if isinstance(a, int)]
+                value = S.hwreg(reg_id, *rest)
+            elif lower == "sendmsg":
+                self.next()
+                self.next()
+                args = self.call_args()
+                msg = args[0] if isinstance(args[0], int) else S.SENDMSG_IDS.get(args[0], -1)
+                op_arg = args[1] if len(args) > 1 else 0
+                op = op_arg if isinstance(op_arg, int) else S.SYSMSG_OPS.get(
+                    op_arg, S.GS_OPS.get(op_arg, -1))
+                stream = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+                if msg < 0 or op < 0:
+                    raise AsmSyntaxError("invalid message id", column)
+                value = S.sendmsg(msg, op, stream)
+            elif lower == "gpr_idx":
+                self.next()
+                self.next()
+                value = 0
+                if not self.at(")"):
+                    for arg in self.call_args():
+                        bit = S.GPR_IDX_BITS.get(str(arg), 0) if isinstance(arg, str) else 0
+                        if not bit or value & bit:
+                            raise AsmSyntaxError("invalid VGPR index mode", column)
+                        value |= bit
+                else:
+                    self.next()
+            else:
+                return None
+        except S.OperandSyntaxError as error:
+            raise AsmSyntaxError(str(error), column) from None
+        return Item("imm", column, lower, value=value, symbolic=True)
+
+    def call_args(self) -> list[int | str]:
+        """Arguments up to and including the closing parenthesis."""
+        args: list[int | str] = []
+        while True:
+            if self.peek().kind == "ident" and not self.at("(", 1):
+                args.append(self.next().text)
+            else:
+                args.append(self.expect_int())
+            if self.at(","):
+                self.next()
+                continue
+            self.expect(")", "expected a closing parenthesis")
+            return args
+
+    def waitcnt(self) -> Item:
+        column = self.peek().column
+        value = S.WAITCNT_ALL
+        while self.peek().kind == "ident" and self.at("(", 1):
+            counter = self.next()
+            self.next()
+            count = self.expect_int()
+            self.expect(")", "expected a closing parenthesis")
+            try:
+                value = S.waitcnt_set(value, counter.text.lower(), count)
+            except S.OperandSyntaxError as error:
+                raise AsmSyntaxError(str(error), counter.column) from None
+            if self.at("&") or (self.at(",") and self.peek(1).kind == "ident"
+                                and self.peek(1).text.lower() in _WAITCNT_COUNTERS):
+                self.next()
+        return Item("imm", column, "waitcnt", value=value, symbolic=True)
+
+    def modifier_call(self, name: str) -> Item:
+        self.next()
+        self.next()
+        inner = self.source()
+        self.expect(")", "expected closing parentheses")
+        if name == "neg":
+            inner.neg = True
+        elif name == "abs":
+            inner.abs = True
+        else:
+            inner.sext = True
+        return inner
+
+    def source(self) -> Item:
+        """A register or an immediate, with ``-`` and ``|..|`` modifiers."""
+        token = self.peek()
+        if self.at("-") and (self.at("|", 1) or self._register_ahead(1)
+                             or (self.peek(1).kind == "ident" and self.at("(", 2)
+                                 and self.peek(1).text in ("abs", "neg", "sext"))):
+            self.next()
+            inner = self.item() if not self.at("|") else self.source()
+            if inner.neg:
+                raise AsmSyntaxError("invalid syntax, expected 'neg' modifier", token.column)
+            inner.neg = True
+            inner.column = token.column
+            return inner
+        if self.at("|"):
+            self.next()
+            inner = self._source_without_bar()
+            self.expect("|", "expected vertical bar")
+            inner.abs = True
+            inner.column = token.column
+            return inner
+        if self._register_ahead(0):
+            return self.register()
+        if token.kind == "ident":
+            self.next()
+            lower = token.text
+            return Item("word", token.column, lower)
+        value = self.expression(allow_bar=True)
+        if isinstance(value, float):
+            return Item("imm", token.column, token.text, real=value)
+        return Item("imm", token.column, token.text, value=value,
+                    negative_literal=token.text == "-")
+
+    def _source_without_bar(self) -> Item:
+        token = self.peek()
+        if self.at("-") and not self._register_ahead(1):
+            value = self.expression(allow_bar=False)
+            if isinstance(value, float):
+                return Item("imm", token.column, "-", real=value)
+            return Item("imm", token.column, "-", value=value)
+        if self._register_ahead(0):
+            return self.register()
+        if self.at("-"):
+            self.next()
+            inner = self._source_without_bar()
+            inner.neg = True
+            return inner
+        value = self.expression(allow_bar=False)
+        if isinstance(value, float):
+            return Item("imm", token.column, token.text, real=value)
+        return Item("imm", token.column, token.text, value=value)
+
+    def _register_ahead(self, offset: int) -> bool:
+        token = self.peek(offset)
+        if token.kind == "punct" and token.text == "[":
+            nxt = self.peek(offset + 1)
+            return nxt.kind == "ident" and bool(_REGISTER.match(nxt.text))
+        if token.kind != "ident":
+            return False
+        text = token.text
+        if text in SPECIAL_REGISTERS or _REGISTER.match(text):
+            return True
+        return text in _REGISTER_PREFIX and self.at("[", offset + 1)
+
+    def register(self) -> Item:
+        token = self.next()
+        column = token.column
+        if token.text == "[":
+            names: list[tuple[str, int]] = []
+            while True:
+                reg = self.next()
+                match = _REGISTER.match(reg.text)
+                if match is None:
+                    raise AsmSyntaxError("expected a register", reg.column)
+                names.append((match.group(1), int(match.group(2))))
+                if self.at(","):
+                    self.next()
+                    continue
+                self.expect("]", "expected a comma or a closing square bracket")
+                break
+            prefix, first = names[0]
+            for i, (other_prefix, index) in enumerate(names):
+                if other_prefix != prefix or index != first + i:
+                    raise AsmSyntaxError(
+                        "registers in a list must have consecutive indices", column)
+            return Item("reg", column, register_name(prefix, first, len(names), column))
+        text = token.text
+        special = SPECIAL_REGISTERS.get(text)
+        if special is not None:
+            return Item("reg", column, special)
+        match = _REGISTER.match(text)
+        if match is not None:
+            return Item("reg", column, register_name(match.group(1), int(match.group(2)), 1,
+                                                     column))
+        self.expect("[")
+        first = self.expect_int()
+        last = first
+        if self.at(":"):
+            self.next()
+            last = self.expect_int()
+        self.expect("]", "expected a closing square bracket")
+        if last < first:
+            raise AsmSyntaxError("first register index should not exceed second index",
+                                 column)
+        return Item("reg", column, register_name(text, first, last - first + 1, column))
+
+    # -- expressions ------------------------------------------------------------------
+
+    def expression(self, allow_bar: bool, min_precedence: int = 0) -> int | float:
+        left = self.unary(allow_bar)
+        while True:
+            token = self.peek()
+            precedence = _BINARY_PRECEDENCE.get(token.text) if token.kind == "punct" else None
+            if precedence is None or precedence <= min_precedence \
+                    or (token.text == "|" and not allow_bar):
+                return left
+            self.next()
+            right = self.expression(allow_bar, precedence)
+            if isinstance(left, float) or isinstance(right, float):
+                raise AsmSyntaxError("invalid operand for instruction", token.column)
+            left = _binary(token, left, right)
+
+    def unary(self, allow_bar: bool) -> int | float:
+        token = self.next()
+        if token.kind == "int":
+            return int(token.value)
+        if token.kind == "real":
+            return float(token.value)
+        if token.kind == "punct":
+            if token.text == "-":
+                value = self.unary(allow_bar)
+                return -value
+            if token.text == "+":
+                return self.unary(allow_bar)
+            if token.text in ("~", "!"):
+                value = self.unary(allow_bar)
+                if isinstance(value, float):
+                    raise AsmSyntaxError("invalid operand for instruction", token.column)
+                return ~value if token.text == "~" else int(not value)
+            if token.text == "(":
+                value = self.expression(True)
+                self.expect(")", "expected ')'")
+                return value
+        raise AsmSyntaxError("not a valid operand.", token.column)
+
+
+def _binary(token: Token, left: int, right: int) -> int:
+    op = token.text
+    if op in ("/", "%") and right == 0:
+        raise AsmSyntaxError("division by zero", token.column)
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    if op == "/":
+        quotient = abs(left) // abs(right)
+        return quotient if (left >= 0) == (right >= 0) else -quotient
+    if op == "%":
+        return left - right * _binary(Token("punct", "/", 0), left, right)
+    if op == "<<":
+        return (left << (right & 63)) & 0xFFFFFFFFFFFFFFFF
+    if op == ">>":
+        return left >> (right & 63)
+    if op == "&":
+        return left & right
+    if op == "^":
+        return left ^ right
+    return left | right

@@ -1,0 +1,61 @@
+"""Parse one AMDGPU assembly statement into an :class:`MCInst`.
+
+The statement is split into its mnemonic and operand text, the operands are read into
+items (:mod:`asm_operands`) and fitted to the mnemonic's candidate instructions
+(:mod:`asm_matcher`). Errors carry llvm-mc's message and the column it points at.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
+from luthier.frontend.mc.asm_lexer import AsmSyntaxError, tokenize
+from luthier.frontend.mc.asm_matcher import Matcher, MatchError
+from luthier.frontend.mc.asm_operands import OperandReader
+from luthier.frontend.mc.decoder import MCInst
+
+
+class AsmParseError(Exception):
+    """A statement llvm-mc would reject: ``message`` at 0-based ``column``."""
+
+    def __init__(self, message: str, column: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.column = column
+
+
+class AsmParser:
+    """Parses statements of one target."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.matcher = Matcher(isa)
+
+    def parse(self, statement: str, column: int = 0) -> MCInst:
+        """Parse ``statement`` (no comment, no label) that starts at ``column`` of its line."""
+        stripped = statement.lstrip()
+        column += len(statement) - len(stripped)
+        parts = stripped.split(None, 1)
+        mnemonic = parts[0]
+        operand_text = parts[1] if len(parts) > 1 else ""
+        operand_column = column + (len(stripped) - len(operand_text) if operand_text else 0)
+        if self.matcher.lookup(mnemonic) is None:
+            raise AsmParseError("invalid instruction", column)
+        try:
+            items = OperandReader(tokenize(operand_text, operand_column)).read_all()
+        except AsmSyntaxError as error:
+            raise AsmParseError(error.message, error.column) from None
+        try:
+            return self.matcher.match(mnemonic, items)
+        except MatchError as error:
+            where = error.column if error.column >= 0 else column
+            if error.message == "too few operands for instruction":
+                where = column
+            raise AsmParseError(error.message, where) from None
+
+
+@functools.cache
+def parser_for(target: str) -> AsmParser:
+    """The (cached) assembly parser of a processor."""
+    return AsmParser(load_target(target))

@@ -1,0 +1,148 @@
+"""Encodings of the symbolic operand syntaxes: hwreg, sendmsg, waitcnt, swizzle, DPP, SDWA...
+
+Each function turns what the user wrote (already split into names and numbers) into the
+immediate LLVM's parser would put into the MCInst. The names are the inverse of the tables
+in :mod:`luthier.lowering.mc.operand_printers`, so what we print parses back to the same
+value.
+"""
+
+from __future__ import annotations
+
+from luthier.lowering.mc import operand_printers as P
+
+
+class OperandSyntaxError(ValueError):
+    """A symbolic operand with a wrong name or value (message is llvm-mc's where known)."""
+
+
+HWREG_IDS: dict[str, int] = {name: reg for reg, name in P.HWREG_NAMES_GFX9.items()}
+HWREG_IDS_GFX940: dict[str, int] = {name: reg for reg, name in P.HWREG_NAMES_GFX940.items()}
+SENDMSG_IDS: dict[str, int] = {name: msg for msg, name in P.SENDMSG_NAMES_GFX9.items()}
+SYSMSG_OPS: dict[str, int] = {name: op for op, name in P.SYSMSG_OP_NAMES_GFX9.items()}
+GS_OPS: dict[str, int] = {name: op for op, name in P.GS_OP_NAMES.items()}
+SDWA_SELS: dict[str, int] = {name: i for i, name in enumerate(P.SDWA_SEL_NAMES)}
+SDWA_DST_UNUSED: dict[str, int] = {name: i for i, name in enumerate(P.SDWA_DST_UNUSED_NAMES)}
+DFMTS: dict[str, int] = {name: i for i, name in enumerate(P.DFMT_NAMES)}
+NFMTS: dict[str, int] = {name: i for i, name in enumerate(P.NFMT_NAMES_GFX9)}
+GPR_IDX_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(P.GPR_IDX_NAMES)}
+
+
+def hwreg(reg_id: int, offset: int = 0, width: int = 32) -> int:
+    if not 0 <= reg_id < 64:
+        raise OperandSyntaxError("invalid hardware register: only 6-bit values are legal")
+    if not 0 <= offset < 32:
+        raise OperandSyntaxError("invalid bit offset: only 5-bit values are legal")
+    if not 1 <= width <= 32:
+        raise OperandSyntaxError("invalid bitfield width: only values from 1 to 32 are legal")
+    return reg_id | offset << 6 | (width - 1) << 11
+
+
+def sendmsg(msg: int, op: int = 0, stream: int = 0) -> int:
+    return msg | op << 4 | stream << 8
+
+
+#: GFX9 s_waitcnt counters: (bit shift, width) of each piece of the counter's value.
+_WAITCNT_FIELDS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "vmcnt": ((0, 0, 4), (14, 4, 2)),
+    "expcnt": ((4, 0, 3),),
+    "lgkmcnt": ((8, 0, 4),),
+}
+WAITCNT_ALL = 0xC000 | 0x0F | 0x70 | 0xF00
+
+
+def waitcnt_set(current: int, counter: str, value: int) -> int:
+    """Set ``counter`` (``vmcnt``, ``expcnt_sat``...) in a GFX9 waitcnt immediate."""
+    saturate = counter.endswith("_sat")
+    name = counter.removesuffix("_sat")
+    fields = _WAITCNT_FIELDS.get(name)
+    if fields is None:
+        raise OperandSyntaxError("invalid counter name " + counter)
+    limit = sum(1 << width for _, _, width in fields)
+    bits = sum(width for _, _, width in fields)
+    maximum = (1 << bits) - 1
+    if value > maximum or value < 0:
+        if not saturate:
+            raise OperandSyntaxError("too large value for " + counter)
+        value = maximum
+    del limit
+    for inst_lo, var_lo, width in fields:
+        mask = ((1 << width) - 1) << inst_lo
+        current = (current & ~mask) | (((value >> var_lo) & ((1 << width) - 1)) << inst_lo)
+    return current
+
+
+def swizzle(mode: str, args: list[int | str]) -> int:
+    """``offset:swizzle(MODE, ...)`` of ``ds_swizzle_b32``."""
+    ints = [a for a in args if isinstance(a, int)]
+    if mode == "QUAD_PERM":
+        if len(ints) != 4 or any(not 0 <= lane < 4 for lane in ints):
+            raise OperandSyntaxError("expected a 2-bit lane id")
+        return 0x8000 | sum(lane << (2 * i) for i, lane in enumerate(ints))
+    if mode == "BITMASK_PERM":
+        if len(args) != 1 or not isinstance(args[0], str) or len(args[0]) != 5:
+            raise OperandSyntaxError("expected a 5-character mask")
+        and_mask = or_mask = xor_mask = 0
+        for i, char in enumerate(args[0]):
+            bit = 1 << (4 - i)
+            if char == "1":
+                or_mask |= bit
+            elif char == "p":
+                and_mask |= bit
+            elif char == "i":
+                and_mask |= bit
+                xor_mask |= bit
+            elif char != "0":
+                raise OperandSyntaxError("invalid mask")
+        return and_mask | or_mask << 5 | xor_mask << 10
+    if mode == "BROADCAST":
+        if len(ints) != 2 or ints[0] not in (2, 4, 8, 16, 32) or not 0 <= ints[1] < ints[0]:
+            raise OperandSyntaxError("group size must be a power of two")
+        return (0x20 - ints[0]) | ints[1] << 5
+    if mode == "SWAP":
+        if len(ints) != 1 or ints[0] not in (1, 2, 4, 8, 16):
+            raise OperandSyntaxError("group size must be a power of two")
+        return 0x1F | ints[0] << 10
+    if mode == "REVERSE":
+        if len(ints) != 1 or ints[0] not in (2, 4, 8, 16, 32):
+            raise OperandSyntaxError("group size must be a power of two")
+        return 0x1F | (ints[0] - 1) << 10
+    raise OperandSyntaxError("expected a swizzle mode")
+
+
+_DPP_FIXED = {"row_mirror": 0x140, "row_half_mirror": 0x141}
+_DPP_RANGES = {"row_shl": (0x100, 1, 15), "row_shr": (0x110, 1, 15),
+               "row_ror": (0x120, 1, 15), "row_newbcast": (0x150, 0, 15)}
+_DPP_WAVE = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}
+
+
+def dpp_ctrl(name: str, value: int | list[int] | None, gfx90a: bool) -> int:
+    """A ``dpp_ctrl`` spelled ``quad_perm:[..]``, ``row_shl:n``, ``row_mirror``..."""
+    if name in _DPP_FIXED and value is None:
+        return _DPP_FIXED[name]
+    if name == "quad_perm" and isinstance(value, list):
+        if len(value) != 4 or any(not 0 <= lane < 4 for lane in value):
+            raise OperandSyntaxError("invalid quad_perm lane")
+        return sum(lane << (2 * i) for i, lane in enumerate(value))
+    if isinstance(value, int):
+        if name in _DPP_RANGES:
+            if name == "row_newbcast" and not gfx90a:
+                raise OperandSyntaxError("not a valid operand.")
+            base, low, high = _DPP_RANGES[name]
+            if not low <= value <= high:
+                raise OperandSyntaxError("invalid " + name + " value")
+            return base + value
+        if name in _DPP_WAVE:
+            if value != 1:
+                raise OperandSyntaxError("invalid " + name + " value")
+            return _DPP_WAVE[name]
+        if name == "row_bcast":
+            if value == 15:
+                return 0x142
+            if value == 31:
+                return 0x143
+            raise OperandSyntaxError("invalid row_bcast value")
+    raise OperandSyntaxError("invalid dpp_ctrl value")
+
+
+DPP_CTRL_NAMES = frozenset({"quad_perm", *_DPP_FIXED, *_DPP_RANGES, *_DPP_WAVE,
+                            "row_bcast"})

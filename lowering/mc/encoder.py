@@ -1,0 +1,317 @@
+"""Table-driven AMDGPU instruction encoder: :class:`MCInst` -> bytes.
+
+The inverse of :mod:`luthier.frontend.mc.decoder`: an instruction's fixed bits, then every
+operand's value scattered into its encoding fields. The output is canonical in LLVM's sense
+(what ``llvm-mc -show-encoding`` prints, including in disassembly mode, where llvm-mc
+re-encodes what it decoded): an immediate is an inline constant whenever its operand type
+allows one, otherwise the 255 marker plus one trailing literal dword. To re-emit the exact
+bytes an instruction was decoded from, use ``MCInst.encoding`` instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+from collections.abc import Callable
+
+from luthier.amdgpu_dialects.isa import registers as R
+from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Operand
+
+
+class EncodeError(Exception):
+    """The instruction's operands cannot be encoded (wrong kind of value, bad register)."""
+
+
+_SPECIAL_ENCODING: dict[str, int] = {
+    **{name: value for value, name in R.SPECIAL_32.items()},
+    **{name: value for value, name in R.SPECIAL_64.items()},
+}
+
+
+def register_encoding(name: str) -> int:
+    """LLVM's hardware encoding of a register (first register of a tuple).
+
+    VGPRs and AGPRs are 256 + index in the source operand space; AGPRs also set bit 9 (the
+    ``acc`` bit of the operands that can name either file).
+    """
+    special = _SPECIAL_ENCODING.get(name)
+    if special is not None:
+        return special
+    if name.startswith("ttmp"):
+        prefix, rest = "ttmp", name[4:]
+    else:
+        prefix, rest = name[:1], name[1:]
+    if rest.startswith("["):
+        rest = rest[1:].split(":", 1)[0].rstrip("]")
+    if not rest.isdigit() or prefix not in ("s", "v", "a", "ttmp"):
+        raise EncodeError(f"cannot encode register '{name}'")
+    index = int(rest)
+    if prefix == "s":
+        return index
+    if prefix == "ttmp":
+        return R.TTMP_MIN + index
+    if prefix == "v":
+        return R.VGPR_MIN + index
+    return R.VGPR_MIN + R.AGPR_BIT + index
+
+
+# -- inline constants --------------------------------------------------------------------
+
+_FP32_INLINE = {0x3F000000: 240, 0xBF000000: 241, 0x3F800000: 242, 0xBF800000: 243,
+                0x40000000: 244, 0xC0000000: 245, 0x40800000: 246, 0xC0800000: 247,
+                0x3E22F983: 248}
+_FP64_INLINE = {0x3FE0000000000000: 240, 0xBFE0000000000000: 241, 0x3FF0000000000000: 242,
+                0xBFF0000000000000: 243, 0x4000000000000000: 244, 0xC000000000000000: 245,
+                0x4010000000000000: 246, 0xC010000000000000: 247, 0x3FC45F306DC9C882: 248}
+_FP16_INLINE = {0x3800: 240, 0xB800: 241, 0x3C00: 242, 0xBC00: 243, 0x4000: 244,
+                0xC000: 245, 0x4400: 246, 0xC400: 247, 0x3118: 248}
+_BF16_INLINE = {0x3F00: 240, 0xBF00: 241, 0x3F80: 242, 0xBF80: 243, 0x4000: 244,
+                0xC000: 245, 0x4080: 246, 0xC080: 247, 0x3E22: 248}
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _int_inline(value: int) -> int | None:
+    if 0 <= value <= 64:
+        return R.INLINE_INT_MIN + value
+    if -16 <= value <= -1:
+        return R.INLINE_INT_POSITIVE_MAX - value
+    return None
+
+
+def _lit32(value: int) -> int:
+    return _int_inline(_signed(value, 32)) or _FP32_INLINE.get(value & 0xFFFFFFFF, R.LITERAL)
+
+
+def _lit64(value: int) -> int:
+    return _int_inline(_signed(value, 64)) or _FP64_INLINE.get(
+        value & 0xFFFFFFFFFFFFFFFF, R.LITERAL)
+
+
+def _lit16(value: int) -> int:
+    return _int_inline(_signed(value, 16)) or _FP16_INLINE.get(value & 0xFFFF, R.LITERAL)
+
+
+def _lit_bf16(value: int) -> int:
+    return _int_inline(_signed(value, 16)) or _BF16_INLINE.get(value & 0xFFFF, R.LITERAL)
+
+
+def _v2i16(value: int) -> int:
+    """Packed 16-bit integers: inline when the value is a 32-bit inline constant or a
+    16-bit integer inline constant in the low half with a zero high half."""
+    encoding = _lit32(value)
+    if encoding != R.LITERAL:
+        return encoding
+    value &= 0xFFFFFFFF
+    if value >> 16 == 0:
+        return _int_inline(_signed(value, 16)) or R.LITERAL
+    return R.LITERAL
+
+
+def _v2f16(value: int) -> int:
+    """Packed halves: like :func:`_v2i16`, plus fp16 constants in the low half."""
+    encoding = _lit32(value)
+    if encoding != R.LITERAL:
+        return encoding
+    value &= 0xFFFFFFFF
+    if value >> 16 == 0:
+        return _lit16(value)
+    return R.LITERAL
+
+
+def _v2bf16(value: int) -> int:
+    encoding = _lit32(value)
+    if encoding != R.LITERAL:
+        return encoding
+    value &= 0xFFFFFFFF
+    if value >> 16 == 0:
+        return _lit_bf16(value)
+    return R.LITERAL
+
+
+_LIT_BY_TYPE: dict[str, Callable[[int], int]] = {}
+for _t in ("IMM_INT32", "IMM_FP32", "IMM_FP32_DEFERRED", "INLINE_C_INT32", "INLINE_C_FP32",
+           "INLINE_AC_INT32", "INLINE_AC_FP32", "IMM_V2INT32", "IMM_V2FP32",
+           "INLINE_C_V2INT32", "INLINE_C_V2FP32", "IMM_INT16", "INLINE_C_INT16",
+           "INLINE_AC_INT16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _lit32
+_LIT_BY_TYPE["OPERAND_INLINE_SPLIT_BARRIER_INT32"] = _lit32
+for _t in ("IMM_INT64", "IMM_FP64", "INLINE_C_INT64", "INLINE_C_FP64", "INLINE_AC_FP64"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _lit64
+for _t in ("IMM_FP16", "IMM_FP16_DEFERRED", "INLINE_C_FP16", "INLINE_AC_FP16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _lit16
+for _t in ("IMM_BF16", "IMM_BF16_DEFERRED", "INLINE_C_BF16", "INLINE_AC_BF16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _lit_bf16
+for _t in ("IMM_V2INT16", "INLINE_C_V2INT16", "INLINE_AC_V2INT16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _v2i16
+for _t in ("IMM_V2FP16", "INLINE_C_V2FP16", "INLINE_AC_V2FP16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _v2f16
+for _t in ("IMM_V2BF16", "INLINE_C_V2BF16", "INLINE_AC_V2BF16"):
+    _LIT_BY_TYPE["OPERAND_REG_" + _t] = _v2bf16
+
+
+def literal_encoding(value: int, operand_type: str) -> int | None:
+    """The source-field value for immediate ``value`` of ``operand_type``: an inline
+    constant's code, 255 for a literal, or None when the type takes no source immediates."""
+    lit = _LIT_BY_TYPE.get(operand_type)
+    return None if lit is None else lit(value)
+
+
+def is_inline_constant(value: int, operand_type: str) -> bool:
+    encoding = literal_encoding(value, operand_type)
+    return encoding is not None and encoding != R.LITERAL
+
+
+# -- per-operand encoders -----------------------------------------------------------------
+
+#: Raw field value and, for a literal, the literal dword.
+OperandEncoder = Callable[[Operand], tuple[int, int | None]]
+
+
+def _plain_immediate(value: Operand) -> tuple[int, int | None]:
+    if isinstance(value, str):
+        raise EncodeError(f"register '{value}' where an immediate is expected")
+    return (value or 0), None
+
+
+class OperandEncoders:
+    """Builds the encoder for each operand kind of a target (keyed by decoder method)."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self._cache: dict[str, OperandEncoder] = {}
+
+    def for_kind(self, kind: OperandKind) -> OperandEncoder:
+        cached = self._cache.get(kind.name)
+        if cached is None:
+            cached = self._build(kind)
+            self._cache[kind.name] = cached
+        return cached
+
+    def _build(self, kind: OperandKind) -> OperandEncoder:
+        method = kind.decoder_method
+        if method == "decodeSDWASrc16" or method == "decodeSDWASrc32":
+            return self._sdwa_src(kind)
+        if method == "decodeSDWAVopcDst":
+            return _sdwa_vopc_dst
+        if method == "decodeOperand_KImmFP":
+            return _plain_immediate
+        lit = _LIT_BY_TYPE.get(kind.operand_type)
+        if lit is None and not kind.is_register:
+            return _plain_immediate
+        is_fp64 = kind.operand_type.endswith("FP64")
+
+        def encode(value: Operand) -> tuple[int, int | None]:
+            if isinstance(value, str):
+                return register_encoding(value), None
+            if value is None:
+                return 0, None
+            if lit is None:
+                raise EncodeError(f"immediate {value} where a register is expected")
+            code = lit(value)
+            if code != R.LITERAL:
+                return code, None
+            if is_fp64:
+                return code, (value >> 32) & 0xFFFFFFFF
+            return code, value & 0xFFFFFFFF
+
+        return encode
+
+    def _sdwa_src(self, kind: OperandKind) -> OperandEncoder:
+        """SDWA sources: VGPR index, or 256 + the source-space code of anything else."""
+        lit = _LIT_BY_TYPE.get(kind.operand_type, _lit32)
+
+        def encode(value: Operand) -> tuple[int, int | None]:
+            if isinstance(value, str):
+                code = register_encoding(value)
+                return (code - R.VGPR_MIN if code & R.VGPR_MIN else code | R.VGPR_MIN), None
+            if value is None:
+                return 0, None
+            code = lit(value)
+            if code == R.LITERAL:
+                raise EncodeError("SDWA operands cannot be literals")
+            return code | R.VGPR_MIN, None
+
+        return encode
+
+
+def _sdwa_vopc_dst(value: Operand) -> tuple[int, int | None]:
+    if value in ("vcc", "vcc_lo") or value is None:
+        return 0, None
+    if not isinstance(value, str):
+        raise EncodeError("SDWA compare destination must be a register")
+    return 0x80 | register_encoding(value), None
+
+
+# -- the encoder --------------------------------------------------------------------------
+
+_Fields = tuple[tuple[int, int, int], ...]
+_Plan = tuple[tuple[int, _Fields, OperandEncoder], ...]
+
+
+class Encoder:
+    """Encodes :class:`MCInst` values of one target."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.operand_encoders = OperandEncoders(isa)
+        self._plans: dict[str, tuple[_Plan, int]] = {}
+
+    def _plan(self, inst: InstrDef) -> tuple[_Plan, int]:
+        cached = self._plans.get(inst.name)
+        if cached is not None:
+            return cached
+        steps: list[tuple[int, _Fields, OperandEncoder]] = []
+        for index, slot in enumerate(inst.operands):
+            if slot.fields:
+                steps.append((index, slot.fields,
+                              self.operand_encoders.for_kind(slot.kind)))
+        cached = (tuple(steps), _implicit_bits(inst))
+        self._plans[inst.name] = cached
+        return cached
+
+    def encode(self, inst: MCInst) -> bytes:
+        """The canonical bytes of ``inst``; raises :class:`EncodeError`."""
+        desc = inst.desc
+        plan, implicit = self._plan(desc)
+        word = desc.value | implicit
+        literal: int | None = None
+        for index, fields, encode in plan:
+            raw, lit = encode(inst.operands[index])
+            if lit is not None and literal is None:
+                literal = lit
+            for inst_lo, var_lo, width in fields:
+                word |= ((raw >> var_lo) & ((1 << width) - 1)) << inst_lo
+        data = word.to_bytes(desc.size, "little")
+        # GFX9 has no VOP3 literals: only 32-bit encodings carry one, and not those whose
+        # constant is a mandatory K operand encoded in place.
+        if literal is not None and desc.size == 4 and not desc.has("imm"):
+            data += struct.pack("<I", literal)
+        return data
+
+
+def _implicit_bits(inst: InstrDef) -> int:
+    """Bits LLVM's emitter sets beyond the operands: unused op_sel_hi bits of VOP3P."""
+    if "VOP3P" not in inst.classes and inst.name not in (
+            "V_ACCVGPR_READ_B32_vi", "V_ACCVGPR_WRITE_B32_vi"):
+        return 0
+    hi0, hi1, hi2 = 1 << 59, 1 << 60, 1 << 14
+    if inst.has("op_sel_hi"):
+        if inst.has("src2"):
+            return 0
+        if inst.has("src1"):
+            return hi2
+        if inst.has("src0"):
+            return hi1 | hi2
+    return hi0 | hi1 | hi2
+
+
+@functools.cache
+def encoder_for(target: str) -> Encoder:
+    """The (cached) encoder of a processor; raises ``UnknownTargetError``."""
+    return Encoder(load_target(target))
