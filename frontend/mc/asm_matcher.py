@@ -200,6 +200,7 @@ class Matcher:
                 raise MatchError("invalid operand for instruction", item.column, matched)
             self._named(pattern, item, operands, assigned)
             matched += 1
+        self._check_required(inst, operands, assigned, matched)
         self._defaults(inst, operands, assigned)
         if len(literals) > 1:
             raise MatchError("only one unique literal operand is allowed", -1, 50)
@@ -291,6 +292,20 @@ class Matcher:
                 return
         raise MatchError("invalid operand for instruction", item.column, 4)
 
+    def _check_required(self, inst: InstrDef, operands: list[Operand], assigned: list[bool],
+                        matched: int) -> None:
+        """Named operands that select a variant: an SMEM ``offset:`` next to an SGPR
+        offset, and the ``glc`` that distinguishes a returning atomic."""
+        for index, slot in enumerate(inst.operands):
+            kind = slot.kind
+            if kind.print_method == "printSMEMOffsetMod" and not assigned[index]:
+                raise MatchError("too few operands for instruction", -1, matched)
+            if kind.match_class in ("CPol_GLC", "CPol_NonGLC"):
+                value = operands[index] if assigned[index] else 0
+                glc = isinstance(value, int) and bool(value & 1)
+                if glc != (kind.match_class == "CPol_GLC"):
+                    raise MatchError("invalid operand for instruction", -1, matched)
+
     def _defaults(self, inst: InstrDef, operands: list[Operand], assigned: list[bool]) -> None:
         packed = "IsPacked" in inst.classes
         for index, slot in enumerate(inst.operands):
@@ -325,9 +340,6 @@ class Matcher:
                     value = operands[inst.index[mods_name]]
                     operands[inst.index[mods_name]] = (value if isinstance(value, int)
                                                        else 0) | _OP_SEL_1
-        if "IsAtomicRet" in inst.classes and inst.has("cpol"):
-            value = operands[inst.index["cpol"]]
-            operands[inst.index["cpol"]] = (value if isinstance(value, int) else 0) | 1
 
 
 def _explicit(inst: InstrDef, assigned: list[bool], name: str) -> bool:
