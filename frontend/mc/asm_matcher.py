@@ -17,6 +17,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.frontend.mc import operand_syntax as S
 from luthier.frontend.mc.asm_operands import Item
@@ -177,7 +178,7 @@ class Matcher:
             steps.append(("word", "vcc"))
         matched = 0
         for step_kind, step in steps:
-            while pos < len(items) and _is_named_item(items[pos], step_kind, step):
+            while pos < len(items) and _is_named_item(items[pos], step_kind, step, inst):
                 named_items.append(items[pos])
                 pos += 1
             if pos >= len(items):
@@ -241,7 +242,8 @@ class Matcher:
         rc = kind.register_class
         if item.kind == "reg" or (item.kind == "word" and item.text == "scc" and rc):
             name = "src_scc" if item.kind == "word" else item.text
-            if rc is None or not rc.contains(name):
+            if rc is None or not (rc.contains(name) or (
+                    name in INLINE_VALUE_REGISTERS and "s" in rc.files)):
                 raise MatchError("invalid operand for instruction", item.column, 2)
             return name
         if item.kind != "imm":
@@ -347,9 +349,14 @@ def _explicit(inst: InstrDef, assigned: list[bool], name: str) -> bool:
     return inst.has(name) and assigned[inst.index[name]]
 
 
-def _is_named_item(item: Item, step_kind: str, step: int | str) -> bool:
+def _is_named_item(item: Item, step_kind: str, step: int | str, inst: InstrDef) -> bool:
     if item.kind == "named":
         return True
+    if item.kind == "word" and item.text == "scc" and step_kind == "slot" \
+            and isinstance(step, int):
+        rc = inst.operands[step].kind.register_class
+        if rc is not None and "s" in rc.files:
+            return False
     if item.kind == "word" and item.text.lower() in FLAG_WORDS:
         return not (step_kind == "word" and item.text.lower() == step)
     return False
@@ -385,6 +392,8 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
             if encoding == 255:
                 value &= 0xFFFFFFFF00000000
             return value
+        if "INT16" in operand_type and "V2" not in operand_type:
+            return _fp_bits(item.real, 32)
         return _fp_bits(item.real, bits)
     value = item.value
     if bits == 64:
@@ -393,6 +402,12 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
         if not -(1 << 63) <= value < (1 << 64):
             return None
         return (value & 0xFFFFFFFF) << 32 if is_fp else value & 0xFFFFFFFF
+    if bits == 16 and "INT16" in operand_type and "V2" not in operand_type:
+        if -16 <= value <= 64:
+            return value
+        if not -(1 << 31) <= value < (1 << 32):
+            return None
+        return value & 0xFFFF
     if bits == 16:
         if not -(1 << 15) <= value < (1 << 16):
             if not -(1 << 31) <= value < (1 << 32):
@@ -500,8 +515,7 @@ def _packed(name: str, bit: int) -> NamedHandler:
             raise MatchError("invalid " + name + " value.", item.column, 6)
         sources = [s for s in ("src0", "src1", "src2") if inst.has(s)]
         has_dst = name == "op_sel" and "VOP3_OPSEL" in inst.classes
-        if len(values) != len(sources) + (1 if has_dst else 0) and \
-                len(values) != len(sources):
+        if not 1 <= len(values) <= len(sources) + (1 if has_dst else 0):
             raise MatchError("invalid " + name + " value.", item.column, 6)
         for i, src in enumerate(sources):
             mods_index = inst.index.get(src + "_modifiers")
