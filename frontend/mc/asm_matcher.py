@@ -77,8 +77,8 @@ def _is_named(kind: OperandKind) -> bool:
     return method in _NAMED_PRINT or method.startswith("printNamedBit:")
 
 
-def _pattern(inst: InstrDef) -> Pattern:
-    asm = inst.asm
+def _pattern(inst: InstrDef, asm: str | None = None) -> Pattern:
+    asm = inst.asm if asm is None else asm
     first_space = re.search(r"[\s$]", asm)
     body = asm[first_space.start():] if first_space else ""
     positional: list[tuple[str, int | str]] = []
@@ -120,6 +120,14 @@ class Matcher:
             for key in sorted(keys):
                 if key:
                     candidates.setdefault(key.lower(), []).append(pattern)
+        for alias in isa.aliases:
+            mnemonic = alias.asm.split()[0] if alias.asm.split() else ""
+            target = isa.by_name.get(alias.inst)
+            names = [a or b for a, b in re.findall(r"\$\{(\w+)\}|\$(\w+)", alias.asm)]
+            if target is None or mnemonic != mnemonic.lower() or \
+                    any(not target.has(n) for n in names):
+                continue
+            candidates.setdefault(mnemonic, []).append(_pattern(target, alias.asm))
         for patterns in candidates.values():
             patterns.sort(key=lambda p: _VARIANT_ORDER.get(p.inst.variant, 4))
         self.candidates = candidates
