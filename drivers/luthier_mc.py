@@ -20,6 +20,7 @@ from typing import TextIO
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError
 from luthier.frontend.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
 from luthier.frontend.mc.hex_input import ByteChunk, HexInputError, parse_hex_input
+from luthier.lowering.mc.encoder import EncodeError, Encoder, encoder_for
 from luthier.lowering.mc.printer import InstPrinter, printer_for
 
 ENCODING_COLUMN = 40
@@ -44,6 +45,7 @@ class Disassembly:
                  source_name: str) -> None:
         self.decoder: Decoder = decoder_for(target)
         self.printer: InstPrinter = printer_for(target)
+        self.encoder: Encoder = encoder_for(target)
         self.show_encoding = show_encoding
         self.out = out
         self.err = err
@@ -79,6 +81,11 @@ class Disassembly:
     def emit(self, inst: MCInst, encoding: bytes) -> None:
         text = self.printer.print(inst)
         if self.show_encoding:
+            # llvm-mc shows its canonical re-encoding of what it decoded, not the input.
+            try:
+                encoding = self.encoder.encode(inst)
+            except EncodeError:
+                pass
             self.out.write(format_with_encoding(text, encoding) + "\n")
         else:
             self.out.write(f"\t{text}\n")

@@ -279,7 +279,7 @@ class Matcher:
             raise MatchError("invalid operand for instruction", item.column, 2)
         method = kind.print_method
         if method in ("printU16ImmOperand",) and not -(1 << 15) <= item.value < (1 << 16):
-            raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
+            raise MatchError("invalid operand for instruction", item.column, 5)
         if method in ("printHwreg", "printSendMsg", "printSWaitCnt") and \
                 not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
