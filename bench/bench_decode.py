@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import pstats
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -129,14 +131,45 @@ def decode_and_print(decoder: Decoder, printer: InstPrinter, functions: list[Fun
     return chars
 
 
-def best_of(runs: int, action: Callable[[], object]) -> float:
-    """The smallest wall time of ``runs`` calls: the least disturbed by other processes."""
-    best = float("inf")
+@dataclass(frozen=True)
+class Timing:
+    """Best wall time and best CPU time (seconds) over several runs.
+
+    Wall time is what a user waits; CPU time (this process's, or the child's for
+    llvm-objdump) is what the work costs, and is far less disturbed when other jobs share
+    the machine's two cores, so both are kept.
+    """
+
+    wall: float
+    cpu: float
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def print_all(printer: InstPrinter, instructions: list[MCInst]) -> int:
+    """Print already-decoded instructions: the printer's share of decode + print."""
+    print_inst = printer.print
+    return sum(len(print_inst(inst)) for inst in instructions)
+
+
+def best_of(runs: int, action: Callable[[], object], child: bool = False) -> Timing:
+    """The smallest times of ``runs`` calls: the least disturbed by other processes.
+
+    ``child`` measures the CPU time of the subprocesses ``action`` waits for instead of
+    this process's own.
+    """
+    cpu_clock = _children_cpu if child else time.process_time
+    wall = cpu = float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
+        gc.collect()
+        start_wall, start_cpu = time.perf_counter(), cpu_clock()
         action()
-        best = min(best, time.perf_counter() - start)
-    return best
+        cpu = min(cpu, cpu_clock() - start_cpu)
+        wall = min(wall, time.perf_counter() - start_wall)
+    return Timing(wall, cpu)
 
 
 def objdump_command(objdump: str, mcpu: str, path: Path, copies: int = 1) -> list[str]:
@@ -150,13 +183,13 @@ def count_objdump_instructions(objdump: str, mcpu: str, path: Path) -> int:
     return sum(1 for line in output.splitlines() if OBJDUMP_INSTRUCTION.match(line))
 
 
-def time_objdump(objdump: str, mcpu: str, path: Path, runs: int, copies: int = 1) -> float:
+def time_objdump(objdump: str, mcpu: str, path: Path, runs: int, copies: int = 1) -> Timing:
     command = objdump_command(objdump, mcpu, path, copies)
 
     def run() -> None:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
-    return best_of(runs, run)
+    return best_of(runs, run, child=True)
 
 
 @dataclass
@@ -170,6 +203,38 @@ class ProfileRow:
 
 
 @dataclass
+class Figures:
+    """The times and rates of one code object by one clock (``wall`` or ``cpu``)."""
+
+    clock: str
+    decode_seconds: float
+    decode_print_seconds: float
+    #: Printing the decoded instructions alone.
+    print_seconds: float
+    decode_rate: float
+    decode_print_rate: float
+    print_rate: float
+    objdump_seconds: float | None = None
+    #: One run over ``TargetResult.objdump_copies`` copies of the file.
+    objdump_copies_seconds: float | None = None
+    objdump_rate: float | None = None
+    #: llvm-objdump's rate without its start-up: extra copies over extra time.
+    objdump_marginal_rate: float | None = None
+    #: luthier decode+print rate / llvm-objdump rate (and / marginal rate).
+    ratio: float | None = None
+    ratio_marginal: float | None = None
+
+    def add_objdump(self, count: int, copies: int, one: float, many: float | None) -> None:
+        self.objdump_seconds = one
+        self.objdump_rate = count / one
+        self.ratio = self.decode_print_rate / self.objdump_rate
+        self.objdump_copies_seconds = many
+        if many is not None and many > one:
+            self.objdump_marginal_rate = count * (copies - 1) / (many - one)
+            self.ratio_marginal = self.decode_print_rate / self.objdump_marginal_rate
+
+
+@dataclass
 class TargetResult:
     """The figures of one code object."""
 
@@ -178,19 +243,10 @@ class TargetResult:
     functions: int
     instructions: int
     bytes: int
-    decode_seconds: float
-    decode_print_seconds: float
-    decode_rate: float
-    decode_print_rate: float
+    wall: Figures
+    cpu: Figures
     objdump_instructions: int | None = None
-    objdump_seconds: float | None = None
-    #: Wall time of one run over ``objdump_copies`` copies of the file.
     objdump_copies: int = 0
-    objdump_copies_seconds: float | None = None
-    objdump_rate: float | None = None
-    objdump_marginal_rate: float | None = None
-    ratio: float | None = None
-    ratio_marginal: float | None = None
     profile_total_seconds: float = 0.0
     profile_by_own: list[ProfileRow] = field(default_factory=lambda: [])
     profile_by_cumulative: list[ProfileRow] = field(default_factory=lambda: [])
@@ -244,33 +300,31 @@ def bench_target(
     # programs), which a long-running lifter pays once.
     instructions = decode_functions(decoder, functions)
     decode_and_print(decoder, printer, functions)
-    decode_seconds = best_of(runs, lambda: decode_functions(decoder, functions))
-    decode_print_seconds = best_of(runs, lambda: decode_and_print(decoder, printer, functions))
+    decode = best_of(runs, lambda: decode_functions(decoder, functions))
+    decode_print = best_of(runs, lambda: decode_and_print(decoder, printer, functions))
+    printing = best_of(runs, lambda: print_all(printer, instructions))
     count = len(instructions)
+    wall, cpu = (
+        Figures(clock, d, dp, pr, count / d, count / dp, count / pr)
+        for clock, d, dp, pr in (("wall", decode.wall, decode_print.wall, printing.wall),
+                                 ("cpu", decode.cpu, decode_print.cpu, printing.cpu))
+    )
     result = TargetResult(
         target=target,
         code_object=str(path),
         functions=len(functions),
         instructions=count,
         bytes=sum(len(function.data) for function in functions),
-        decode_seconds=decode_seconds,
-        decode_print_seconds=decode_print_seconds,
-        decode_rate=count / decode_seconds,
-        decode_print_rate=count / decode_print_seconds,
+        wall=wall,
+        cpu=cpu,
     )
     if objdump is not None:
         objdump_count = count_objdump_instructions(objdump, target, path)
-        seconds = time_objdump(objdump, target, path, runs)
-        result.objdump_instructions = objdump_count
-        result.objdump_seconds = seconds
-        result.objdump_rate = objdump_count / seconds
-        result.ratio = result.decode_print_rate / result.objdump_rate
-        if copies > 1:
-            many = time_objdump(objdump, target, path, runs, copies)
-            result.objdump_copies, result.objdump_copies_seconds = copies, many
-            if many > seconds:
-                result.objdump_marginal_rate = objdump_count * (copies - 1) / (many - seconds)
-                result.ratio_marginal = result.decode_print_rate / result.objdump_marginal_rate
+        one = time_objdump(objdump, target, path, runs)
+        many = time_objdump(objdump, target, path, runs, copies) if copies > 1 else None
+        result.objdump_instructions, result.objdump_copies = objdump_count, copies
+        wall.add_objdump(objdump_count, copies, one.wall, many.wall if many else None)
+        cpu.add_objdump(objdump_count, copies, one.cpu, many.cpu if many else None)
     total, by_own, by_cumulative = profile(decoder, printer, functions, top)
     result.profile_total_seconds = total
     result.profile_by_own = by_own
@@ -311,37 +365,46 @@ def format_report(results: list[TargetResult], runs: int, revision: str) -> str:
         "",
     ]
     header = (
-        f"{'target':<8} {'insts':>7} {'decode':>10} {'dec+print':>10} {'objdump':>10} "
-        f"{'objdump*':>10} {'ratio':>6} {'ratio*':>6}"
+        f"{'target':<8} {'clock':<5} {'insts':>6} {'decode':>9} {'dec+print':>9} "
+        f"{'objdump':>9} {'objdump*':>9} {'ratio':>6} {'ratio*':>6}"
     )
     lines += [header, "-" * len(header)]
     for r in results:
-        lines.append(
-            f"{r.target:<8} {r.instructions:>7} {_rate(r.decode_rate):>10} "
-            f"{_rate(r.decode_print_rate):>10} {_rate(r.objdump_rate):>10} "
-            f"{_rate(r.objdump_marginal_rate):>10} {_ratio(r.ratio):>6} "
-            f"{_ratio(r.ratio_marginal):>6}"
-        )
+        for f in (r.wall, r.cpu):
+            lines.append(
+                f"{r.target:<8} {f.clock:<5} {r.instructions:>6} {_rate(f.decode_rate):>9} "
+                f"{_rate(f.decode_print_rate):>9} {_rate(f.objdump_rate):>9} "
+                f"{_rate(f.objdump_marginal_rate):>9} {_ratio(f.ratio):>6} "
+                f"{_ratio(f.ratio_marginal):>6}"
+            )
     lines += [
         "",
-        "objdump: llvm-objdump -d wall time, its own instruction count (it also disassembles",
-        "  inter-function padding); objdump*: its marginal rate, start-up taken out (one run",
-        "  over N copies of the file). ratio(*) = luthier decode+print rate / objdump(*) rate.",
+        "wall: elapsed time; cpu: CPU time of this process (of llvm-objdump for its columns),",
+        "  steadier when the machine is busy. objdump: llvm-objdump -d over the file, counted",
+        "  with its own instruction count (it also disassembles inter-function padding);",
+        "  objdump*: its marginal rate, start-up taken out (one run over N copies of the",
+        "  file). ratio(*) = luthier decode+print rate / objdump(*) rate.",
     ]
     for r in results:
         lines += ["", f"== {r.target}: {r.code_object}"]
         lines.append(
-            f"   {r.functions} functions, {r.bytes} bytes, {r.instructions} instructions; "
-            f"decode {r.decode_seconds * 1e3:.1f} ms, decode+print "
-            f"{r.decode_print_seconds * 1e3:.1f} ms"
+            f"   {r.functions} functions, {r.bytes} bytes, {r.instructions} instructions"
         )
-        if r.objdump_seconds is not None:
-            many = ("" if r.objdump_copies_seconds is None else
-                    f"; {r.objdump_copies} copies in {r.objdump_copies_seconds * 1e3:.1f} ms")
+        for f in (r.wall, r.cpu):
             lines.append(
-                f"   llvm-objdump: {r.objdump_instructions} instructions, "
-                f"{r.objdump_seconds * 1e3:.1f} ms{many}"
+                f"   {f.clock}: decode {f.decode_seconds * 1e3:.1f} ms, print alone "
+                f"{f.print_seconds * 1e3:.1f} ms ({_rate(f.print_rate)}/s), decode+print "
+                f"{f.decode_print_seconds * 1e3:.1f} ms"
             )
+        one, many = r.wall.objdump_seconds, r.wall.objdump_copies_seconds
+        if one is not None:
+            copies = "" if many is None else f"; {r.objdump_copies} copies in {many * 1e3:.1f} ms"
+            lines.append(f"   llvm-objdump: {r.objdump_instructions} instructions, "
+                         f"{one * 1e3:.1f} ms{copies} (wall)")
+        if r.cpu.objdump_seconds is not None:
+            many_cpu = r.cpu.objdump_copies_seconds
+            copies = "" if many_cpu is None else f"; copies {many_cpu * 1e3:.1f} ms"
+            lines.append(f"   llvm-objdump: {r.cpu.objdump_seconds * 1e3:.1f} ms{copies} (cpu)")
         total = r.profile_total_seconds or 1.0
         lines.append(f"   profile of one decode+print run (cProfile, {total * 1e3:.0f} ms):")
         for title, rows in (("own time", r.profile_by_own),

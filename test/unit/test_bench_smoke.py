@@ -119,11 +119,14 @@ def test_benchmark_runs_on_a_tiny_input(tmp_path: Path) -> None:
     (result,) = document["results"]
     assert result["target"] == "gfx90a"
     assert result["instructions"] > 10
-    assert result["decode_rate"] > 0 and result["decode_print_rate"] > 0
     assert result["profile_by_own"], "the profile should list functions"
+    for clock in ("wall", "cpu"):
+        figures = result[clock]
+        assert figures["decode_rate"] > 0 and figures["decode_print_rate"] > 0
+        if shutil.which(OBJDUMP) is not None:
+            assert figures["ratio"] > 0
     if shutil.which(OBJDUMP) is not None:
         assert result["objdump_instructions"] >= result["instructions"]
-        assert result["ratio"] > 0
 
 
 @needs_objdump
