@@ -12,6 +12,7 @@ command line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import sys
 from collections.abc import Sequence
@@ -82,10 +83,8 @@ class Disassembly:
         text = self.printer.print(inst)
         if self.show_encoding:
             # llvm-mc shows its canonical re-encoding of what it decoded, not the input.
-            try:
+            with contextlib.suppress(EncodeError):
                 encoding = self.encoder.encode(inst)
-            except EncodeError:
-                pass
             self.out.write(format_with_encoding(text, encoding) + "\n")
         else:
             self.out.write(f"\t{text}\n")
