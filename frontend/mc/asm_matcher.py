@@ -97,7 +97,7 @@ def _pattern(inst: InstrDef, asm: str | None = None) -> Pattern:
     vcc_first = "VOPC" in classes and "VCC" in inst.defs and "SDWA" not in classes \
         and "VOP3" not in classes
     vcc_last = inst.name.startswith("V_CNDMASK_B32_e32")
-    literal_ok = inst.size == 4 and not inst.has("imm")
+    literal_ok = inst.size == 4 or (inst.has("imm") and "VOP3" not in inst.classes)
     return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok)
 
 
@@ -205,14 +205,14 @@ class Matcher:
             matched += 1
         named_items.extend(items[pos:])
         for item in named_items:
+            if item.kind == "reg" and item.text == "a16" and not item.has_modifiers:
+                item = Item("word", item.column, "a16")
             if item.kind not in ("named", "word"):
                 raise MatchError("invalid operand for instruction", item.column, matched)
             self._named(pattern, item, operands, assigned)
             matched += 1
         self._check_required(inst, operands, assigned, matched)
         self._defaults(inst, operands, assigned)
-        if len(literals) > 1:
-            raise MatchError("only one unique literal operand is allowed", -1, 50)
         return MCInst(inst, operands, inst.size)
 
     def _positional(self, pattern: Pattern, index: int, item: Item, operands: list[Operand],
@@ -241,7 +241,7 @@ class Matcher:
             assigned[source] = True
             return
         if item.has_modifiers:
-            raise MatchError("invalid operand for instruction", item.column, 1)
+            item = _fold_fp_modifiers(item, kind)
         operands[index] = self._value(pattern, kind, item, literals)
         assigned[index] = True
 
@@ -260,7 +260,9 @@ class Matcher:
         if operand_type in ("OPERAND_KIMM32", "OPERAND_KIMM16"):
             bits = 32 if operand_type == "OPERAND_KIMM32" else 16
             value = _fp_bits(item.real, bits) if item.real is not None else item.value
-            return value & ((1 << bits) - 1)
+            value &= (1 << bits) - 1
+            _add_literal(literals, value, item.column)
+            return value
         if rc is not None:
             if item.symbolic:
                 raise MatchError("invalid operand for instruction", item.column, 2)
@@ -273,7 +275,7 @@ class Matcher:
             if encoding == 255:
                 if kind.decoder_method.startswith("decodeSDWA") or not pattern.literal_ok:
                     raise MatchError("invalid operand for instruction", item.column, 3)
-                literals.add(value & 0xFFFFFFFF)
+                _add_literal(literals, value & 0xFFFFFFFF, item.column)
             return value
         if item.real is not None:
             raise MatchError("invalid operand for instruction", item.column, 2)
@@ -357,12 +359,40 @@ def _explicit(inst: InstrDef, assigned: list[bool], name: str) -> bool:
     return inst.has(name) and assigned[inst.index[name]]
 
 
+def _add_literal(literals: set[int], value: int, column: int) -> None:
+    """GFX9 instructions hold at most one literal dword (shared by equal constants)."""
+    if literals and value not in literals:
+        raise MatchError("only one unique literal operand is allowed", column, 50)
+    literals.add(value)
+
+
+def _fold_fp_modifiers(item: Item, kind: OperandKind) -> Item:
+    """``neg()``/``abs()`` on an immediate for an operand without modifier bits: LLVM
+    applies them to the value's sign bit (of a double for reals, else of the operand)."""
+    if item.kind != "imm" or item.sext or "FP" not in kind.operand_type:
+        raise MatchError("invalid operand for instruction", item.column, 1)
+    if item.real is not None:
+        real = abs(item.real) if item.abs else item.real
+        return Item("imm", item.column, item.text, real=-real if item.neg else real)
+    bits = _type_bits(kind.operand_type)
+    sign = 1 << (bits - 1)
+    value = item.value & ((1 << bits) - 1)
+    if item.abs:
+        value &= ~sign
+    if item.neg:
+        value ^= sign
+    return Item("imm", item.column, item.text, value=value)
+
+
 def _is_named_item(item: Item, step_kind: str, step: int | str, inst: InstrDef) -> bool:
     if item.kind == "named":
         return True
     if item.kind == "word" and item.text == "scc" and step_kind == "slot" \
             and isinstance(step, int):
-        rc = inst.operands[step].kind.register_class
+        kind = inst.operands[step].kind
+        if kind.operand_type == "OPERAND_INPUT_MODS" and step + 1 < len(inst.operands):
+            kind = inst.operands[step + 1].kind
+        rc = kind.register_class
         if rc is not None and "s" in rc.files:
             return False
     if item.kind == "word" and item.text.lower() in FLAG_WORDS:
@@ -400,7 +430,7 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
             if encoding == 255:
                 value &= 0xFFFFFFFF00000000
             return value
-        if "INT16" in operand_type and "V2" not in operand_type:
+        if "INT16" in operand_type:
             return _fp_bits(item.real, 32)
         return _fp_bits(item.real, bits)
     value = item.value
