@@ -104,6 +104,14 @@ def test_bench_code_objects_are_committed() -> None:
         assert path.stat().st_size < 1 << 20, f"{path.name} should stay under 1 MB"
 
 
+@pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed")
+def test_bench_code_objects_match_their_source() -> None:
+    """The committed objects are what build.sh makes of kernels.hip, byte for byte."""
+    run = subprocess.run(["bash", str(CORPUS / "build.sh"), "--check"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr + "\nrun test/corpus/bench/build.sh"
+
+
 def test_benchmark_runs_on_a_tiny_input(tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
     command = [sys.executable, str(BENCH), "--runs", "1", "--top", "3",
