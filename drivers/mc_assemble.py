@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
+from luthier.frontend.mc.asm_expr import Fixup
 from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
 from luthier.lowering.mc.encoder import EncodeError, encoder_for
 from luthier.lowering.mc.printer import printer_for
@@ -34,12 +35,27 @@ def strip_comment(line: str) -> str:
     return line
 
 
+def encoding_lines(text: str, encoding: bytes, fixups: list[Fixup]) -> list[str]:
+    """llvm-mc's ``; encoding: [...]`` line, with ``A`` for bytes a fixup will fill, and one
+    ``;   fixup A - ...`` line per fixup."""
+    from luthier.drivers.luthier_mc import ENCODING_COLUMN
+
+    tokens = [f"0x{byte:02x}" for byte in encoding]
+    notes: list[str] = []
+    for number, fixup in enumerate(fixups):
+        letter = chr(ord("A") + number)
+        for offset in range(fixup.offset, min(len(tokens), fixup.offset + fixup.size)):
+            tokens[offset] = letter
+        notes.append(" " * ENCODING_COLUMN + f";   fixup {letter} - offset: {fixup.offset}, "
+                     f"value: {fixup.expr.text()}, kind: {fixup.kind}")
+    pad = " " * max(1, ENCODING_COLUMN - len(text))
+    return [f"\t{text}{pad}; encoding: [{','.join(tokens)}]", *notes]
+
+
 def run_assembler(
     text: str, target: str, show_encoding: bool, out: TextIO, err: TextIO, source_name: str
 ) -> int:
     """Assemble ``text`` for ``target``; returns the exit status."""
-    from luthier.drivers.luthier_mc import format_with_encoding
-
     parser = parser_for(target)
     printer = printer_for(target)
     encoder = encoder_for(target)
@@ -70,8 +86,11 @@ def run_assembler(
                       f"unsupported directive '{word}'")
             continue
         try:
-            inst = parser.parse(statement, column)
+            matched = parser.parse_statement(statement, column)
+            inst = matched.inst
             printed = printer.print(inst)
+            for fixup in matched.fixups:
+                printed = printed.replace(fixup.placeholder_text, fixup.expr.text(), 1)
             encoding = encoder.encode(inst) if show_encoding else b""
         except AsmParseError as problem:
             error(line_number, problem.column, problem.message)
@@ -83,7 +102,7 @@ def run_assembler(
             error(line_number, column, f"internal error: {type(problem).__name__}: {problem}")
             continue
         if show_encoding:
-            out.write(format_with_encoding(printed, encoding) + "\n")
+            out.write("\n".join(encoding_lines(printed, encoding, matched.fixups)) + "\n")
         else:
             out.write(f"\t{printed}\n")
     return 1 if failed else 0

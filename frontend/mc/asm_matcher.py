@@ -20,10 +20,12 @@ from dataclasses import dataclass, field
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.frontend.mc import operand_syntax as S
+from luthier.frontend.mc.asm_expr import Fixup, SymExpr
 from luthier.frontend.mc.asm_operands import Item
 from luthier.frontend.mc.decoder import MCInst
 from luthier.frontend.mc.operand_decoders import Operand
 from luthier.lowering.mc.encoder import literal_encoding
+from luthier.lowering.mc.printer import print_immediate
 
 _NEG, _ABS, _SEXT, _NEG_HI, _OP_SEL_0, _OP_SEL_1 = 1, 2, 1, 2, 4, 8
 
@@ -70,6 +72,28 @@ class Pattern:
     vcc_last: bool = False
     literal_ok: bool = True
     named_by_key: dict[str, int] = field(default_factory=lambda: {})
+
+
+#: Stand-ins for symbolic operands until the fixup is resolved: a branch offset and a
+#: literal that no real operand is likely to print.
+BRANCH_PLACEHOLDER = 0x5EAD
+LITERAL_PLACEHOLDER = 0x5EADF1C5
+
+
+@dataclass(slots=True)
+class Matched:
+    """A matched statement: the instruction and the fixups its symbolic operands need."""
+
+    inst: MCInst
+    fixups: list[Fixup]
+
+
+@dataclass(slots=True)
+class _State:
+    """Per-candidate matching state: the literal dword in use and pending fixups."""
+
+    literals: set[int] = field(default_factory=lambda: set[int]())
+    fixups: list[Fixup] = field(default_factory=lambda: list[Fixup]())
 
 
 def _is_named(kind: OperandKind) -> bool:
@@ -154,7 +178,7 @@ class Matcher:
             return self.candidates.get(alias)
         return None
 
-    def match(self, mnemonic: str, items: list[Item]) -> MCInst:
+    def match(self, mnemonic: str, items: list[Item]) -> Matched:
         patterns = self.lookup(mnemonic)
         if not patterns:
             raise MatchError("invalid instruction", 0, 100)
@@ -170,13 +194,13 @@ class Matcher:
 
     # -- one candidate ------------------------------------------------------------------
 
-    def _match_one(self, pattern: Pattern, items: list[Item]) -> MCInst:
+    def _match_one(self, pattern: Pattern, items: list[Item]) -> Matched:
         inst = pattern.inst
         operands: list[Operand] = [None] * len(inst.operands)
         assigned = [False] * len(inst.operands)
         named_items: list[Item] = []
         pos = 0
-        literals: set[int] = set()
+        state = _State()
         steps = list(pattern.positional)
         if pattern.vcc_first:
             rest = [i for i in items if i.kind != "named" and i.text not in FLAG_WORDS]
@@ -200,7 +224,7 @@ class Matcher:
                     raise MatchError("invalid operand for instruction", item.column, matched)
             else:
                 assert isinstance(step, int)
-                self._positional(pattern, step, item, operands, assigned, literals)
+                self._positional(pattern, step, item, operands, assigned, state)
             pos += 1
             matched += 1
         named_items.extend(items[pos:])
@@ -213,10 +237,10 @@ class Matcher:
             matched += 1
         self._check_required(inst, operands, assigned, matched)
         self._defaults(inst, operands, assigned)
-        return MCInst(inst, operands, inst.size)
+        return Matched(MCInst(inst, operands, inst.size), state.fixups)
 
     def _positional(self, pattern: Pattern, index: int, item: Item, operands: list[Operand],
-                    assigned: list[bool], literals: set[int]) -> None:
+                    assigned: list[bool], state: _State) -> None:
         inst = pattern.inst
         slot = inst.operands[index]
         kind = slot.kind
@@ -235,19 +259,25 @@ class Matcher:
             operands[index] = mods
             assigned[index] = True
             plain = Item(item.kind, item.column, item.text, item.value, item.real,
-                         symbolic=item.symbolic)
+                         symbolic=item.symbolic, expr=item.expr)
             operands[source] = self._value(pattern, inst.operands[source].kind, plain,
-                                           literals)
+                                           state)
             assigned[source] = True
             return
         if item.has_modifiers:
             item = _fold_fp_modifiers(item, kind)
-        operands[index] = self._value(pattern, kind, item, literals)
+        operands[index] = self._value(pattern, kind, item, state)
         assigned[index] = True
 
     def _value(self, pattern: Pattern, kind: OperandKind, item: Item,
-               literals: set[int]) -> Operand:
+               state: _State) -> Operand:
         rc = kind.register_class
+        literals = state.literals
+        if item.kind == "word" and item.text not in FLAG_WORDS and (
+                kind.operand_type == "OPERAND_PCREL" or rc is not None):
+            item = Item("imm", item.column, item.text, expr=SymExpr("sym", name=item.text))
+        if item.expr is not None:
+            return self._symbolic(pattern, kind, item.expr, item.column, state)
         if item.kind == "reg" or (item.kind == "word" and item.text == "scc" and rc):
             name = "src_scc" if item.kind == "word" else item.text
             if rc is None or not (rc.contains(name) or (
@@ -286,6 +316,23 @@ class Matcher:
                 not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
         return item.value
+
+    def _symbolic(self, pattern: Pattern, kind: OperandKind, expr: SymExpr, column: int,
+                  state: _State) -> Operand:
+        """A symbolic operand: a placeholder value now, a fixup for the bytes."""
+        operand_type = kind.operand_type
+        if operand_type == "OPERAND_PCREL":
+            state.fixups.append(Fixup(0, 2, expr, "fixup_si_sopp_br",
+                                      print_immediate(BRANCH_PLACEHOLDER, operand_type)))
+            return BRANCH_PLACEHOLDER
+        if kind.register_class is None or literal_encoding(0, operand_type) is None \
+                or "64" in operand_type or not pattern.literal_ok:
+            raise MatchError("invalid operand for instruction", column, 2)
+        _add_literal(state.literals, LITERAL_PLACEHOLDER, column)
+        kind_name = "FK_PCRel_4" if expr.needs_pc_relative() else "FK_Data_4"
+        state.fixups.append(Fixup(pattern.inst.size, 4, expr, kind_name,
+                                  print_immediate(LITERAL_PLACEHOLDER, operand_type)))
+        return LITERAL_PLACEHOLDER
 
     # -- named operands -------------------------------------------------------------------
 

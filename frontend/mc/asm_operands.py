@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from luthier.frontend.mc import operand_syntax as S
+from luthier.frontend.mc.asm_expr import SymExpr, lift
 from luthier.frontend.mc.asm_lexer import AsmSyntaxError, Token
 
 
@@ -35,8 +36,8 @@ class Item:
     arg: int | list[int] | str | None = None
     #: Immediates from a symbolic syntax (hwreg...), which take no modifiers or literals.
     symbolic: bool = False
-    #: A register written as a list ``[s0,s1]`` or a range; only for diagnostics.
-    negative_literal: bool = False
+    #: An immediate that names symbols: encoded later, through a fixup.
+    expr: SymExpr | None = None
 
     @property
     def has_modifiers(self) -> bool:
@@ -112,7 +113,7 @@ class OperandReader:
 
     def expect_int(self) -> int:
         value = self.expression(allow_bar=True)
-        if isinstance(value, float):
+        if not isinstance(value, int):
             raise AsmSyntaxError("expected absolute expression", self.peek().column)
         return value
 
@@ -298,34 +299,23 @@ class OperandReader:
             return inner
         if self._register_ahead(0):
             return self.register()
-        if token.kind == "ident":
+        if token.kind == "ident" and not (
+                self.peek(1).kind == "punct" and self.peek(1).text in _BINARY_PRECEDENCE):
             self.next()
             lower = token.text
             return Item("word", token.column, lower)
-        value = self.expression(allow_bar=True)
-        if isinstance(value, float):
-            return Item("imm", token.column, token.text, real=value)
-        return Item("imm", token.column, token.text, value=value,
-                    negative_literal=token.text == "-")
+        return _immediate_item(token, self.expression(allow_bar=True))
 
     def _source_without_bar(self) -> Item:
         token = self.peek()
-        if self.at("-") and not self._register_ahead(1):
-            value = self.expression(allow_bar=False)
-            if isinstance(value, float):
-                return Item("imm", token.column, "-", real=value)
-            return Item("imm", token.column, "-", value=value)
         if self._register_ahead(0):
             return self.register()
-        if self.at("-"):
+        if self.at("-") and self._register_ahead(1):
             self.next()
             inner = self._source_without_bar()
             inner.neg = True
             return inner
-        value = self.expression(allow_bar=False)
-        if isinstance(value, float):
-            return Item("imm", token.column, token.text, real=value)
-        return Item("imm", token.column, token.text, value=value)
+        return _immediate_item(token, self.expression(allow_bar=False))
 
     def _register_ahead(self, offset: int) -> bool:
         token = self.peek(offset)
@@ -383,7 +373,7 @@ class OperandReader:
 
     # -- expressions ------------------------------------------------------------------
 
-    def expression(self, allow_bar: bool, min_precedence: int = 0) -> int | float:
+    def expression(self, allow_bar: bool, min_precedence: int = 0) -> int | float | SymExpr:
         left = self.unary(allow_bar)
         while True:
             token = self.peek()
@@ -395,22 +385,30 @@ class OperandReader:
             right = self.expression(allow_bar, precedence)
             if isinstance(left, float) or isinstance(right, float):
                 raise AsmSyntaxError("invalid operand for instruction", token.column)
-            left = _binary(token, left, right)
+            if isinstance(left, SymExpr) or isinstance(right, SymExpr):
+                left = SymExpr(token.text, left=lift(left), right=lift(right))
+            else:
+                left = _binary(token, left, right)
 
-    def unary(self, allow_bar: bool) -> int | float:
+    def unary(self, allow_bar: bool) -> int | float | SymExpr:
         token = self.next()
         if token.kind == "int":
             return int(token.value)
+        if token.kind == "ident" and not _REGISTER.match(token.text) \
+                and token.text not in SPECIAL_REGISTERS:
+            return SymExpr("sym", name=token.text)
         if token.kind == "real":
             return float(token.value)
         if token.kind == "punct":
-            if token.text == "-":
-                value = self.unary(allow_bar)
-                return -value
-            if token.text == "+":
-                return self.unary(allow_bar)
-            if token.text in ("~", "!"):
-                value = self.unary(allow_bar)
+            if token.text in ("-", "+", "~", "!"):
+                operand = self.unary(allow_bar)
+                if isinstance(operand, SymExpr):
+                    return SymExpr(token.text, left=operand)
+                if token.text == "-":
+                    return -operand
+                if token.text == "+":
+                    return operand
+                value = operand
                 if isinstance(value, float):
                     raise AsmSyntaxError("invalid operand for instruction", token.column)
                 return ~value if token.text == "~" else int(not value)
@@ -419,6 +417,14 @@ class OperandReader:
                 self.expect(")", "expected ')'")
                 return value
         raise AsmSyntaxError("not a valid operand.", token.column)
+
+
+def _immediate_item(token: Token, value: int | float | SymExpr) -> Item:
+    if isinstance(value, float):
+        return Item("imm", token.column, token.text, real=value)
+    if isinstance(value, SymExpr):
+        return Item("imm", token.column, token.text, expr=value)
+    return Item("imm", token.column, token.text, value=value)
 
 
 def _binary(token: Token, left: int, right: int) -> int:

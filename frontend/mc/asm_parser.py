@@ -11,7 +11,7 @@ import functools
 
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.frontend.mc.asm_lexer import AsmSyntaxError, tokenize
-from luthier.frontend.mc.asm_matcher import Matcher, MatchError
+from luthier.frontend.mc.asm_matcher import Matched, Matcher, MatchError
 from luthier.frontend.mc.asm_operands import OperandReader
 from luthier.frontend.mc.decoder import MCInst
 
@@ -33,7 +33,15 @@ class AsmParser:
         self.matcher = Matcher(isa)
 
     def parse(self, statement: str, column: int = 0) -> MCInst:
-        """Parse ``statement`` (no comment, no label) that starts at ``column`` of its line."""
+        """Parse ``statement`` (no comment, no label, no symbols) into an instruction."""
+        matched = self.parse_statement(statement, column)
+        if matched.fixups:
+            raise AsmParseError("symbolic operands need fixups; use parse_statement", column)
+        return matched.inst
+
+    def parse_statement(self, statement: str, column: int = 0) -> Matched:
+        """Parse ``statement`` (no comment, no label) that starts at ``column`` of its line;
+        symbolic operands come back as fixups."""
         stripped = statement.lstrip()
         column += len(statement) - len(stripped)
         parts = stripped.split(None, 1)
