@@ -59,7 +59,13 @@ class SymExpr:
 
 
 def lift(value: int | SymExpr) -> SymExpr:
-    return value if isinstance(value, SymExpr) else SymExpr("const", value=value)
+    """An operand of a symbolic expression; a negative constant was written as a unary
+    minus, and LLVM keeps (and prints) it so."""
+    if isinstance(value, SymExpr):
+        return value
+    if value < 0:
+        return SymExpr("-", left=SymExpr("const", value=-value))
+    return SymExpr("const", value=value)
 
 
 @dataclass(frozen=True, slots=True)

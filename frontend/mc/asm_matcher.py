@@ -40,10 +40,10 @@ _NAMED_PRINT = frozenset({
 })
 
 #: Words that are named operands (flags) rather than positional words.
-FLAG_WORDS = frozenset({
-    "glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe", "d16",
-    "a16", "r128", "gds", "lds", "bound_ctrl", "row_mirror", "row_half_mirror", "dlc",
-})
+_FLAGS = ("glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe",
+          "d16", "a16", "r128", "gds", "lds", "dlc")
+FLAG_WORDS = frozenset({*_FLAGS, *("no" + f for f in _FLAGS), "bound_ctrl", "row_mirror",
+                        "row_half_mirror"})
 
 _VARIANT_ORDER = {"Default": 0, "VOP3": 1, "SDWA9": 2, "SDWA": 2, "DPP": 3}
 _SUFFIX_VARIANT = {"_e32": "Default", "_e64": "VOP3", "_sdwa": "SDWA9", "_dpp": "DPP"}
@@ -202,15 +202,16 @@ class Matcher:
         pos = 0
         state = _State()
         steps = list(pattern.positional)
-        if pattern.vcc_first:
-            rest = [i for i in items if i.kind != "named" and i.text not in FLAG_WORDS]
-            if rest and rest[0].kind == "reg" and rest[0].text == "vcc":
-                steps.insert(0, ("word", "vcc"))
-        if pattern.vcc_last:
+        rest = [i for i in items if i.kind != "named" and i.text not in FLAG_WORDS]
+        if pattern.vcc_first and rest and rest[0].kind == "reg" and rest[0].text == "vcc" \
+                and len(rest) > len(steps):
+            steps.insert(0, ("word", "vcc"))
+        if pattern.vcc_last and len(rest) > len(steps):
             steps.append(("word", "vcc"))
         matched = 0
         for step_kind, step in steps:
-            while pos < len(items) and _is_named_item(items[pos], step_kind, step, inst):
+            while pos < len(items) and pattern.named \
+                    and _is_named_item(items[pos], step_kind, step, inst):
                 named_items.append(items[pos])
                 pos += 1
             if pos >= len(items):
@@ -418,6 +419,9 @@ def _fold_fp_modifiers(item: Item, kind: OperandKind) -> Item:
     applies them to the value's sign bit (of a double for reals, else of the operand)."""
     if item.kind != "imm" or item.sext or "FP" not in kind.operand_type:
         raise MatchError("invalid operand for instruction", item.column, 1)
+    if item.real is None and "FP64" in kind.operand_type:
+        # Sign bits of an integer token cannot mean the same in 32 and 64 bits.
+        raise MatchError("invalid operand for instruction", item.column, 1)
     if item.real is not None:
         real = abs(item.real) if item.abs else item.real
         return Item("imm", item.column, item.text, real=-real if item.neg else real)
@@ -487,7 +491,9 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
         if not -(1 << 63) <= value < (1 << 64):
             return None
         return (value & 0xFFFFFFFF) << 32 if is_fp else value & 0xFFFFFFFF
-    if bits == 16 and "INT16" in operand_type and "V2" not in operand_type:
+    if bits == 16 and "V2" in operand_type:
+        bits = 32  # integer tokens for packed halves are 32-bit values
+    if bits == 16 and "INT16" in operand_type:
         if -16 <= value <= 64:
             return value
         if not -(1 << 31) <= value < (1 << 32):
@@ -533,9 +539,9 @@ def _int_arg(item: Item) -> int:
 def _named_bit(name: str) -> NamedHandler:
     def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
                operands: list[Operand], assigned: list[bool]) -> bool:
-        if item.kind != "word" or key != name:
+        if item.kind != "word" or key not in (name, "no" + name):
             return False
-        return _set(operands, assigned, index, 1)
+        return _set(operands, assigned, index, 0 if key.startswith("no") else 1)
 
     return handle
 
@@ -550,6 +556,10 @@ def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
             bits = {"glc": 1}
     else:
         bits = {"glc": 1, "slc": 2, "scc": 16} if m.gfx90a else {"glc": 1, "slc": 2}
+    if key.startswith("no") and key[2:] in bits:
+        value = operands[index]
+        current = value if isinstance(value, int) and assigned[index] else 0
+        return _set(operands, assigned, index, current & ~bits[key[2:]])
     bit = bits.get(key)
     if bit is None:
         return False
@@ -600,7 +610,7 @@ def _packed(name: str, bit: int) -> NamedHandler:
             raise MatchError("invalid " + name + " value.", item.column, 6)
         sources = [s for s in ("src0", "src1", "src2") if inst.has(s)]
         has_dst = name == "op_sel" and "VOP3_OPSEL" in inst.classes
-        if not 1 <= len(values) <= len(sources) + (1 if has_dst else 0):
+        if not 1 <= len(values) <= 4:
             raise MatchError("invalid " + name + " value.", item.column, 6)
         for i, src in enumerate(sources):
             mods_index = inst.index.get(src + "_modifiers")

@@ -299,6 +299,11 @@ class OperandReader:
             return inner
         if self._register_ahead(0):
             return self.register()
+        if self.at("-") and self.peek(1).kind == "ident" and self.peek(1).text == "scc" \
+                and not (self.peek(2).kind == "punct" and self.peek(2).text in _BINARY_PRECEDENCE):
+            self.next()
+            word = self.next()
+            return Item("word", token.column, word.text, neg=True)
         if token.kind == "ident" and not (
                 self.peek(1).kind == "punct" and self.peek(1).text in _BINARY_PRECEDENCE):
             self.next()
@@ -420,6 +425,8 @@ class OperandReader:
 
 
 def _immediate_item(token: Token, value: int | float | SymExpr) -> Item:
+    if isinstance(value, int) and (1 << 63) <= value < (1 << 64):
+        value -= 1 << 64  # expressions are 64-bit, as in llvm-mc
     if isinstance(value, float):
         return Item("imm", token.column, token.text, real=value)
     if isinstance(value, SymExpr):

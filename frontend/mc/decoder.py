@@ -98,6 +98,24 @@ def _lookup(node: _Node, word: int) -> InstrDef | None:
     return None
 
 
+_PREFIX_SHIFT = 23
+_PREFIX_MASK = 0x1FF << _PREFIX_SHIFT
+#: Bound on memoised decodes per decoder (the memo is cleared when it fills).
+_MEMO_LIMIT = 1 << 16
+
+
+def _trees_by_prefix(trees: list[_Node], groups: list[list[InstrDef]]) -> list[list[_Node]]:
+    """For each 9-bit prefix of the first dword, the trees that may match a word with it."""
+    out: list[list[_Node]] = []
+    for prefix in range(512):
+        bits = prefix << _PREFIX_SHIFT
+        out.append([
+            tree for tree, group in zip(trees, groups, strict=True)
+            if any((bits ^ inst.value) & inst.mask & _PREFIX_MASK == 0 for inst in group)
+        ])
+    return out
+
+
 def _priority(inst: InstrDef) -> tuple[int, str]:
     """More fixed bits first: the more specific encoding wins an overlap."""
     return (-inst.mask.bit_count(), inst.name)
@@ -141,10 +159,16 @@ class Decoder:
         for inst in isa.instructions:
             if inst.decodable:
                 by_ns.setdefault((inst.namespace, inst.size), []).append(inst)
-        self._trees64 = [self._tree(by_ns.get((ns, 8), []), 64) for ns in order64]
-        self._trees32 = [self._tree(by_ns.get((ns, 4), []), 32) for ns in order32]
-        #: 64-bit encodings are tried before 32-bit ones, as LLVM's disassembler does.
-        self._trees_by_width = ((8, self._trees64), (4, self._trees32))
+        groups64 = [by_ns.get((ns, 8), []) for ns in order64]
+        groups32 = [by_ns.get((ns, 4), []) for ns in order32]
+        #: Per width (64-bit encodings first, as LLVM's disassembler tries them) and per value
+        #: of the first dword's bits 31:23 (the encoding prefix), the namespace trees that
+        #: hold a candidate with that prefix, in namespace order. Skipping the others leaves
+        #: the result unchanged and saves most look-ups.
+        self._trees_by_width = (
+            (8, _trees_by_prefix([self._tree(g, 64) for g in groups64], groups64)),
+            (4, _trees_by_prefix([self._tree(g, 32) for g in groups32], groups32)),
+        )
         self._plans: dict[str, tuple[_Plan, tuple[Fixup, ...]]] = {}
         #: GFX9 instructions are at most 8 bytes: only 32-bit encodings can carry a literal.
         self.max_instruction_bytes = (
@@ -152,6 +176,7 @@ class Decoder:
             else 12 if isa.has_feature("FeatureVOP3Literal") else 8
         )
         self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
+        self._memo: dict[bytes, tuple[InstrDef, tuple[Operand, ...], int, int | None]] = {}
 
     @staticmethod
     def _tree(candidates: list[InstrDef], bits: int) -> _Node:
@@ -179,13 +204,40 @@ class Decoder:
         return compiled
 
     def decode(self, data: bytes, offset: int = 0, address: int = 0) -> MCInst:
-        """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`."""
+        """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`.
+
+        Decoding reads nothing outside the target's maximum instruction length and does not
+        depend on the address, so results are memoised by those bytes (code repeats a lot:
+        about 60% of windows in compiled kernels); each call still returns a new MCInst.
+        """
+        window = data[offset : offset + self.max_instruction_bytes]
+        complete = len(window) == self.max_instruction_bytes
+        if complete:
+            hit = self._memo.get(window)
+            if hit is not None:
+                desc, operands, size, literal = hit
+                return MCInst(desc, list(operands), size, literal, address, window[:size])
+        decoded = self._decode(data, offset, address)
+        if complete:
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[window] = (decoded.desc, tuple(decoded.operands), decoded.size,
+                                  decoded.literal)
+        return decoded
+
+    def clear_memo(self) -> None:
+        """Forget memoised decodes (benchmarks start each run cold)."""
+        self._memo.clear()
+
+    def _decode(self, data: bytes, offset: int, address: int) -> MCInst:
         available = len(data) - offset
-        for width, trees in self._trees_by_width:
+        prefix = int.from_bytes(data[offset : offset + 4], "little") >> 23 \
+            if available >= 4 else 0
+        for width, trees_by_prefix in self._trees_by_width:
             if available < width:
                 continue
             word = int.from_bytes(data[offset : offset + width], "little")
-            for tree in trees:
+            for tree in trees_by_prefix[prefix]:
                 inst = _lookup(tree, word)
                 if inst is not None:
                     decoded = self._operands(inst, word, data, offset, address)
