@@ -144,6 +144,8 @@ def print_immediate(value: int, operand_type: str) -> str:
 
 
 _TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+#: Bound on memoised texts per printer (the memo is cleared when it fills).
+_MEMO_LIMIT = 1 << 16
 
 PrintMethod = Callable[["InstPrinter", MCInst, int, list[str]], None]
 _PRINT_METHODS: dict[str, PrintMethod] = {}
@@ -167,6 +169,7 @@ class InstPrinter:
         self.gfx940 = isa.is_gfx940
         self.vcc = "vcc" if isa.wavefront_size == 64 else "vcc_lo"
         self._programs: dict[str, list[str | tuple[int, PrintMethod]]] = {}
+        self._memo: dict[tuple[object, ...], str] = {}
 
     def _program(self, desc: InstrDef) -> list[str | tuple[int, PrintMethod]]:
         """The asm string split into literal text and (operand index, print method) steps."""
@@ -195,13 +198,26 @@ class InstPrinter:
         return program
 
     def print(self, inst: MCInst) -> str:
-        out: list[str] = []
-        for step in self._program(inst.desc):
-            if isinstance(step, str):
-                out.append(step)
-            else:
-                step[1](self, inst, step[0], out)
-        return "".join(out)
+        """The instruction's text. Text depends only on the definition and the operand
+        values, which repeat a lot in real code, so it is memoised (bounded)."""
+        key = (inst.desc.name, *inst.operands)
+        text = self._memo.get(key)
+        if text is None:
+            out: list[str] = []
+            for step in self._program(inst.desc):
+                if isinstance(step, str):
+                    out.append(step)
+                else:
+                    step[1](self, inst, step[0], out)
+            text = "".join(out)
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[key] = text
+        return text
+
+    def clear_memo(self) -> None:
+        """Forget memoised texts (benchmarks start each run cold)."""
+        self._memo.clear()
 
     # -- shared helpers -------------------------------------------------------------
 
