@@ -42,6 +42,8 @@ _NAMED_PRINT = frozenset({
 #: Words that are named operands (flags) rather than positional words.
 _FLAGS = ("glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe",
           "d16", "a16", "r128", "gds", "lds", "dlc")
+_CPOL_WORDS = frozenset({"glc", "slc", "scc", "sc0", "sc1", "nt", "noglc", "noslc", "noscc",
+                         "nosc0", "nosc1", "nont"})
 FLAG_WORDS = frozenset({*_FLAGS, *("no" + f for f in _FLAGS), "bound_ctrl", "row_mirror",
                         "row_half_mirror"})
 
@@ -86,6 +88,8 @@ class Matched:
 
     inst: MCInst
     fixups: list[Fixup]
+    #: Operand index -> column where it was written (for diagnostics).
+    columns: dict[int, int] = field(default_factory=lambda: dict[int, int]())
 
 
 @dataclass(slots=True)
@@ -94,6 +98,24 @@ class _State:
 
     literals: set[int] = field(default_factory=lambda: set[int]())
     fixups: list[Fixup] = field(default_factory=lambda: list[Fixup]())
+    columns: dict[int, int] = field(default_factory=lambda: dict[int, int]())
+
+
+#: Register classes of wave-size booleans (lane masks): 64-bit registers in wave64.
+_BOOL_CLASSES = frozenset({"SReg_1", "SReg_1_XEXEC"})
+_BOOL_SPECIALS = frozenset({"vcc", "exec", "flat_scratch", "xnack_mask", "tba", "tma",
+                            "src_vccz", "src_execz", "src_scc", "src_shared_base",
+                            "src_shared_limit", "src_private_base", "src_private_limit",
+                            "src_pops_exiting_wave_id"})
+
+
+def _is_64bit_register(name: str) -> bool:
+    if name in _BOOL_SPECIALS:
+        return True
+    if "[" in name:
+        first, last = name[name.index("[") + 1 : -1].split(":")
+        return int(last) - int(first) == 1
+    return False
 
 
 def _is_named(kind: OperandKind) -> bool:
@@ -132,6 +154,8 @@ class Matcher:
         self.isa = isa
         self.gfx940 = isa.is_gfx940
         self.gfx90a = isa.is_gfx90a
+        self.wave64 = isa.wavefront_size == 64
+        self.has_gds = isa.has_feature("FeatureGDS")
         candidates: dict[str, list[Pattern]] = {}
         for inst in isa.instructions:
             if not inst.parsable:
@@ -229,7 +253,12 @@ class Matcher:
             pos += 1
             matched += 1
         named_items.extend(items[pos:])
+        seen: set[str] = set()
         for item in named_items:
+            key = item.text.lower()
+            if key in seen and key not in _CPOL_WORDS:
+                raise MatchError("invalid operand for instruction", item.column, matched)
+            seen.add(key)
             if item.kind == "reg" and item.text == "a16" and not item.has_modifiers:
                 item = Item("word", item.column, "a16")
             if item.kind not in ("named", "word"):
@@ -238,7 +267,7 @@ class Matcher:
             matched += 1
         self._check_required(inst, operands, assigned, matched)
         self._defaults(inst, operands, assigned)
-        return Matched(MCInst(inst, operands, inst.size), state.fixups)
+        return Matched(MCInst(inst, operands, inst.size), state.fixups, state.columns)
 
     def _positional(self, pattern: Pattern, index: int, item: Item, operands: list[Operand],
                     assigned: list[bool], state: _State) -> None:
@@ -259,6 +288,7 @@ class Matcher:
                 mods |= _SEXT
             operands[index] = mods
             assigned[index] = True
+            state.columns[source] = item.column
             plain = Item(item.kind, item.column, item.text, item.value, item.real,
                          symbolic=item.symbolic, expr=item.expr)
             operands[source] = self._value(pattern, inst.operands[source].kind, plain,
@@ -267,6 +297,7 @@ class Matcher:
             return
         if item.has_modifiers:
             item = _fold_fp_modifiers(item, kind)
+        state.columns[index] = item.column
         operands[index] = self._value(pattern, kind, item, state)
         assigned[index] = True
 
@@ -283,6 +314,10 @@ class Matcher:
             name = "src_scc" if item.kind == "word" else item.text
             if rc is None or not (rc.contains(name) or (
                     name in INLINE_VALUE_REGISTERS and "s" in rc.files)):
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            if rc.name in _BOOL_CLASSES and self.wave64 and not _is_64bit_register(name):
+                if name in ("vcc_lo", "vcc_hi"):
+                    raise MatchError("operands are not valid for this GPU or mode", -1, 2)
                 raise MatchError("invalid operand for instruction", item.column, 2)
             return name
         if item.kind != "imm":
@@ -327,7 +362,7 @@ class Matcher:
                                       print_immediate(BRANCH_PLACEHOLDER, operand_type)))
             return BRANCH_PLACEHOLDER
         if kind.register_class is None or literal_encoding(0, operand_type) is None \
-                or "64" in operand_type or not pattern.literal_ok:
+                or "64" in operand_type or "16" in operand_type or not pattern.literal_ok:
             raise MatchError("invalid operand for instruction", column, 2)
         _add_literal(state.literals, LITERAL_PLACEHOLDER, column)
         kind_name = "FK_PCRel_4" if expr.needs_pc_relative() else "FK_Data_4"
@@ -452,14 +487,22 @@ def _is_named_item(item: Item, step_kind: str, step: int | str, inst: InstrDef) 
 
 
 def _fp_bits(value: float, bits: int) -> int:
+    """IEEE bits of ``value`` rounded to ``bits``; like LLVM, a value that overflows or
+    underflows to zero in the narrower format is not a valid literal."""
     try:
         if bits == 64:
             return struct.unpack("<Q", struct.pack("<d", value))[0]
         if bits == 32:
-            return struct.unpack("<I", struct.pack("<f", value))[0]
-        return struct.unpack("<H", struct.pack("<e", value))[0]
+            packed = struct.pack("<f", value)
+            result: int = struct.unpack("<I", packed)[0]
+        else:
+            packed = struct.pack("<e", value)
+            result = struct.unpack("<H", packed)[0]
     except (OverflowError, struct.error):
         raise MatchError("invalid operand for instruction", -1, 2) from None
+    if value != 0 and result & ((1 << (bits - 1)) - 1) == 0:
+        raise MatchError("invalid operand for instruction", -1, 2)
+    return result
 
 
 def _type_bits(operand_type: str) -> int:
@@ -475,6 +518,9 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
     bits = _type_bits(operand_type)
     is_fp = "FP" in operand_type
     if item.real is not None:
+        if bits == 64 and "INT64" in operand_type:
+            value = _fp_bits(item.real, 64)
+            return value if encoding_inline(value, operand_type) else None
         if bits == 64:
             value = _fp_bits(item.real, 64)
             encoding = literal_encoding(value, operand_type)
@@ -488,22 +534,20 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
     if bits == 64:
         if encoding_inline(value, operand_type):
             return value
-        if not -(1 << 63) <= value < (1 << 64):
-            return None
+        if not -(1 << 31) <= value < (1 << 32):
+            return None  # a 64-bit operand's literal is one 32-bit dword
         return (value & 0xFFFFFFFF) << 32 if is_fp else value & 0xFFFFFFFF
     if bits == 16 and "V2" in operand_type:
         bits = 32  # integer tokens for packed halves are 32-bit values
     if bits == 16 and "INT16" in operand_type:
         if -16 <= value <= 64:
             return value
-        if not -(1 << 31) <= value < (1 << 32):
+        if not -(1 << 15) <= value < (1 << 16):
             return None
         return value & 0xFFFF
     if bits == 16:
         if not -(1 << 15) <= value < (1 << 16):
-            if not -(1 << 31) <= value < (1 << 32):
-                return None
-            return value & 0xFFFF
+            return None
         if encoding_inline(value & 0xFFFF, operand_type):
             return value
         return value & 0xFFFF
@@ -541,6 +585,8 @@ def _named_bit(name: str) -> NamedHandler:
                operands: list[Operand], assigned: list[bool]) -> bool:
         if item.kind != "word" or key not in (name, "no" + name):
             return False
+        if key == "gds" and not m.has_gds:
+            raise MatchError("gds modifier is not supported on this GPU", item.column, 60)
         return _set(operands, assigned, index, 0 if key.startswith("no") else 1)
 
     return handle

@@ -51,6 +51,7 @@ SPECIAL_REGISTERS: dict[str, str] = {
         "tba", "tba_lo", "tba_hi", "tma", "tma_lo", "tma_hi", "src_shared_base",
         "src_shared_limit", "src_private_base", "src_private_limit",
         "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "src_lds_direct",
+        "null",
     )
 }
 SPECIAL_REGISTERS.update({

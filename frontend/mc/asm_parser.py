@@ -13,6 +13,7 @@ from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.frontend.mc.asm_lexer import AsmSyntaxError, tokenize
 from luthier.frontend.mc.asm_matcher import Matched, Matcher, MatchError
 from luthier.frontend.mc.asm_operands import OperandReader
+from luthier.frontend.mc.asm_validate import ValidationError, Validator
 from luthier.frontend.mc.decoder import MCInst
 
 
@@ -31,6 +32,7 @@ class AsmParser:
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
         self.matcher = Matcher(isa)
+        self.validator = Validator(isa)
 
     def parse(self, statement: str, column: int = 0) -> MCInst:
         """Parse ``statement`` (no comment, no label, no symbols) into an instruction."""
@@ -55,7 +57,13 @@ class AsmParser:
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
         try:
-            return self.matcher.match(mnemonic, items)
+            self.validator.check_items(items)
+            matched = self.matcher.match(mnemonic, items)
+            self.validator.check(matched.inst, matched.columns)
+            return matched
+        except ValidationError as error:
+            raise AsmParseError(error.message, error.column if error.column >= 0
+                                else column) from None
         except MatchError as error:
             where = error.column if error.column >= 0 else column
             if error.message == "too few operands for instruction":
