@@ -309,6 +309,8 @@ class Matcher:
                 kind.operand_type == "OPERAND_PCREL" or rc is not None):
             item = Item("imm", item.column, item.text, expr=SymExpr("sym", name=item.text))
         if item.expr is not None:
+            if item.has_modifiers:
+                raise MatchError("expected an absolute expression", item.column + 1, 60)
             return self._symbolic(pattern, kind, item.expr, item.column, state)
         if item.kind == "reg" or (item.kind == "word" and item.text == "scc" and rc):
             name = "src_scc" if item.kind == "word" else item.text
@@ -346,6 +348,10 @@ class Matcher:
         if item.real is not None:
             raise MatchError("invalid operand for instruction", item.column, 2)
         method = kind.print_method
+        if method == "printSMEMOffset":
+            check_offset_range(pattern.inst, item.value, item.column)
+        if operand_type == "OPERAND_PCREL" and not -(1 << 15) <= item.value < (1 << 16):
+            raise MatchError("expected a 16-bit signed jump offset", item.column, 60)
         if method in ("printU16ImmOperand",) and not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("invalid operand for instruction", item.column, 5)
         if method in ("printHwreg", "printSendMsg", "printSWaitCnt") and \
@@ -358,6 +364,8 @@ class Matcher:
         """A symbolic operand: a placeholder value now, a fixup for the bytes."""
         operand_type = kind.operand_type
         if operand_type == "OPERAND_PCREL":
+            if expr.op != "sym":
+                raise MatchError("expected an absolute expression or a label", column, 60)
             state.fixups.append(Fixup(0, 2, expr, "fixup_si_sopp_br",
                                       print_immediate(BRANCH_PLACEHOLDER, operand_type)))
             return BRANCH_PLACEHOLDER
@@ -598,10 +606,12 @@ def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         return False
     if m.gfx940:
         bits = {"sc0": 1, "nt": 2, "sc1": 16}
-        if "SMRD" in inst.classes:
-            bits = {"glc": 1}
     else:
         bits = {"glc": 1, "slc": 2, "scc": 16} if m.gfx90a else {"glc": 1, "slc": 2}
+    if "SMRD" in inst.classes:
+        if key in ("slc", "scc", "nt", "sc1", "sc0"):
+            raise MatchError("invalid cache policy for SMEM instruction", -1, 60)
+        bits = {"glc": 1}
     if key.startswith("no") and key[2:] in bits:
         value = operands[index]
         current = value if isinstance(value, int) and assigned[index] else 0
@@ -738,9 +748,13 @@ def _format(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
 
 def _blgp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
           operands: list[Operand], assigned: list[bool]) -> bool:
+    neg_spelling = m.gfx940 and inst.name.startswith(("V_MFMA_F64_16X16X4F64_gfx940",
+                                                      "V_MFMA_F64_4X4X4F64_gfx940"))
     if key == "blgp" and item.kind == "named":
+        if neg_spelling:
+            raise MatchError("invalid modifier: blgp is not supported", item.column, 60)
         return _set(operands, assigned, index, _int_arg(item))
-    if key == "neg" and item.kind == "named" and isinstance(item.arg, list) and m.gfx940:
+    if key == "neg" and item.kind == "named" and isinstance(item.arg, list) and neg_spelling:
         bits = item.arg
         return _set(operands, assigned, index, sum(b << i for i, b in enumerate(bits)))
     return False
@@ -750,7 +764,42 @@ def _offset_handler(m: Matcher, inst: InstrDef, index: int, key: str, item: Item
                     operands: list[Operand], assigned: list[bool]) -> bool:
     if item.kind != "named" or key != "offset":
         return False
-    return _set(operands, assigned, index, _int_arg(item))
+    value = _int_arg(item)
+    check_offset_range(inst, value, item.column)
+    return _set(operands, assigned, index, value)
+
+
+def check_offset_range(inst: InstrDef, value: int, column: int) -> None:
+    """The offset ranges LLVM's parser enforces, with its messages."""
+    classes = inst.classes
+    if classes & {"FlatGlobal", "FlatScratch"}:
+        ok, message = -(1 << 12) <= value < (1 << 12), "expected a 13-bit signed offset"
+    elif "FLAT" in classes:
+        ok, message = 0 <= value < (1 << 12), "expected a 12-bit unsigned offset"
+    elif "SMRD" in classes:
+        sbase = inst.operands[inst.index["sbase"]] if inst.has("sbase") else None
+        if sbase is not None and sbase.kind.width == 128:
+            ok, message = 0 <= value < (1 << 20), "expected a 20-bit unsigned offset"
+        else:
+            ok = -(1 << 20) <= value < (1 << 20)
+            message = "expected a 21-bit signed offset"
+    else:
+        ok, message = 0 <= value < (1 << 16), "expected a 16-bit unsigned offset"
+    if not ok:
+        raise MatchError(message, column, 60)
+
+
+def _offset8(name: str) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "named" or key != name:
+            return False
+        value = _int_arg(item)
+        if not 0 <= value < 256:
+            raise MatchError(f"invalid {name} value.", item.column, 60)
+        return _set(operands, assigned, index, value)
+
+    return handle
 
 
 _NAMED_HANDLERS: dict[str, NamedHandler] = {
@@ -765,8 +814,8 @@ _NAMED_HANDLERS: dict[str, NamedHandler] = {
     "printOffset": _offset_handler,
     "printSMEMOffsetMod": _offset_handler,
     "printSwizzle": _offset_handler,
-    "printOffset0": _keyed("offset0"),
-    "printOffset1": _keyed("offset1"),
+    "printOffset0": _offset8("offset0"),
+    "printOffset1": _offset8("offset1"),
     "printOModSI": _omod,
     "printOpSel": _packed("op_sel", _OP_SEL_0),
     "printOpSelHi": _packed("op_sel_hi", _OP_SEL_1),

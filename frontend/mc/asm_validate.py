@@ -18,6 +18,7 @@ from luthier.frontend.mc.decoder import MCInst
 from luthier.lowering.mc.encoder import is_inline_constant
 
 _VALU_CLASSES = frozenset({"VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "SDWA", "DPP"})
+_MEMORY_CLASSES = frozenset({"FLAT", "MUBUF", "MTBUF", "DS", "MIMG"})
 _TRAP_REGISTERS = frozenset({"tba", "tba_lo", "tba_hi", "tma", "tma_lo", "tma_hi"})
 
 
@@ -60,11 +61,59 @@ class Validator:
                         "invalid register class: vgpr tuples must be 64 bit aligned", -1)
         if desc.classes & _VALU_CLASSES:
             self._constant_bus(inst, columns)
+        if self.isa.is_gfx90a:
+            self._gfx90a_rules(inst, columns)
+        if self.isa.is_gfx940 and "IsDOT" in desc.classes:
+            self._dot_op_sel(inst)
+
+    def _gfx90a_rules(self, inst: MCInst, columns: dict[int, int]) -> None:
+        desc = inst.desc
+        classes = desc.classes
+        if "DPP" in classes and desc.has("dpp_ctrl") and _has_64bit_vgpr(inst):
+            ctrl = inst.operands[desc.index["dpp_ctrl"]]
+            if isinstance(ctrl, int) and not 0x150 <= ctrl <= 0x15F:
+                raise ValidationError("DP ALU dpp only supports row_newbcast", -1)
+        if "IsMAI" in classes and desc.has("src2") and desc.has("vdst"):
+            dst, src2 = inst.operand("vdst"), inst.operand("src2")
+            # Only results wider than 128 bits are written over several passes.
+            if isinstance(dst, str) and isinstance(src2, str) and dst != src2 \
+                    and _span(dst)[1] - _span(dst)[0] >= 4:
+                first_dst, last_dst = _span(dst)
+                first_src, last_src = _span(src2)
+                if dst[0] == src2[0] and first_src <= last_dst and first_dst <= last_src:
+                    raise ValidationError(
+                        "source 2 operand must not partially overlap with dst",
+                        columns.get(desc.index["src2"], -1))
+        if classes & _MEMORY_CLASSES:
+            files = {value[0] for name in ("vdst", "vdata", "data0", "data1")
+                     if isinstance(value := inst.operand(name), str) and value[0] in "va"}
+            if len(files) > 1:
+                raise ValidationError(
+                    "invalid register class: data and dst should be all VGPR or AGPR", -1)
+        if desc.mnemonic.startswith("ds_gws") and desc.has("data0"):
+            data = inst.operand("data0")
+            if isinstance(data, str) and _span(data)[0] % 2:
+                raise ValidationError("vgpr must be even aligned",
+                                      columns.get(desc.index["data0"], -1))
+
+    def _dot_op_sel(self, inst: MCInst) -> None:
+        """gfx940 dot instructions take neither op_sel nor a non-default op_sel_hi."""
+        desc = inst.desc
+        check_lo, check_hi = desc.has("op_sel"), desc.has("op_sel_hi")
+        for name in ("src0_modifiers", "src1_modifiers", "src2_modifiers"):
+            mods = inst.operand(name)
+            if isinstance(mods, int) and ((check_lo and mods & 4)
+                                          or (check_hi and not mods & 8)):
+                raise ValidationError("invalid op_sel operand", -1)
 
     def _constant_bus(self, inst: MCInst, columns: dict[int, int]) -> None:
         """GFX9 VALU instructions read at most one SGPR or literal value."""
         desc = inst.desc
         used: set[str | int] = set()
+        k_index = desc.index.get("imm")
+        if k_index is not None and isinstance(inst.operands[k_index], int) \
+                and desc.operands[k_index].kind.operand_type.startswith("OPERAND_KIMM"):
+            used.add(int(inst.operands[k_index] or 0))
         for implicit in ("VCC", "M0"):
             if implicit in desc.uses:
                 used.add(implicit.lower())
@@ -96,3 +145,21 @@ class Validator:
                 raise ValidationError("invalid operand (violates constant bus restrictions)",
                                       columns.get(index, -1))
             used.add(key)
+
+
+def _span(register: str) -> tuple[int, int]:
+    """First and last index of a register or tuple (``v[4:7]`` -> (4, 7))."""
+    body = register.lstrip("vast").lstrip("tmp")
+    if body.startswith("["):
+        first, last = body[1:-1].split(":")
+        return int(first), int(last)
+    return int(body), int(body)
+
+
+def _has_64bit_vgpr(inst: MCInst) -> bool:
+    """DP ALU instructions: DPP on an instruction with a 64-bit VGPR operand."""
+    return any(
+        s.kind.register_class is not None and s.kind.register_class.width == 64
+        and "v" in s.kind.register_class.files
+        for s in inst.desc.operands
+    )
