@@ -236,6 +236,8 @@ class Matcher:
         for step_kind, step in steps:
             while pos < len(items) and pattern.named \
                     and _is_named_item(items[pos], step_kind, step, inst):
+                if items[pos].text == "format" and step == inst.index.get("soffset"):
+                    raise MatchError("not a valid operand.", items[pos].column, 60)
                 named_items.append(items[pos])
                 pos += 1
             if pos >= len(items):
@@ -274,6 +276,8 @@ class Matcher:
         inst = pattern.inst
         slot = inst.operands[index]
         kind = slot.kind
+        if item.expr is not None and item.has_modifiers:
+            raise MatchError("expected an absolute expression", item.column + 1, 60)
         if kind.operand_type == "OPERAND_INPUT_MODS":
             source = index + 1
             fp = "FP" in kind.match_class or kind.print_method == "printOperandAndFPInputMods"
@@ -341,7 +345,8 @@ class Matcher:
             if encoding is None:
                 raise MatchError("invalid operand for instruction", item.column, 2)
             if encoding == 255:
-                if kind.decoder_method.startswith("decodeSDWA") or not pattern.literal_ok:
+                if kind.decoder_method.startswith("decodeSDWA") or not pattern.literal_ok \
+                        or "_INLINE_" in operand_type:
                     raise MatchError("invalid operand for instruction", item.column, 3)
                 _add_literal(literals, value & 0xFFFFFFFF, item.column)
             return value
@@ -352,8 +357,12 @@ class Matcher:
             check_offset_range(pattern.inst, item.value, item.column)
         if operand_type == "OPERAND_PCREL" and not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("expected a 16-bit signed jump offset", item.column, 60)
-        if method in ("printU16ImmOperand",) and not -(1 << 15) <= item.value < (1 << 16):
-            raise MatchError("invalid operand for instruction", item.column, 5)
+        if method == "printU16ImmOperand":
+            low = 0 if kind.match_class == "U16Imm" else -(1 << 15)
+            if not low <= item.value < (1 << 16):
+                raise MatchError("invalid operand for instruction", item.column, 5)
+        if method == "printGPRIdxMode" and not 0 <= item.value < 16:
+            raise MatchError("invalid immediate: only 4-bit values are legal", item.column, 60)
         if method in ("printHwreg", "printSendMsg", "printSWaitCnt") and \
                 not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
@@ -372,7 +381,7 @@ class Matcher:
         if kind.register_class is None or literal_encoding(0, operand_type) is None \
                 or "64" in operand_type or "16" in operand_type or not pattern.literal_ok:
             raise MatchError("invalid operand for instruction", column, 2)
-        _add_literal(state.literals, LITERAL_PLACEHOLDER, column)
+        _add_literal(state.literals, -(1 << 40) - len(state.fixups), column)
         kind_name = "FK_PCRel_4" if expr.needs_pc_relative() else "FK_Data_4"
         state.fixups.append(Fixup(pattern.inst.size, 4, expr, kind_name,
                                   print_immediate(LITERAL_PLACEHOLDER, operand_type)))
@@ -760,6 +769,16 @@ def _blgp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
     return False
 
 
+def _r128(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+          operands: list[Operand], assigned: list[bool]) -> bool:
+    """One bit, spelled ``a16`` on targets with FeatureR128A16 and ``r128`` elsewhere."""
+    if item.kind != "word" or key not in ("r128", "a16"):
+        return False
+    if (key == "a16") != m.isa.has_feature("FeatureR128A16"):
+        raise MatchError(f"{key} modifier is not supported on this GPU", item.column, 60)
+    return _set(operands, assigned, index, 1)
+
+
 def _offset_handler(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
                     operands: list[Operand], assigned: list[bool]) -> bool:
     if item.kind != "named" or key != "offset":
@@ -824,8 +843,7 @@ _NAMED_HANDLERS: dict[str, NamedHandler] = {
     "printABID": _keyed("abid"),
     "printCBSZ": _keyed("cbsz"),
     "printBLGP": _blgp,
-    "printR128A16": lambda m, i, x, k, it, o, a: it.kind == "word" and k in (
-        "r128", "a16") and _set(o, a, x, 1),
+    "printR128A16": lambda m, i, x, k, it, o, a: _r128(m, i, x, k, it, o, a),
     "printSDWADstSel": _sdwa_sel("dst_sel", S.SDWA_SELS),
     "printSDWASrc0Sel": _sdwa_sel("src0_sel", S.SDWA_SELS),
     "printSDWASrc1Sel": _sdwa_sel("src1_sel", S.SDWA_SELS),

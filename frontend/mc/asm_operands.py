@@ -89,9 +89,11 @@ def register_name(prefix: str, first: int, count: int, column: int) -> str:
 class OperandReader:
     """Reads items from the tokens of one statement's operand part."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], gfx940: bool = False) -> None:
         self.tokens = tokens
         self.pos = 0
+        #: gfx940 adds hardware registers (HW_REG_XCC_ID...).
+        self.gfx940 = gfx940
 
     # -- token helpers --------------------------------------------------------------
 
@@ -124,7 +126,10 @@ class OperandReader:
         items: list[Item] = []
         while self.peek().kind != "end":
             if self.at(","):
-                self.next()
+                comma = self.next()
+                if not items or self.at(",") or self.peek().kind == "end":
+                    raise AsmSyntaxError("unknown token in expression",
+                                         self.peek().column if items else comma.column)
                 continue
             items.append(self.item())
         return items
@@ -160,6 +165,8 @@ class OperandReader:
                     values.append(self.expect_int())
                 if self.at(","):
                     self.next()
+                    if self.at("]"):
+                        raise AsmSyntaxError("unknown token in expression", self.peek().column)
                 elif not self.at("]"):
                     raise AsmSyntaxError("expected a comma or a closing square bracket",
                                          self.peek().column)
@@ -197,8 +204,12 @@ class OperandReader:
                 self.next()
                 args = self.call_args()
                 reg = args[0]
-                reg_id = reg if isinstance(reg, int) else S.HWREG_IDS.get(
-                    reg, S.HWREG_IDS_GFX940.get(reg, -1))
+                reg_id = reg if isinstance(reg, int) else S.HWREG_IDS.get(reg, -1)
+                if reg_id < 0 and isinstance(reg, str) and reg in S.HWREG_IDS_GFX940:
+                    if not self.gfx940:
+                        raise AsmSyntaxError(
+                            "invalid hardware register: not supported on this GPU", column + 6)
+                    reg_id = S.HWREG_IDS_GFX940[reg]
                 if reg_id < 0:
                     raise AsmSyntaxError("expected a register name or an absolute expression",
                                          column)
@@ -208,14 +219,7 @@ class OperandReader:
                 self.next()
                 self.next()
                 args = self.call_args()
-                msg = args[0] if isinstance(args[0], int) else S.SENDMSG_IDS.get(args[0], -1)
-                op_arg = args[1] if len(args) > 1 else 0
-                op = op_arg if isinstance(op_arg, int) else S.SYSMSG_OPS.get(
-                    op_arg, S.GS_OPS.get(op_arg, -1))
-                stream = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-                if msg < 0 or op < 0:
-                    raise AsmSyntaxError("invalid message id", column)
-                value = S.sendmsg(msg, op, stream)
+                value = S.checked_sendmsg(args)
             elif lower == "gpr_idx":
                 self.next()
                 self.next()
@@ -263,6 +267,8 @@ class OperandReader:
             if self.at("&") or (self.at(",") and self.peek(1).kind == "ident"
                                 and self.peek(1).text.lower() in _WAITCNT_COUNTERS):
                 self.next()
+                if not (self.peek().kind == "ident" and self.at("(", 1)):
+                    raise AsmSyntaxError("expected a counter name", self.peek().column)
         return Item("imm", column, "waitcnt", value=value, symbolic=True)
 
     def modifier_call(self, name: str) -> Item:
@@ -321,7 +327,7 @@ class OperandReader:
             inner = self._source_without_bar()
             inner.neg = True
             return inner
-        return _immediate_item(token, self.expression(allow_bar=False))
+        return _immediate_item(token, self.unary(allow_bar=False))
 
     def _register_ahead(self, offset: int) -> bool:
         token = self.peek(offset)

@@ -53,7 +53,8 @@ class AsmParser:
         if self.matcher.lookup(mnemonic) is None:
             raise AsmParseError("invalid instruction", column)
         try:
-            items = OperandReader(tokenize(operand_text, operand_column)).read_all()
+            items = OperandReader(tokenize(operand_text, operand_column),
+                                  self.isa.is_gfx940).read_all()
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
         try:

@@ -63,8 +63,27 @@ class Validator:
             self._constant_bus(inst, columns)
         if self.isa.is_gfx90a:
             self._gfx90a_rules(inst, columns)
+        if desc.classes & {"FLAT", "MUBUF"} and desc.has("cpol"):
+            self._atomic_glc(inst)
+        if "VOP3" in desc.classes and desc.has("sdst") and "VOPC" not in desc.classes \
+                and not desc.name.startswith("V_CMP"):
+            for name in ("src0_modifiers", "src1_modifiers", "src2_modifiers"):
+                mods = inst.operand(name)
+                if isinstance(mods, int) and mods & 2:
+                    raise ValidationError("ABS not allowed in VOP3B instructions", -1)
         if self.isa.is_gfx940 and "IsDOT" in desc.classes:
             self._dot_op_sel(inst)
+
+    def _atomic_glc(self, inst: MCInst) -> None:
+        """Returning atomics are selected by glc (sc0 on gfx940); the others must not use it."""
+        classes = inst.desc.classes
+        cpol = inst.operand("cpol")
+        glc = isinstance(cpol, int) and bool(cpol & 1)
+        name = "sc0" if self.isa.is_gfx940 else "glc"
+        if "IsAtomicRet" in classes and not glc:
+            raise ValidationError(f"instruction must use {name}", -1)
+        if "IsAtomicNoRet" in classes and glc:
+            raise ValidationError(f"instruction must not use {name}", -1)
 
     def _gfx90a_rules(self, inst: MCInst, columns: dict[int, int]) -> None:
         desc = inst.desc

@@ -41,6 +41,63 @@ def sendmsg(msg: int, op: int = 0, stream: int = 0) -> int:
     return msg | op << 4 | stream << 8
 
 
+_MSG_GS, _MSG_GS_DONE, _MSG_SYSMSG = 2, 3, 15
+
+
+def checked_sendmsg(args: list[int | str]) -> int:
+    """``sendmsg(msg[, op[, stream]])`` with LLVM's GFX9 checks. A symbolic message is
+    checked strictly (its operation and stream must make sense for it); a numeric one only
+    for field widths."""
+    if len(args) > 3:
+        raise OperandSyntaxError("expected a closing parenthesis")
+    msg_arg = args[0]
+    strict = isinstance(msg_arg, str)
+    if isinstance(msg_arg, str):
+        if msg_arg not in SENDMSG_IDS:
+            raise OperandSyntaxError("expected a message name or an absolute expression")
+        msg = SENDMSG_IDS[msg_arg]
+    else:
+        msg = msg_arg
+    if not 0 <= msg < 16:
+        raise OperandSyntaxError("invalid message id")
+    op_defined, stream_defined = len(args) > 1, len(args) > 2
+    op_arg = args[1] if op_defined else 0
+    if isinstance(op_arg, str):
+        names = SYSMSG_OPS if msg == _MSG_SYSMSG else GS_OPS if msg in (
+            _MSG_GS, _MSG_GS_DONE) else {}
+        if op_arg not in names:
+            raise OperandSyntaxError("expected an operation name or an absolute expression")
+        op = names[op_arg]
+    else:
+        op = op_arg
+    stream_arg = args[2] if stream_defined else 0
+    if not isinstance(stream_arg, int):
+        raise OperandSyntaxError("expected an absolute expression")
+    stream = stream_arg
+    gs = msg in (_MSG_GS, _MSG_GS_DONE)
+    requires_op = gs or msg == _MSG_SYSMSG
+    if strict and requires_op != op_defined:
+        raise OperandSyntaxError("missing message operation" if requires_op
+                                 else "message does not support operations")
+    if not strict:
+        valid_op = 0 <= op < 8
+    elif msg == _MSG_SYSMSG:
+        valid_op = 1 <= op <= 4
+    elif gs:
+        valid_op = msg != _MSG_GS if op == 0 else 1 <= op <= 3
+    else:
+        valid_op = op == 0
+    if not valid_op:
+        raise OperandSyntaxError("invalid operation id")
+    if strict and not (gs and op != 0) and stream_defined:
+        raise OperandSyntaxError("message operation does not support streams")
+    streams_allowed = not strict or (gs and op != 0)
+    valid_stream = 0 <= stream < 4 if streams_allowed else stream == 0
+    if not valid_stream:
+        raise OperandSyntaxError("invalid message stream id")
+    return sendmsg(msg, op, stream)
+
+
 #: GFX9 s_waitcnt counters: (bit shift, width) of each piece of the counter's value.
 _WAITCNT_FIELDS: dict[str, tuple[tuple[int, int, int], ...]] = {
     "vmcnt": ((0, 0, 4), (14, 4, 2)),

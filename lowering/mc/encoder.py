@@ -101,37 +101,26 @@ def _lit_bf16(value: int) -> int:
     return _int_inline(_signed(value, 16)) or _BF16_INLINE.get(value & 0xFFFF, R.LITERAL)
 
 
+def _v216(value: int, fp_table: dict[int, int]) -> int:
+    """Packed 16-bit operands: integer constants are sign-extended 32-bit values; float
+    constants are those of ``fp_table`` as the whole 32-bit value (LLVM's
+    ``getInlineEncodingV216``)."""
+    inline = _int_inline(_signed(value, 32))
+    if inline is not None:
+        return inline
+    return fp_table.get(value & 0xFFFFFFFF, R.LITERAL)
+
+
 def _v2i16(value: int) -> int:
-    """Packed 16-bit integers: inline when the value is a 32-bit inline constant or a
-    16-bit integer inline constant in the low half with a zero high half."""
-    encoding = _lit32(value)
-    if encoding != R.LITERAL:
-        return encoding
-    value &= 0xFFFFFFFF
-    if value >> 16 == 0:
-        return _int_inline(_signed(value, 16)) or R.LITERAL
-    return R.LITERAL
+    return _v216(value, _FP32_INLINE)
 
 
 def _v2f16(value: int) -> int:
-    """Packed halves: like :func:`_v2i16`, plus fp16 constants in the low half."""
-    encoding = _lit32(value)
-    if encoding != R.LITERAL:
-        return encoding
-    value &= 0xFFFFFFFF
-    if value >> 16 == 0:
-        return _lit16(value)
-    return R.LITERAL
+    return _v216(value, _FP16_INLINE)
 
 
 def _v2bf16(value: int) -> int:
-    encoding = _lit32(value)
-    if encoding != R.LITERAL:
-        return encoding
-    value &= 0xFFFFFFFF
-    if value >> 16 == 0:
-        return _lit_bf16(value)
-    return R.LITERAL
+    return _v216(value, _BF16_INLINE)
 
 
 _LIT_BY_TYPE: dict[str, Callable[[int], int]] = {}
