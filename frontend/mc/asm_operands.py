@@ -92,6 +92,7 @@ class OperandReader:
     def __init__(self, tokens: list[Token], gfx940: bool = False) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.arg_columns: list[int] = []
         #: gfx940 adds hardware registers (HW_REG_XCC_ID...).
         self.gfx940 = gfx940
 
@@ -235,13 +236,18 @@ class OperandReader:
             else:
                 return None
         except S.OperandSyntaxError as error:
-            raise AsmSyntaxError(str(error), column) from None
+            where = column
+            if error.argument is not None and error.argument < len(self.arg_columns):
+                where = self.arg_columns[error.argument]
+            raise AsmSyntaxError(str(error), where) from None
         return Item("imm", column, lower, value=value, symbolic=True)
 
     def call_args(self) -> list[int | str]:
         """Arguments up to and including the closing parenthesis."""
         args: list[int | str] = []
+        self.arg_columns: list[int] = []
         while True:
+            self.arg_columns.append(self.peek().column)
             if self.peek().kind == "ident" and not self.at("(", 1):
                 args.append(self.next().text)
             else:

@@ -12,7 +12,12 @@ from luthier.lowering.mc import operand_printers as P
 
 
 class OperandSyntaxError(ValueError):
-    """A symbolic operand with a wrong name or value (message is llvm-mc's where known)."""
+    """A symbolic operand with a wrong name or value (message is llvm-mc's where known);
+    ``argument`` is the index of the offending argument, when one is to blame."""
+
+    def __init__(self, message: str, argument: int | None = None) -> None:
+        super().__init__(message)
+        self.argument = argument
 
 
 HWREG_IDS: dict[str, int] = {name: reg for reg, name in P.HWREG_NAMES_GFX9.items()}
@@ -49,36 +54,38 @@ def checked_sendmsg(args: list[int | str]) -> int:
     checked strictly (its operation and stream must make sense for it); a numeric one only
     for field widths."""
     if len(args) > 3:
-        raise OperandSyntaxError("expected a closing parenthesis")
+        raise OperandSyntaxError("expected a closing parenthesis", 3)
     msg_arg = args[0]
     strict = isinstance(msg_arg, str)
     if isinstance(msg_arg, str):
         if msg_arg not in SENDMSG_IDS:
-            raise OperandSyntaxError("expected a message name or an absolute expression")
+            raise OperandSyntaxError("expected a message name or an absolute expression", 0)
         msg = SENDMSG_IDS[msg_arg]
     else:
         msg = msg_arg
     if not 0 <= msg < 16:
-        raise OperandSyntaxError("invalid message id")
+        raise OperandSyntaxError("invalid message id", 0)
     op_defined, stream_defined = len(args) > 1, len(args) > 2
     op_arg = args[1] if op_defined else 0
     if isinstance(op_arg, str):
         names = SYSMSG_OPS if msg == _MSG_SYSMSG else GS_OPS if msg in (
             _MSG_GS, _MSG_GS_DONE) else {}
         if op_arg not in names:
-            raise OperandSyntaxError("expected an operation name or an absolute expression")
+            raise OperandSyntaxError("expected an operation name or an absolute expression",
+                                     1)
         op = names[op_arg]
     else:
         op = op_arg
     stream_arg = args[2] if stream_defined else 0
     if not isinstance(stream_arg, int):
-        raise OperandSyntaxError("expected an absolute expression")
+        raise OperandSyntaxError("expected an absolute expression", 2)
     stream = stream_arg
     gs = msg in (_MSG_GS, _MSG_GS_DONE)
     requires_op = gs or msg == _MSG_SYSMSG
     if strict and requires_op != op_defined:
         raise OperandSyntaxError("missing message operation" if requires_op
-                                 else "message does not support operations")
+                                 else "message does not support operations",
+                                 0 if requires_op else 1)
     if not strict:
         valid_op = 0 <= op < 8
     elif msg == _MSG_SYSMSG:
@@ -88,13 +95,13 @@ def checked_sendmsg(args: list[int | str]) -> int:
     else:
         valid_op = op == 0
     if not valid_op:
-        raise OperandSyntaxError("invalid operation id")
+        raise OperandSyntaxError("invalid operation id", 1)
     if strict and not (gs and op != 0) and stream_defined:
-        raise OperandSyntaxError("message operation does not support streams")
+        raise OperandSyntaxError("message operation does not support streams", 2)
     streams_allowed = not strict or (gs and op != 0)
     valid_stream = 0 <= stream < 4 if streams_allowed else stream == 0
     if not valid_stream:
-        raise OperandSyntaxError("invalid message stream id")
+        raise OperandSyntaxError("invalid message stream id", 2)
     return sendmsg(msg, op, stream)
 
 

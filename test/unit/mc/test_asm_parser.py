@@ -59,6 +59,15 @@ def test_hand_checked_gfx90a(line: str, text: str, encoding: str) -> None:
     ("s_mov_b32 s0, s[1:2]", "invalid register alignment", 14),
     ("v_mov_b32 v300, v1", "register index is out of range", 10),
     ("s_movk_i32 s0, 0x12345", "invalid operand for instruction", 15),
+    ("v_add_f32_e64 v0, s0, s1", "invalid operand (violates constant bus restrictions)", 22),
+    ("global_atomic_add_f32 v[1:2], v2, off",
+     "invalid register class: vgpr tuples must be 64 bit aligned", 0),
+    ("s_mov_b32 s0, tba_lo", "register not available on this GPU", 14),
+    ("ds_add_u32 v0, v1 gds", "gds modifier is not supported on this GPU", 18),
+    ("s_sendmsg sendmsg(MSG_GS, GS_OP_NOP)", "invalid operation id", 26),
+    ("ds_add_u32 v2, v4 offset:0x10000", "expected a 16-bit unsigned offset", 18),
+    ("global_load_dword v1, v[3:4], off offset:4096", "expected a 13-bit signed offset", 34),
+    ("s_load_dword s1, s[2:3], 0xfc slc", "invalid cache policy for SMEM instruction", 0),
 ])
 def test_errors(line: str, message: str, column: int) -> None:
     with pytest.raises(AsmParseError) as caught:
@@ -76,6 +85,31 @@ def test_driver_output_and_diagnostics() -> None:
         "\ts_nop 1                                 ; encoding: [0x01,0x00,0x80,0xbf]",
     ]
     assert err.getvalue() == "<stdin>:4:1: error: invalid instruction\n"
+
+
+def test_symbolic_operands_become_fixups() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    status = run_assembler("s_branch loop\ns_mov_b32 s0, sym@abs32@lo\n", "gfx90a", True,
+                           out, err, "<stdin>")
+    assert status == 0 and err.getvalue() == ""
+    assert out.getvalue().splitlines()[2:] == [
+        "\ts_branch loop                           ; encoding: [A,A,0x82,0xbf]",
+        " " * 40 + ";   fixup A - offset: 0, value: loop, kind: fixup_si_sopp_br",
+        "\ts_mov_b32 s0, sym@abs32@lo              ; encoding: [0xff,0x00,0x80,0xbe,A,A,A,A]",
+        " " * 40 + ";   fixup A - offset: 4, value: sym@abs32@lo, kind: FK_Data_4",
+    ]
+
+
+def test_internal_failure_is_one_error_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    parser = parser_for("gfx90a")
+
+    def explode(statement: str, column: int = 0) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(parser, "parse_statement", explode)
+    out, err = io.StringIO(), io.StringIO()
+    assert run_assembler("s_nop 0\n", "gfx90a", False, out, err, "x.s") == 1
+    assert err.getvalue() == "x.s:1:1: error: internal error: RuntimeError: boom\n"
 
 
 def test_comments() -> None:
