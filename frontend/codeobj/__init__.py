@@ -1,0 +1,68 @@
+"""Pure-Python reader of AMDGPU code objects, offload bundles and HIP fat binaries.
+
+``read_code_object(path)`` gives a typed :class:`CodeObject`: target and code object version
+from the ELF header, sections, segments, symbols (kernels with their ``.kd`` descriptors,
+device functions, variables), relocations, the metadata note and decoded kernel descriptors.
+Every bad input raises :class:`CodeObjectError` with a one-line message. No LLVM tool is needed.
+"""
+
+from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle
+from luthier.frontend.codeobj.descriptor import (
+    ComputePgmRsrc1,
+    ComputePgmRsrc2,
+    ComputePgmRsrc3,
+    KernargPreload,
+    KernelCodeProperties,
+    KernelDescriptor,
+)
+from luthier.frontend.codeobj.elf import read_elf
+from luthier.frontend.codeobj.errors import CodeObjectError
+from luthier.frontend.codeobj.metadata import (
+    CodeObjectMetadata,
+    KernelArgMetadata,
+    KernelMetadata,
+)
+from luthier.frontend.codeobj.model import (
+    CodeObject,
+    CodeSection,
+    DeviceFunction,
+    ElfType,
+    Kernel,
+    Relocation,
+    Section,
+    Segment,
+    Symbol,
+)
+from luthier.frontend.codeobj.reader import read_bundle, read_code_object
+from luthier.frontend.codeobj.targets import FeatureSetting, Target, TargetRequest
+
+__all__ = [
+    "BundleEntry",
+    "CodeObject",
+    "CodeObjectError",
+    "CodeObjectMetadata",
+    "CodeSection",
+    "ComputePgmRsrc1",
+    "ComputePgmRsrc2",
+    "ComputePgmRsrc3",
+    "DeviceFunction",
+    "ElfType",
+    "FeatureSetting",
+    "KernargPreload",
+    "Kernel",
+    "KernelArgMetadata",
+    "KernelCodeProperties",
+    "KernelDescriptor",
+    "KernelMetadata",
+    "OffloadBundle",
+    "Relocation",
+    "Section",
+    "Segment",
+    "Symbol",
+    "Target",
+    "TargetRequest",
+    "parse_bundle",
+    "read_bundle",
+    "read_code_object",
+    "read_elf",
+]

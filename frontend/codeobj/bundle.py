@@ -1,0 +1,220 @@
+"""Clang offload bundles and HIP fat binaries: find the code object for one target.
+
+A bundle (what ``clang --offload-arch=... --offload-device-only`` or ``clang-offload-bundler``
+writes, and what a host object's ``.hip_fatbin`` section holds) is, in little endian:
+the 24-byte magic ``__CLANG_OFFLOAD_BUNDLE__``, a u64 entry count, then per entry a u64 offset,
+u64 size, u64 ID length and the ID text (``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+``,
+``host-x86_64-unknown-linux--``); offsets are from the start of the bundle.
+
+A compressed bundle starts with ``CCOB``, a u16 version and a u16 method (0 zlib, 1 zstd),
+then (version 2, what clang-19 writes) a u32 total size, or (version 1) nothing, then a u32
+uncompressed size and an 8-byte hash, then the compressed plain bundle. zlib needs only the
+standard library; zstd (clang-19's default) needs the ``zstandard`` module, which is optional:
+without it the error says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import struct
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
+
+from luthier.frontend.codeobj.errors import CodeObjectError
+from luthier.frontend.codeobj.targets import TargetRequest
+
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+COMPRESSED_MAGIC = b"CCOB"
+FATBIN_SECTION = ".hip_fatbin"
+_U64 = struct.Struct("<Q")
+_ENTRY_HEAD = struct.Struct("<QQQ")
+#: Offload kinds whose entries are AMDGPU device code.
+DEVICE_KINDS = ("hip", "hipv4", "openmp")
+
+
+@dataclass(frozen=True)
+class BundleEntry:
+    """One entry of a bundle: its ID, where its bytes are, and the bytes."""
+
+    id: str
+    offset: int
+    size: int
+    data: bytes = field(repr=False)
+
+    @property
+    def kind(self) -> str:
+        """The offload kind: ``hip``, ``hipv4``, ``openmp``, ``host``..."""
+        return self.id.split("-", 1)[0]
+
+    @property
+    def triple(self) -> str:
+        """``amdgcn-amd-amdhsa`` for device entries (the four fields after the kind)."""
+        parts = self.id.split("-", 1)[1].split("--", 1)[0] if "-" in self.id else ""
+        return parts
+
+    @property
+    def target_id(self) -> str:
+        """What follows ``--``: ``gfx90a:xnack+`` (empty for the host entry)."""
+        return self.id.split("--", 1)[1] if "--" in self.id else ""
+
+    @property
+    def is_device(self) -> bool:
+        return (
+            self.kind in DEVICE_KINDS and self.triple.startswith("amdgcn") and bool(self.target_id)
+        )
+
+
+@dataclass(frozen=True)
+class OffloadBundle:
+    """The entries of one bundle, with target selection by ``--offload-arch`` name."""
+
+    path: str
+    entries: tuple[BundleEntry, ...]
+
+    @property
+    def device_entries(self) -> tuple[BundleEntry, ...]:
+        return tuple(entry for entry in self.entries if entry.is_device and entry.size)
+
+    def select(self, offload_arch: str) -> BundleEntry:
+        """The device entry for ``offload_arch`` (``gfx90a``, ``gfx90a:xnack-``, a full ID).
+
+        An exact target-ID match wins; otherwise the one entry whose processor matches and
+        whose pinned features agree with the request. None or several: CodeObjectError
+        listing what the bundle holds.
+        """
+        request = TargetRequest.parse(offload_arch)
+        available = ", ".join(entry.id for entry in self.device_entries) or "none"
+        if request is None:
+            raise CodeObjectError(self.path, f"malformed target {offload_arch!r}")
+        exact = [e for e in self.device_entries if TargetRequest.parse(e.target_id) == request]
+        if len(exact) == 1:
+            return exact[0]
+        matching = [
+            entry
+            for entry in self.device_entries
+            if (offered := TargetRequest.parse(entry.target_id)) is not None
+            and request.matches(offered)
+        ]
+        if len(matching) == 1:
+            return matching[0]
+        if not matching:
+            raise CodeObjectError(
+                self.path, f"no code object for target {offload_arch!r}; bundle holds: {available}"
+            )
+        raise CodeObjectError(
+            self.path,
+            f"target {offload_arch!r} matches several entries "
+            f"({', '.join(e.id for e in matching)}); name the features too",
+        )
+
+
+def is_bundle(data: bytes) -> bool:
+    return data.startswith(BUNDLE_MAGIC) or data.startswith(COMPRESSED_MAGIC)
+
+
+def parse_bundle(data: bytes, path: str) -> OffloadBundle:
+    """Parse a (possibly compressed) bundle's bytes."""
+    if data.startswith(COMPRESSED_MAGIC):
+        data = decompress_bundle(data, path)
+    if not data.startswith(BUNDLE_MAGIC):
+        raise CodeObjectError(path, "not a clang offload bundle (no __CLANG_OFFLOAD_BUNDLE__)")
+    cursor = len(BUNDLE_MAGIC)
+    if len(data) < cursor + _U64.size:
+        raise CodeObjectError(path, "truncated offload bundle header")
+    (count,) = _U64.unpack_from(data, cursor)
+    cursor += _U64.size
+    # Each entry needs at least its 24-byte head, which bounds a corrupt count cheaply.
+    if count > (len(data) - cursor) // _ENTRY_HEAD.size:
+        raise CodeObjectError(path, f"offload bundle claims {count} entries, more than fit")
+    entries: list[BundleEntry] = []
+    for index in range(count):
+        if len(data) < cursor + _ENTRY_HEAD.size:
+            raise CodeObjectError(path, f"truncated offload bundle entry {index}")
+        offset, size, id_length = _ENTRY_HEAD.unpack_from(data, cursor)
+        cursor += _ENTRY_HEAD.size
+        if cursor + id_length > len(data):
+            raise CodeObjectError(path, f"offload bundle entry {index}: ID runs past the end")
+        raw_id = data[cursor : cursor + id_length]
+        cursor += id_length
+        try:
+            entry_id = raw_id.decode("ascii")
+        except UnicodeDecodeError as error:
+            raise CodeObjectError(path, f"offload bundle entry {index}: ID is not ASCII") from error
+        if offset + size > len(data):
+            raise CodeObjectError(
+                path,
+                f"offload bundle entry {entry_id!r} (offset {offset}, size {size}) runs past "
+                f"the end of the bundle ({len(data)} bytes)",
+            )
+        entries.append(BundleEntry(entry_id, offset, size, data[offset : offset + size]))
+    return OffloadBundle(path, tuple(entries))
+
+
+def decompress_bundle(data: bytes, path: str) -> bytes:
+    """The plain bundle inside a ``CCOB`` compressed bundle."""
+    if len(data) < 8:
+        raise CodeObjectError(path, "truncated compressed offload bundle header")
+    version, method = struct.unpack_from("<HH", data, 4)
+    if version == 1:
+        header = struct.Struct("<4sHHIQ")
+    elif version == 2:
+        header = struct.Struct("<4sHHIIQ")
+    else:
+        raise CodeObjectError(path, f"compressed offload bundle version {version} is not supported")
+    if len(data) < header.size:
+        raise CodeObjectError(path, "truncated compressed offload bundle header")
+    fields = header.unpack_from(data)
+    uncompressed_size = fields[-2]
+    end = fields[3] if version == 2 else len(data)
+    if end > len(data) or end < header.size:
+        raise CodeObjectError(path, f"compressed offload bundle size {end} is outside the file")
+    payload = data[header.size : end]
+    if method == 0:
+        try:
+            plain = zlib.decompress(payload, bufsize=max(uncompressed_size, 1))
+        except zlib.error as error:
+            raise CodeObjectError(path, f"corrupt zlib offload bundle ({error})") from error
+    elif method == 1:
+        plain = _zstd_decompress(payload, uncompressed_size, path)
+    else:
+        raise CodeObjectError(path, f"compressed offload bundle method {method} is not supported")
+    if len(plain) != uncompressed_size:
+        raise CodeObjectError(path, f"compressed offload bundle decompressed to {len(plain)} "
+                              f"bytes, its header says {uncompressed_size}")  # fmt: skip
+    return plain
+
+
+def _zstd_decompress(payload: bytes, size: int, path: str) -> bytes:
+    try:
+        zstandard = cast(Any, importlib.import_module("zstandard"))
+    except ImportError as error:
+        raise CodeObjectError(
+            path,
+            "compressed offload bundles (zstd, clang's --offload-compress) are not supported "
+            "without the zstandard module: pip install zstandard, or rebuild without "
+            "--offload-compress",
+        ) from error
+    try:
+        return bytes(zstandard.ZstdDecompressor().decompress(payload, max_output_size=size))
+    except Exception as error:  # zstandard.ZstdError and friends
+        raise CodeObjectError(path, f"corrupt zstd offload bundle ({error})") from error
+
+
+def fatbin_section(data: bytes, path: str) -> bytes | None:
+    """The ``.hip_fatbin`` section of a host ELF, or None when it has none."""
+    try:
+        elf = cast(Any, ELFFile(io.BytesIO(data)))
+        section = elf.get_section_by_name(FATBIN_SECTION)
+        if section is None:
+            return None
+        offset, size = int(section["sh_offset"]), int(section["sh_size"])
+    except Exception as error:  # pyelftools raises many types on corrupt input
+        reason = f"corrupt host ELF ({type(error).__name__}: {error})"
+        raise CodeObjectError(path, reason) from error
+    if offset + size > len(data):
+        raise CodeObjectError(path, f"section {FATBIN_SECTION} runs past the end of the file")
+    return data[offset : offset + size]
