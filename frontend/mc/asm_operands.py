@@ -137,6 +137,8 @@ class OperandReader:
 
     def item(self) -> Item:
         token = self.peek()
+        if self.at("{"):
+            return self.hwreg_fields()
         if token.kind == "ident":
             name = token.text
             lower = name.lower()
@@ -150,6 +152,12 @@ class OperandReader:
                     return special
                 if lower in ("neg", "abs", "sext"):
                     return self.modifier_call(lower)
+                if lower == "lit":
+                    self.next()
+                    self.next()
+                    inner = self.source()
+                    self.expect(")", "expected closing parentheses")
+                    return inner
         return self.source()
 
     def named(self) -> Item:
@@ -242,6 +250,29 @@ class OperandReader:
             raise AsmSyntaxError(str(error), where) from None
         return Item("imm", column, lower, value=value, symbolic=True)
 
+    def hwreg_fields(self) -> Item:
+        """LLVM's structured ``{id: N, offset: N, size: N}`` spelling of a hwreg operand."""
+        column = self.next().column
+        fields: dict[str, int] = {}
+        while not self.at("}"):
+            name = self.next()
+            if name.text not in ("id", "offset", "size"):
+                raise AsmSyntaxError("unknown field", name.column)
+            if name.text in fields:
+                raise AsmSyntaxError("duplicate field", name.column)
+            self.expect(":", "colon expected")
+            fields[name.text] = self.expect_int()
+            if self.at(","):
+                self.next()
+            elif not self.at("}"):
+                raise AsmSyntaxError("comma or closing brace expected", self.peek().column)
+        self.next()
+        try:
+            value = S.hwreg(fields.get("id", 0), fields.get("offset", 0), fields.get("size", 32))
+        except S.OperandSyntaxError as error:
+            raise AsmSyntaxError(str(error), column) from None
+        return Item("imm", column, "hwreg", value=value, symbolic=True)
+
     def call_args(self) -> list[int | str]:
         """Arguments up to and including the closing parenthesis."""
         args: list[int | str] = []
@@ -280,7 +311,7 @@ class OperandReader:
     def modifier_call(self, name: str) -> Item:
         self.next()
         self.next()
-        inner = self.source()
+        inner = self.item()
         self.expect(")", "expected closing parentheses")
         if name == "neg":
             inner.neg = True
@@ -338,8 +369,7 @@ class OperandReader:
     def _register_ahead(self, offset: int) -> bool:
         token = self.peek(offset)
         if token.kind == "punct" and token.text == "[":
-            nxt = self.peek(offset + 1)
-            return nxt.kind == "ident" and bool(_REGISTER.match(nxt.text))
+            return self._register_ahead(offset + 1)
         if token.kind != "ident":
             return False
         text = token.text
@@ -348,27 +378,22 @@ class OperandReader:
         return text in _REGISTER_PREFIX and self.at("[", offset + 1)
 
     def register(self) -> Item:
-        token = self.next()
+        token = self.peek()
         column = token.column
         if token.text == "[":
-            names: list[tuple[str, int]] = []
+            self.next()
+            parts: list[Item] = []
             while True:
-                reg = self.next()
-                match = _REGISTER.match(reg.text)
-                if match is None:
-                    raise AsmSyntaxError("expected a register", reg.column)
-                names.append((match.group(1), int(match.group(2))))
+                if not self._register_ahead(0):
+                    raise AsmSyntaxError("expected a register", self.peek().column)
+                parts.append(self.register())
                 if self.at(","):
                     self.next()
                     continue
                 self.expect("]", "expected a comma or a closing square bracket")
                 break
-            prefix, first = names[0]
-            for i, (other_prefix, index) in enumerate(names):
-                if other_prefix != prefix or index != first + i:
-                    raise AsmSyntaxError(
-                        "registers in a list must have consecutive indices", column)
-            return Item("reg", column, register_name(prefix, first, len(names), column))
+            return Item("reg", column, _join_register_list([p.text for p in parts], column))
+        self.next()
         text = token.text
         special = SPECIAL_REGISTERS.get(text)
         if special is not None:
@@ -435,6 +460,29 @@ class OperandReader:
                 self.expect(")", "expected ')'")
                 return value
         raise AsmSyntaxError("not a valid operand.", token.column)
+
+
+_SPECIAL_PAIRS = {("exec_lo", "exec_hi"): "exec", ("vcc_lo", "vcc_hi"): "vcc",
+                  ("flat_scratch_lo", "flat_scratch_hi"): "flat_scratch",
+                  ("xnack_mask_lo", "xnack_mask_hi"): "xnack_mask",
+                  ("tba_lo", "tba_hi"): "tba", ("tma_lo", "tma_hi"): "tma"}
+_SINGLE = re.compile(r"^(v|s|a|ttmp)(\d+)$")
+
+
+def _join_register_list(names: list[str], column: int) -> str:
+    """``[s0,s1]`` -> ``s[0:1]``; ``[exec_lo,exec_hi]`` -> ``exec``."""
+    pair = _SPECIAL_PAIRS.get((names[0], names[-1])) if len(names) == 2 else None
+    if pair is not None:
+        return pair
+    singles = [_SINGLE.match(name) for name in names]
+    if any(m is None for m in singles):
+        raise AsmSyntaxError("registers in a list must be 32-bit registers", column)
+    prefix = singles[0].group(1) if singles[0] else ""
+    first = int(singles[0].group(2)) if singles[0] else 0
+    for i, match in enumerate(singles):
+        if match is None or match.group(1) != prefix or int(match.group(2)) != first + i:
+            raise AsmSyntaxError("registers in a list must have consecutive indices", column)
+    return register_name(prefix, first, len(names), column)
 
 
 def _immediate_item(token: Token, value: int | float | SymExpr) -> Item:
