@@ -6,7 +6,7 @@ device functions, variables), relocations, the metadata note and decoded kernel 
 Every bad input raises :class:`CodeObjectError` with a one-line message. No LLVM tool is needed.
 """
 
-from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle
+from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle, split_fatbin
 from luthier.frontend.codeobj.descriptor import (
     ComputePgmRsrc1,
     ComputePgmRsrc2,
@@ -33,7 +33,12 @@ from luthier.frontend.codeobj.model import (
     Segment,
     Symbol,
 )
-from luthier.frontend.codeobj.reader import read_bundle, read_code_object
+from luthier.frontend.codeobj.reader import (
+    read_bundle,
+    read_code_object,
+    read_code_objects,
+    read_fatbin,
+)
 from luthier.frontend.codeobj.targets import FeatureSetting, Target, TargetRequest
 
 __all__ = [
@@ -62,7 +67,10 @@ __all__ = [
     "Target",
     "TargetRequest",
     "parse_bundle",
+    "split_fatbin",
     "read_bundle",
     "read_code_object",
+    "read_code_objects",
     "read_elf",
+    "read_fatbin",
 ]

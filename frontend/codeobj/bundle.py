@@ -74,6 +74,9 @@ class OffloadBundle:
 
     path: str
     entries: tuple[BundleEntry, ...]
+    #: Bytes of the input the bundle occupies (its compressed size for a CCOB bundle), which
+    #: is where the next bundle of a fat binary may start.
+    size: int = 0
 
     @property
     def device_entries(self) -> tuple[BundleEntry, ...]:
@@ -117,9 +120,16 @@ def is_bundle(data: bytes) -> bool:
 
 
 def parse_bundle(data: bytes, path: str) -> OffloadBundle:
-    """Parse a (possibly compressed) bundle's bytes."""
+    """Parse a (possibly compressed) bundle at the start of ``data``; trailing bytes are
+    ignored (a fat binary holds several bundles back to back)."""
     if data.startswith(COMPRESSED_MAGIC):
-        data = decompress_bundle(data, path)
+        plain, consumed = decompress_bundle(data, path)
+        bundle = _parse_plain(plain, path)
+        return OffloadBundle(path, bundle.entries, consumed)
+    return _parse_plain(data, path)
+
+
+def _parse_plain(data: bytes, path: str) -> OffloadBundle:
     if not data.startswith(BUNDLE_MAGIC):
         raise CodeObjectError(path, "not a clang offload bundle (no __CLANG_OFFLOAD_BUNDLE__)")
     cursor = len(BUNDLE_MAGIC)
@@ -151,11 +161,12 @@ def parse_bundle(data: bytes, path: str) -> OffloadBundle:
                 f"the end of the bundle ({len(data)} bytes)",
             )
         entries.append(BundleEntry(entry_id, offset, size, data[offset : offset + size]))
-    return OffloadBundle(path, tuple(entries))
+    end = max([cursor, *(entry.offset + entry.size for entry in entries)])
+    return OffloadBundle(path, tuple(entries), end)
 
 
-def decompress_bundle(data: bytes, path: str) -> bytes:
-    """The plain bundle inside a ``CCOB`` compressed bundle."""
+def decompress_bundle(data: bytes, path: str) -> tuple[bytes, int]:
+    """The plain bundle inside a ``CCOB`` compressed bundle, and the compressed size."""
     if len(data) < 8:
         raise CodeObjectError(path, "truncated compressed offload bundle header")
     version, method = struct.unpack_from("<HH", data, 4)
@@ -185,7 +196,7 @@ def decompress_bundle(data: bytes, path: str) -> bytes:
     if len(plain) != uncompressed_size:
         raise CodeObjectError(path, f"compressed offload bundle decompressed to {len(plain)} "
                               f"bytes, its header says {uncompressed_size}")  # fmt: skip
-    return plain
+    return plain, end
 
 
 def _zstd_decompress(payload: bytes, size: int, path: str) -> bytes:
@@ -218,3 +229,27 @@ def fatbin_section(data: bytes, path: str) -> bytes | None:
     if offset + size > len(data):
         raise CodeObjectError(path, f"section {FATBIN_SECTION} runs past the end of the file")
     return data[offset : offset + size]
+
+
+def split_fatbin(data: bytes, path: str) -> tuple[OffloadBundle, ...]:
+    """Every bundle of a ``.hip_fatbin`` section.
+
+    Linking several host objects concatenates their fat binaries, one bundle per translation
+    unit, each aligned (4096 bytes by clang) with zero padding between them.
+    """
+    bundles: list[OffloadBundle] = []
+    cursor = 0
+    while cursor < len(data):
+        start = cursor
+        while start < len(data) and data[start] == 0:
+            start += 1
+        if start == len(data):
+            break
+        if not is_bundle(data[start:]):
+            raise CodeObjectError(path, f"unrecognised bytes at offset {start} of the fat binary")
+        bundle = parse_bundle(data[start:], path)
+        bundles.append(bundle)
+        cursor = start + max(bundle.size, 1)
+    if not bundles:
+        raise CodeObjectError(path, "empty fat binary")
+    return tuple(bundles)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .oracle import CLANG, have
+from .oracle import CLANG, LINKER, have
 
 ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = sorted(
@@ -81,6 +81,21 @@ class Compiled:
         self.host = folder / "host.o"
         _clang(*DEVICE_FLAGS, "--offload-arch=gfx90a", "--offload-arch=gfx942", "-c", "-o",
                self.host, host_source)  # fmt: skip
+        # A second translation unit (other names), and both linked together as a program's
+        # objects are: the linked .hip_fatbin holds one bundle per translation unit.
+        second = folder / "second.hip"
+        second.write_text(
+            HOST_PRELUDE + DEVICE_SOURCE.replace("scale", "twice").replace("fill", "clear")
+        )
+        self.host2 = folder / "second.o"
+        _clang(*DEVICE_FLAGS, "--offload-arch=gfx90a", "--offload-arch=gfx942", "-c", "-o",
+               self.host2, second)  # fmt: skip
+        self.linked_host: Path | None = folder / "linked.o"
+        if have(LINKER):
+            subprocess.run([LINKER, "-r", str(self.host), str(self.host2), "-o",
+                            str(self.linked_host)], check=True, capture_output=True)  # fmt: skip
+        else:
+            self.linked_host = None
 
     @property
     def code_objects(self) -> list[Path]:

@@ -18,6 +18,7 @@ READELF = "llvm-readelf-19"
 OBJDUMP = "llvm-objdump-19"
 CLANG = "clang-19"
 BUNDLER = "clang-offload-bundler-19"
+LINKER = "ld.lld-19"
 
 
 def have(tool: str) -> bool:

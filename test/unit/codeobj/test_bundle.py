@@ -12,6 +12,9 @@ from luthier.frontend.codeobj import (
     parse_bundle,
     read_bundle,
     read_code_object,
+    read_code_objects,
+    read_fatbin,
+    split_fatbin,
 )
 from luthier.frontend.codeobj.bundle import BUNDLE_MAGIC
 
@@ -162,3 +165,32 @@ def test_compressed_clang_bundle(compiled: Compiled) -> None:
             read_code_object(out, offload_arch="gfx90a")
     else:
         assert read_code_object(out, offload_arch="gfx90a").target.processor == "gfx90a"
+
+
+def test_linked_fatbin_has_a_bundle_per_translation_unit(compiled: Compiled) -> None:
+    if compiled.linked_host is None:
+        pytest.skip(f"{oracle.LINKER} is not installed; cannot link two host objects")
+    bundles = read_fatbin(compiled.linked_host)
+    assert len(bundles) == 2
+    code_objects = read_code_objects(compiled.linked_host, offload_arch="gfx90a")
+    assert [sorted(k.name for k in c.kernels) for c in code_objects] == [
+        ["_Z4fillPff", "_Z5scalePii"],
+        ["_Z5clearPff", "_Z5twicePii"],
+    ]
+    with pytest.raises(CodeObjectError, match="holds 2 offload bundles"):
+        read_code_object(compiled.linked_host, offload_arch="gfx90a")
+
+
+def test_split_fatbin_padding_and_garbage() -> None:
+    gfx90a, gfx942 = committed_pair()
+    first = make_bundle([("hipv4-amdgcn-amd-amdhsa--gfx90a", gfx90a)])
+    second = make_bundle([("hipv4-amdgcn-amd-amdhsa--gfx942", gfx942)])
+    padded = first + bytes(-len(first) % 4096) + second + bytes(100)
+    assert [b.entries[0].target_id for b in split_fatbin(padded, "fatbin")] == [
+        "gfx90a",
+        "gfx942",
+    ]
+    with pytest.raises(CodeObjectError, match="unrecognised bytes at offset"):
+        split_fatbin(first + b"\1junk", "fatbin")
+    with pytest.raises(CodeObjectError, match="empty fat binary"):
+        split_fatbin(bytes(64), "fatbin")

@@ -20,7 +20,7 @@ import pytest
 
 from luthier.frontend.codeobj import CodeObjectError, read_code_object
 
-from .conftest import COMMITTED
+from .conftest import COMMITTED, Compiled
 from .test_bundle import make_bundle
 
 MUTATIONS = int(os.environ.get("LUTHIER_FUZZ_MUTATIONS", "200"))
@@ -152,10 +152,20 @@ INPUTS = _inputs()
 
 @pytest.mark.parametrize(("name", "original"), INPUTS, ids=[name for name, _ in INPUTS])
 def test_mutations_never_escape(name: str, original: bytes) -> None:
+    _fuzz(name, original, MUTATIONS)
+
+
+def test_compiled_mutations_never_escape(compiled: Compiled) -> None:
+    """The same on an ET_REL with relocations and on a host object's .hip_fatbin."""
+    for path in (compiled.relocatable, compiled.host):
+        _fuzz(path.name, path.read_bytes(), MUTATIONS // 2)
+
+
+def _fuzz(name: str, original: bytes, mutations: int) -> None:
     rng = random.Random(f"{SEED}:{name}")
     outcomes = {"ok": 0, "error": 0}
     started = time.perf_counter()
-    for round_index in range(MUTATIONS):
+    for round_index in range(mutations):
         data = bytearray(original)
         for _ in range(rng.randint(1, 3)):
             rng.choice(MUTATORS)(rng, data)
