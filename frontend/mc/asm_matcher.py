@@ -309,7 +309,8 @@ class Matcher:
                state: _State) -> Operand:
         rc = kind.register_class
         literals = state.literals
-        if item.kind == "word" and (kind.operand_type == "OPERAND_PCREL" or rc is not None):
+        if item.kind == "word" and item.text != "scc" and (
+                kind.operand_type == "OPERAND_PCREL" or rc is not None):
             item = Item("imm", item.column, item.text, expr=SymExpr("sym", name=item.text))
         if item.expr is not None:
             if item.has_modifiers:

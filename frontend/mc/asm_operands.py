@@ -156,6 +156,9 @@ class OperandReader:
                     self.next()
                     self.next()
                     inner = self.source()
+                    if inner.kind != "imm":
+                        raise AsmSyntaxError("expected immediate with lit modifier",
+                                             inner.column)
                     self.expect(")", "expected closing parentheses")
                     return inner
         return self.source()
@@ -313,6 +316,8 @@ class OperandReader:
         self.next()
         inner = self.item()
         self.expect(")", "expected closing parentheses")
+        if name == "abs" and inner.neg:
+            raise AsmSyntaxError("failed parsing operand.", inner.column)
         if name == "neg":
             inner.neg = True
         elif name == "abs":
