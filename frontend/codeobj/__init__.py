@@ -4,6 +4,11 @@
 from the ELF header, sections, segments, symbols (kernels with their ``.kd`` descriptors,
 device functions, variables), relocations, the metadata note and decoded kernel descriptors.
 Every bad input raises :class:`CodeObjectError` with a one-line message. No LLVM tool is needed.
+
+Offload bundles and host objects/programs with a ``.hip_fatbin`` section: ``read_bundle`` and
+``read_fatbin`` list entries (a linked program has one bundle per translation unit),
+``read_code_object(path, offload_arch="gfx90a")`` picks one code object, and
+``read_code_objects`` gives one per bundle.
 """
 
 from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle, split_fatbin

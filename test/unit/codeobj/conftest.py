@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .oracle import CLANG, LINKER, have
+from .oracle import CLANG, LINKER, STRIP, have
 
 ROOT = Path(__file__).resolve().parents[3]
 COMMITTED = sorted(
@@ -27,6 +27,7 @@ DEVICE_SOURCE = """
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
 __device__ int counter[4];
+__device__ int *counter_slot = &counter[1];
 __device__ __attribute__((noinline)) int helper(int x) { return x * 3 + counter[x & 3]; }
 __global__ void scale(int *out, int n) {
 #ifdef __HIP_DEVICE_COMPILE__
@@ -75,6 +76,13 @@ class Compiled:
                self.v6_generic, source)  # fmt: skip
         self.v5_gfx908 = folder / "k.gfx908.co"
         _clang(*device, "--offload-arch=gfx908:xnack-", "-o", self.v5_gfx908, source)
+        # Stripped: only .dynsym is left to find kernels and descriptors in.
+        self.stripped: Path | None = folder / "k.stripped.co"
+        if have(STRIP):
+            subprocess.run([STRIP, "--strip-all", "-o", str(self.stripped), str(self.v4)],
+                           check=True, capture_output=True)  # fmt: skip
+        else:
+            self.stripped = None
         self.bundle = folder / "k.bundle"
         _clang(*DEVICE_FLAGS, "--offload-device-only", "--offload-arch=gfx90a",
                "--offload-arch=gfx942", "-o", self.bundle, source)  # fmt: skip
@@ -99,7 +107,8 @@ class Compiled:
 
     @property
     def code_objects(self) -> list[Path]:
-        return [self.relocatable, self.v4, self.v6_generic, self.v5_gfx908]
+        built = [self.relocatable, self.v4, self.v6_generic, self.v5_gfx908]
+        return built + ([self.stripped] if self.stripped is not None else [])
 
 
 def _clang(*args: str | Path) -> None:

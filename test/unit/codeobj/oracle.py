@@ -19,6 +19,7 @@ OBJDUMP = "llvm-objdump-19"
 CLANG = "clang-19"
 BUNDLER = "clang-offload-bundler-19"
 LINKER = "ld.lld-19"
+STRIP = "llvm-strip-19"
 
 
 def have(tool: str) -> bool:
