@@ -90,7 +90,9 @@ class OperandReader:
     """Reads items from the tokens of one statement's operand part."""
 
     def __init__(self, tokens: list[Token], gfx940: bool = False) -> None:
-        self.tokens = tokens
+        # Padded with copies of the end token so that look-ahead needs no bounds checks.
+        self.tokens = tokens + [tokens[-1]] * 4
+        self.last = len(tokens) - 1
         self.pos = 0
         self.arg_columns: list[int] = []
         #: gfx940 adds hardware registers (HW_REG_XCC_ID...).
@@ -99,16 +101,17 @@ class OperandReader:
     # -- token helpers --------------------------------------------------------------
 
     def peek(self, offset: int = 0) -> Token:
-        return self.tokens[min(self.pos + offset, len(self.tokens) - 1)]
+        return self.tokens[self.pos + offset]
 
     def next(self) -> Token:
-        token = self.peek()
-        self.pos = min(self.pos + 1, len(self.tokens) - 1)
+        token = self.tokens[self.pos]
+        if self.pos < self.last:
+            self.pos += 1
         return token
 
     def at(self, text: str, offset: int = 0) -> bool:
-        token = self.peek(offset)
-        return token.kind in ("punct", "ident") and token.text == text
+        token = self.tokens[self.pos + offset]
+        return token.text == text and token.kind in ("punct", "ident")
 
     def expect(self, text: str, message: str | None = None) -> Token:
         if not self.at(text):
@@ -372,6 +375,8 @@ class OperandReader:
         return _immediate_item(token, self.unary(allow_bar=False))
 
     def _register_ahead(self, offset: int) -> bool:
+        if self.pos + offset >= len(self.tokens):
+            return False
         token = self.peek(offset)
         if token.kind == "punct" and token.text == "[":
             return self._register_ahead(offset + 1)
