@@ -5,8 +5,8 @@ disassembler input and prints what ``llvm-mc-19`` prints, so the two can be diff
 ``luthier-mc --mcpu=gfx90a --show-encoding < file.s`` assembles.
 
 Diagnostics are one line each, ``<file>:<line>:<column>: error|warning: <message>``, on
-stderr; the exit status is 1 when any input was rejected (as llvm-mc's is), 2 for a bad
-command line.
+stderr. The exit status is 1 when any input was rejected (llvm-mc returns 0 for some
+rejected inputs; a script should not have to read stderr to know), 2 for a bad command line.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -124,6 +125,28 @@ def _check_target(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`luthier-mc ... | head`): stop quietly, like llvm-mc.
+        _silence_stdout()
+        return 0
+    except OSError as error:
+        sys.stderr.write(f"luthier-mc: error: cannot write output: {error.strerror}\n")
+        _silence_stdout()
+        return 1
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _argument_parser().parse_args(argv)
     try:
         target = _check_target(args)

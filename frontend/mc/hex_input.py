@@ -62,12 +62,13 @@ def parse_hex_input(text: str) -> list[ByteChunk]:
                 break
             elif char == "[":
                 if group is not None:
-                    raise HexInputError("nested brackets are not allowed", line_no, pos + 1)
+                    raise HexInputError("nested atomic blocks make no sense", line_no, pos + 1)
                 group = ByteChunk(grouped=True)
                 pos += 1
             elif char == "]":
                 if group is None:
-                    raise HexInputError("']' without a matching '['", line_no, pos + 1)
+                    raise HexInputError("attempt to close atomic block without opening",
+                                        line_no, pos + 1)
                 chunks.append(group)
                 chunks.append(ByteChunk())
                 group = None
@@ -83,6 +84,6 @@ def parse_hex_input(text: str) -> list[ByteChunk]:
                 target.positions.append((line_no, pos + 1))
                 pos = match.end()
     if group is not None:
-        raise HexInputError("missing ']' at the end of the input",
-                            len(text.splitlines()) or 1, 1)
+        lines = text.split("\n")
+        raise HexInputError("unclosed atomic block", len(lines), len(lines[-1]) + 1)
     return [c for c in chunks if c.data]
