@@ -576,6 +576,7 @@ def build_target_table(
         instructions.append(instruction_entry(records, kinds, name, namespaces, tsflags))
     known = {e["name"] for e in instructions}
     aliases = list(alias_entries(records, kinds, features, known))
+    own_mnemonics = {mnemonic_of(e["asm"]).lower() for e in instructions if e["parsable"]}
     return {
         "schema": SCHEMA_VERSION,
         "target": processor,
@@ -587,7 +588,33 @@ def build_target_table(
         "register_tuples": register_tuples(records),
         "instructions": instructions,
         "aliases": aliases,
+        # Mnemonics of other processors, so the parser can say "not supported on this GPU"
+        # rather than "invalid instruction", as llvm-mc does.
+        "foreign_mnemonics": sorted(all_mnemonics(records) - own_mnemonics),
     }
+
+
+def all_mnemonics(records: Records) -> set[str]:
+    """Every AMDGPU instruction mnemonic of any processor (``_e32``... suffixes removed)."""
+    names: set[str] = set()
+    for name in records.instances("Instruction"):
+        rec = records[name]
+        if rec["isPseudo"] or rec["isCodeGenOnly"] or not rec["AsmString"]:
+            continue
+        if rec["Namespace"] != "AMDGPU":
+            continue
+        names.add(mnemonic_of(str(rec["AsmString"])).lower())
+    for name in records.instances("InstAlias"):
+        names.add(mnemonic_of(str(records[name]["AsmString"] or "")).lower())
+    for name in records.instances("MnemonicAlias"):
+        names.add(str(records[name]["FromMnemonic"] or "").lower())
+    stripped: set[str] = set()
+    for mnemonic in names:
+        for suffix in ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp8", "_dpp"):
+            if mnemonic.endswith(suffix):
+                stripped.add(mnemonic[: -len(suffix)])
+                break
+    return (names | stripped) - {""}
 
 
 def render(table: dict[str, Any]) -> str:

@@ -165,6 +165,8 @@ class TargetISA:
     #: prefix ("s", "ttmp", "v", "a") -> dwords -> (count, stride)
     register_tuples: dict[str, dict[int, tuple[int, int]]]
     implicit_registers: dict[str, str]
+    #: Mnemonics that exist only on other processors (for "not supported on this GPU").
+    foreign_mnemonics: frozenset[str] = frozenset()
 
     def has_feature(self, feature: str) -> bool:
         return feature in self.features
@@ -280,6 +282,7 @@ def _load(path: Path) -> TargetISA:
             name: str(r["asm"])
             for name, r in cast(dict[str, dict[str, Any]], raw["registers"]).items()
         },
+        foreign_mnemonics=frozenset(cast(list[str], raw.get("foreign_mnemonics", []))),
     )
 
 

@@ -51,7 +51,7 @@ class AsmParser:
         operand_text = parts[1] if len(parts) > 1 else ""
         operand_column = column + (len(stripped) - len(operand_text) if operand_text else 0)
         if self.matcher.lookup(mnemonic) is None:
-            raise AsmParseError("invalid instruction", column)
+            raise AsmParseError(self._unknown_mnemonic(mnemonic), column)
         try:
             items = OperandReader(tokenize(operand_text, operand_column),
                                   self.isa.is_gfx940).read_all()
@@ -70,6 +70,21 @@ class AsmParser:
             if error.message == "too few operands for instruction":
                 where = column
             raise AsmParseError(error.message, where) from None
+
+
+    def _unknown_mnemonic(self, mnemonic: str) -> str:
+        """llvm-mc's complaint about a mnemonic this target cannot match."""
+        lower = mnemonic.lower()
+        for suffix in ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp"):
+            if lower.endswith(suffix):
+                base = lower[: -len(suffix)]
+                if self.matcher.candidates.get(base):
+                    return f"{suffix[1:]} variant of this instruction is not supported"
+                if base in self.isa.foreign_mnemonics:
+                    return "instruction not supported on this GPU"
+        if lower in self.isa.foreign_mnemonics:
+            return "instruction not supported on this GPU"
+        return "invalid instruction"
 
 
 @functools.cache
