@@ -42,6 +42,31 @@ _NAMED_PRINT = frozenset({
 #: Words that are named operands (flags) rather than positional words.
 _FLAGS = ("glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe",
           "d16", "a16", "r128", "gds", "lds", "dlc")
+#: Every ``name:value`` operand the GFX9 syntax has; any other name is not an operand.
+_KNOWN_NAMED_KEYS = frozenset({
+    "offset", "offset0", "offset1", "dmask", "row_mask", "bank_mask", "bound_ctrl",
+    "dst_sel", "src0_sel", "src1_sel", "dst_unused", "op_sel", "op_sel_hi", "neg_lo",
+    "neg_hi", "cbsz", "abid", "blgp", "neg", "format", "dfmt", "nfmt", "mul", "div",
+    *S.DPP_CTRL_NAMES,
+})
+_SDWA_KEYS = frozenset({"dst_sel", "src0_sel", "src1_sel", "dst_unused"})
+_NAMED_KEYS_BY_PRINT: dict[str, frozenset[str]] = {
+    "printDMask": frozenset({"dmask"}), "printDPPCtrl": frozenset(S.DPP_CTRL_NAMES),
+    "printDppBankMask": frozenset({"bank_mask"}), "printDppRowMask": frozenset({"row_mask"}),
+    "printDppBoundCtrl": frozenset({"bound_ctrl"}),
+    "printFORMAT": frozenset({"format", "dfmt", "nfmt"}),
+    "printFlatOffset": frozenset({"offset"}), "printOffset": frozenset({"offset"}),
+    "printSMEMOffsetMod": frozenset({"offset"}), "printSwizzle": frozenset({"offset"}),
+    "printOffset0": frozenset({"offset0"}), "printOffset1": frozenset({"offset1"}),
+    "printOModSI": frozenset({"mul", "div"}), "printOpSel": frozenset({"op_sel"}),
+    "printOpSelHi": frozenset({"op_sel_hi"}), "printNegLo": frozenset({"neg_lo"}),
+    "printNegHi": frozenset({"neg_hi"}), "printABID": frozenset({"abid"}),
+    "printCBSZ": frozenset({"cbsz"}), "printBLGP": frozenset({"blgp", "neg"}),
+    "printSDWADstSel": _SDWA_KEYS, "printSDWASrc0Sel": _SDWA_KEYS,
+    "printSDWASrc1Sel": _SDWA_KEYS, "printSDWADstUnused": _SDWA_KEYS,
+}
+#: Flags of other generations that llvm-mc names in its complaint.
+_OTHER_GENERATION_FLAGS = frozenset({"dlc", "scc", "nv"})
 _CPOL_WORDS = frozenset({"glc", "slc", "scc", "sc0", "sc1", "nt", "noglc", "noslc", "noscc",
                          "nosc0", "nosc1", "nont"})
 FLAG_WORDS = frozenset({*_FLAGS, *("no" + f for f in _FLAGS), "bound_ctrl", "row_mirror",
@@ -179,6 +204,7 @@ class Matcher:
         for patterns in candidates.values():
             patterns.sort(key=lambda p: _VARIANT_ORDER.get(p.inst.variant, 4))
         self.candidates = candidates
+        self._keys_cache: dict[str, frozenset[str]] = {}
 
     def lookup(self, mnemonic: str) -> list[Pattern] | None:
         """Candidates of a mnemonic, honouring a forced ``_e32``/``_e64``/... suffix."""
@@ -206,6 +232,11 @@ class Matcher:
         patterns = self.lookup(mnemonic)
         if not patterns:
             raise MatchError("invalid instruction", 0, 100)
+        keys = self._named_keys(mnemonic.lower(), patterns)
+        for item in items:
+            if item.kind == "named" and item.text.lower() not in keys:
+                # llvm-mc only tries the operand parsers the mnemonic's instructions use.
+                raise MatchError("not a valid operand.", item.column, 100)
         best: MatchError | None = None
         for pattern in patterns:
             try:
@@ -215,6 +246,19 @@ class Matcher:
                     best = error
         assert best is not None
         raise best
+
+    def _named_keys(self, mnemonic: str, patterns: list[Pattern]) -> frozenset[str]:
+        """The ``name:`` operands any candidate of ``mnemonic`` accepts."""
+        cached = self._keys_cache.get(mnemonic)
+        if cached is None:
+            keys: set[str] = set()
+            for pattern in patterns:
+                for index in pattern.named:
+                    method = pattern.inst.operands[index].kind.print_method
+                    keys |= _NAMED_KEYS_BY_PRINT.get(method, frozenset())
+            cached = frozenset(keys)
+            self._keys_cache[mnemonic] = cached
+        return cached
 
     # -- one candidate ------------------------------------------------------------------
 
@@ -259,7 +303,7 @@ class Matcher:
         for item in named_items:
             key = item.text.lower()
             if key in seen and key not in _CPOL_WORDS:
-                raise MatchError("invalid operand for instruction", item.column, matched)
+                raise MatchError("not a valid operand.", item.column, 95)
             seen.add(key)
             if item.kind == "reg" and item.text == "a16" and not item.has_modifiers:
                 item = Item("word", item.column, "a16")
@@ -322,7 +366,7 @@ class Matcher:
                     name in INLINE_VALUE_REGISTERS and "s" in rc.files)):
                 raise MatchError("invalid operand for instruction", item.column, 2)
             if rc.name in _BOOL_CLASSES and self.wave64 and not _is_64bit_register(name):
-                if name in ("vcc_lo", "vcc_hi"):
+                if name in ("vcc_lo", "vcc_hi") and kind.print_method != "printOperand":
                     raise MatchError("operands are not valid for this GPU or mode", -1, 2)
                 raise MatchError("invalid operand for instruction", item.column, 2)
             return name
@@ -345,9 +389,10 @@ class Matcher:
             if encoding is None:
                 raise MatchError("invalid operand for instruction", item.column, 2)
             if encoding == 255:
-                if kind.decoder_method.startswith("decodeSDWA") or not pattern.literal_ok \
-                        or "_INLINE_" in operand_type:
+                if kind.decoder_method.startswith("decodeSDWA") or "_INLINE_" in operand_type:
                     raise MatchError("invalid operand for instruction", item.column, 3)
+                if not pattern.literal_ok:
+                    raise MatchError("literal operands are not supported", item.column, 3)
                 _add_literal(literals, value & 0xFFFFFFFF, item.column)
             return value
         if item.real is not None:
@@ -379,8 +424,10 @@ class Matcher:
                                       print_immediate(BRANCH_PLACEHOLDER, operand_type)))
             return BRANCH_PLACEHOLDER
         if kind.register_class is None or literal_encoding(0, operand_type) is None \
-                or "64" in operand_type or "16" in operand_type or not pattern.literal_ok:
+                or "64" in operand_type or "16" in operand_type:
             raise MatchError("invalid operand for instruction", column, 2)
+        if not pattern.literal_ok:
+            raise MatchError("literal operands are not supported", column, 3)
         _add_literal(state.literals, -(1 << 40) - len(state.fixups), column)
         kind_name = "FK_PCRel_4" if expr.needs_pc_relative() else "FK_Data_4"
         state.fixups.append(Fixup(pattern.inst.size, 4, expr, kind_name,
@@ -402,6 +449,10 @@ class Matcher:
                 continue
             if handler(self, inst, index, key, item, operands, assigned):
                 return
+        if item.kind == "named" and key not in _KNOWN_NAMED_KEYS:
+            raise MatchError("not a valid operand.", item.column, 90)
+        if item.kind == "word" and key in _OTHER_GENERATION_FLAGS:
+            raise MatchError(f"{key} modifier is not supported on this GPU", item.column, 90)
         raise MatchError("invalid operand for instruction", item.column, 4)
 
     def _check_required(self, inst: InstrDef, operands: list[Operand], assigned: list[bool],
@@ -469,6 +520,8 @@ def _add_literal(literals: set[int], value: int, column: int) -> None:
 def _fold_fp_modifiers(item: Item, kind: OperandKind) -> Item:
     """``neg()``/``abs()`` on an immediate for an operand without modifier bits: LLVM
     applies them to the value's sign bit (of a double for reals, else of the operand)."""
+    if item.kind == "reg":
+        raise MatchError("not a valid operand.", item.column, 1)
     if item.kind != "imm" or item.sext or "FP" not in kind.operand_type:
         raise MatchError("invalid operand for instruction", item.column, 1)
     if item.real is None and "FP64" in kind.operand_type:

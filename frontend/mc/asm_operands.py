@@ -76,6 +76,9 @@ def register_name(prefix: str, first: int, count: int, column: int) -> str:
         prefix = "a"
     limit = _LIMITS[prefix]
     if count < 1 or first < 0 or first + count > limit:
+        # s102..s105 exist on other processors.
+        if prefix == "s" and count >= 1 and first >= 0 and first + count <= 106:
+            raise AsmSyntaxError("register not available on this GPU", column)
         raise AsmSyntaxError("register index is out of range", column)
     if prefix in ("s", "ttmp") and count > 1:
         alignment = 2 if count == 2 else 4
