@@ -140,3 +140,29 @@ def test_corpus_agreement(mcpu: str) -> None:
         agree += text == expected.text and data == llvm
     assert accepted > 60000
     assert agree / accepted >= 0.995
+
+
+@pytest.mark.skipif(not llvm_oracle.available(), reason="needs llvm-mc-19 and LLVM sources")
+@pytest.mark.parametrize("mcpu", ["gfx90a", "gfx942"])
+def test_corpus_rejections(mcpu: str) -> None:
+    """What llvm-mc rejects we reject too, mostly with its message and column."""
+    rejected = agreed = same_message = 0
+    for statement, outcome in llvm_oracle.assembled(mcpu):
+        if outcome.instructions or not outcome.diagnostics:
+            continue
+        expected = outcome.diagnostics[0]
+        if expected.severity != "error":
+            continue
+        out, err = io.StringIO(), io.StringIO()
+        run_assembler(statement + "\n", mcpu, True, out, err, "<stdin>")
+        lines = err.getvalue().splitlines()
+        rejected += 1
+        if not lines:
+            continue
+        agreed += 1
+        where, _, message = lines[0].partition(": error: ")
+        same_message += message == expected.message
+        del where
+    assert rejected > 80000
+    assert agreed / rejected >= 0.999
+    assert same_message / rejected >= 0.85
