@@ -158,6 +158,8 @@ def _pattern(inst: InstrDef, asm: str | None = None) -> Pattern:
         name = match.group(1) or match.group(2)
         if name is not None:
             index = inst.index[name]
+            if inst.operands[index].kind.print_method == "printInterpAttrChan":
+                continue  # written together with the attribute: attr0.x
             if _is_named(inst.operands[index].kind):
                 named.append(index)
             else:
@@ -343,11 +345,32 @@ class Matcher:
                                            state)
             assigned[source] = True
             return
+        if kind.print_method in ("printInterpAttr", "printInterpSlot"):
+            self._interp(inst, index, item, operands, assigned)
+            return
         if item.has_modifiers:
             item = _fold_fp_modifiers(item, kind)
         state.columns[index] = item.column
         operands[index] = self._value(pattern, kind, item, state)
         assigned[index] = True
+
+    def _interp(self, inst: InstrDef, index: int, item: Item, operands: list[Operand],
+                assigned: list[bool]) -> None:
+        """``attr<N>.<x|y|z|w>`` (attribute and channel) or an interpolation slot."""
+        text = item.text.lower() if item.kind == "word" else ""
+        if inst.operands[index].kind.print_method == "printInterpSlot":
+            slot = {"p10": 0, "p20": 1, "p0": 2}.get(text)
+            if slot is None:
+                raise MatchError("invalid interpolation slot", item.column, 5)
+            operands[index], assigned[index] = slot, True
+            return
+        match = re.fullmatch(r"attr(\d+)\.([xyzw])", text)
+        if match is None or int(match.group(1)) > 32:
+            raise MatchError("invalid operand for instruction", item.column, 5)
+        operands[index], assigned[index] = int(match.group(1)), True
+        chan = inst.index.get("attrchan")
+        if chan is not None:
+            operands[chan], assigned[chan] = "xyzw".index(match.group(2)), True
 
     def _value(self, pattern: Pattern, kind: OperandKind, item: Item,
                state: _State) -> Operand:

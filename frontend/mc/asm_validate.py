@@ -147,6 +147,8 @@ class Validator:
                     continue
                 if value == "m0" and name == "src1" and desc.mnemonic == "v_writelane_b32":
                     continue  # the lane select may be m0 next to an SGPR value
+                if value == "src_lds_direct":
+                    continue  # LDS data, not a constant-bus read
                 key = value
             elif isinstance(value, int):
                 operand_type = desc.operands[index].kind.operand_type
