@@ -16,6 +16,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.registers import RegisterNamer
 from luthier.amdgpu_dialects.isa.target import OperandKind, TargetISA
@@ -65,16 +66,10 @@ _OPW_DWORDS = {
 }
 _OPW_IS_64 = {"OPW64", "OPWV232"}
 
-_FP32_INLINE = {240: 0x3F000000, 241: 0xBF000000, 242: 0x3F800000, 243: 0xBF800000,
-                244: 0x40000000, 245: 0xC0000000, 246: 0x40800000, 247: 0xC0800000,
-                248: 0x3E22F983}
-_FP64_INLINE = {240: 0x3FE0000000000000, 241: 0xBFE0000000000000, 242: 0x3FF0000000000000,
-                243: 0xBFF0000000000000, 244: 0x4000000000000000, 245: 0xC000000000000000,
-                246: 0x4010000000000000, 247: 0xC010000000000000, 248: 0x3FC45F306DC9C882}
-_FP16_INLINE = {240: 0x3800, 241: 0xB800, 242: 0x3C00, 243: 0xBC00, 244: 0x4000,
-                245: 0xC000, 246: 0x4400, 247: 0xC400, 248: 0x3118}
-_BF16_INLINE = {240: 0x3F00, 241: 0xBF00, 242: 0x3F80, 243: 0xBF80, 244: 0x4000,
-                245: 0xC000, 246: 0x4080, 247: 0xC080, 248: 0x3E22}
+_FP32_INLINE = INLINE.FP32
+_FP64_INLINE = INLINE.FP64
+_FP16_INLINE = INLINE.FP16
+_BF16_INLINE = INLINE.BF16
 
 # OperandSemantics values in the decoder method templates.
 _SEMA_FP16 = 1

@@ -14,6 +14,7 @@ import functools
 import struct
 from collections.abc import Callable
 
+from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.frontend.mc.decoder import MCInst
@@ -59,16 +60,10 @@ def register_encoding(name: str) -> int:
 
 # -- inline constants --------------------------------------------------------------------
 
-_FP32_INLINE = {0x3F000000: 240, 0xBF000000: 241, 0x3F800000: 242, 0xBF800000: 243,
-                0x40000000: 244, 0xC0000000: 245, 0x40800000: 246, 0xC0800000: 247,
-                0x3E22F983: 248}
-_FP64_INLINE = {0x3FE0000000000000: 240, 0xBFE0000000000000: 241, 0x3FF0000000000000: 242,
-                0xBFF0000000000000: 243, 0x4000000000000000: 244, 0xC000000000000000: 245,
-                0x4010000000000000: 246, 0xC010000000000000: 247, 0x3FC45F306DC9C882: 248}
-_FP16_INLINE = {0x3800: 240, 0xB800: 241, 0x3C00: 242, 0xBC00: 243, 0x4000: 244,
-                0xC000: 245, 0x4400: 246, 0xC400: 247, 0x3118: 248}
-_BF16_INLINE = {0x3F00: 240, 0xBF00: 241, 0x3F80: 242, 0xBF80: 243, 0x4000: 244,
-                0xC000: 245, 0x4080: 246, 0xC080: 247, 0x3E22: 248}
+_FP32_INLINE = INLINE.inverse(INLINE.FP32)
+_FP64_INLINE = INLINE.inverse(INLINE.FP64)
+_FP16_INLINE = INLINE.inverse(INLINE.FP16)
+_BF16_INLINE = INLINE.inverse(INLINE.BF16)
 
 
 def _signed(value: int, bits: int) -> int:
