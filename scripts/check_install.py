@@ -10,17 +10,32 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import re
 import shutil
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 DISTRIBUTION = "luthier-xdsl"
-RUNTIME_MODULES = ("xdsl", "elftools", "msgpack", "numpy")
-PINNED = {"xdsl": "0.74.0"}
 DEV_COMMANDS = ("ruff", "pyright", "lit", "filecheck", "pytest")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*(?:==\s*([^;\s]+))?")
+
+
+def declared_requirements() -> list[tuple[str, str | None]]:
+    """(distribution, pinned version or None) for the dependencies and the dev extra, read
+    from pyproject.toml so that a dependency added there triggers a reinstall here."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    requirements = list(project.get("dependencies", []))
+    requirements += list(project.get("optional-dependencies", {}).get("dev", []))
+    out: list[tuple[str, str | None]] = []
+    for requirement in requirements:
+        match = _REQUIREMENT.match(str(requirement))
+        if match is not None:
+            out.append((match.group(1), match.group(2)))
+    return out
 
 
 def load_mapped_folders() -> dict[str, str]:
@@ -60,15 +75,13 @@ def find_problems(
         importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         problems.append(f"distribution {DISTRIBUTION} is not installed")
-    for module in RUNTIME_MODULES:
-        if importlib.util.find_spec(module) is None:
-            problems.append(f"module {module} is missing")
-    for distribution, version in PINNED.items():
+    for distribution, version in declared_requirements():
         try:
             installed = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
+            problems.append(f"distribution {distribution} is missing")
             continue
-        if installed != version:
+        if version is not None and installed != version:
             problems.append(f"{distribution} {installed} is installed, {version} is required")
     for command in DEV_COMMANDS:
         if which(command) is None:
