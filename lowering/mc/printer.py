@@ -359,16 +359,21 @@ def _print_flat_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str])
         out.append(f" offset:{value & 0xFFFF}")
 
 
-@_method("printOffset0")
-def _print_offset0(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    if _imm(inst, index):
-        out.append(f" offset0:{_imm(inst, index) & 0xFF}")
+def _named_nonzero(name: str, mask: int = -1) -> PrintMethod:
+    """`` name:value`` when the operand is non-zero; LLVM omits these at their default 0."""
+
+    def print_value(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        value = _imm(inst, index)
+        if value:
+            out.append(f" {name}:{value & mask}")
+
+    return print_value
 
 
-@_method("printOffset1")
-def _print_offset1(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    if _imm(inst, index):
-        out.append(f" offset1:{_imm(inst, index) & 0xFF}")
+_PRINT_METHODS["printOffset0"] = _named_nonzero("offset0", 0xFF)
+_PRINT_METHODS["printOffset1"] = _named_nonzero("offset1", 0xFF)
+_PRINT_METHODS["printCBSZ"] = _named_nonzero("cbsz")
+_PRINT_METHODS["printABID"] = _named_nonzero("abid")
 
 
 def _signed_hex(value: int) -> str:
@@ -555,18 +560,6 @@ def _print_blgp(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> Non
         out.append(f" neg:[{value & 1},{(value >> 1) & 1},{(value >> 2) & 1}]")
         return
     out.append(f" blgp:{value}")
-
-
-@_method("printCBSZ")
-def _print_cbsz(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    if _imm(inst, index):
-        out.append(f" cbsz:{_imm(inst, index)}")
-
-
-@_method("printABID")
-def _print_abid(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    if _imm(inst, index):
-        out.append(f" abid:{_imm(inst, index)}")
 
 
 @_method("printInterpSlot")
