@@ -1,0 +1,32 @@
+"""Pure-Python ELF writers for AMDGPU code objects (no LLVM tool needed).
+
+- :func:`write_relocatable`: an :class:`ObjectSpec` as an ``ET_REL`` object in ``llvm-mc``'s
+  layout;
+- :func:`link_shared`: an :class:`ObjectSpec` linked into a loadable ``ET_DYN`` code object the
+  way ``ld.lld -shared`` links clang's AMDGPU objects;
+- :func:`spec_from_relocatable`: an ``ET_REL`` file read back into the model.
+
+Every bad input raises :class:`ElfWriteError`. See ``docs/elf-writer.md``.
+"""
+
+from luthier.lowering.elf.from_object import spec_from_relocatable
+from luthier.lowering.elf.relocatable import write_relocatable
+from luthier.lowering.elf.spec import (
+    ABSOLUTE_SECTION,
+    ElfWriteError,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+)
+
+__all__ = [
+    "ABSOLUTE_SECTION",
+    "ElfWriteError",
+    "ObjectSpec",
+    "RelocationSpec",
+    "SectionSpec",
+    "SymbolSpec",
+    "spec_from_relocatable",
+    "write_relocatable",
+]

@@ -1,0 +1,173 @@
+"""Byte-level pieces both writers share: ELF64 little-endian records and string tables."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+
+from luthier.lowering.elf.spec import EM_AMDGPU
+
+_EHDR = struct.Struct("<4sBBBBB7sHHIQQQIHHHHHH")
+_SHDR = struct.Struct("<IIQQQQIIQQ")
+_PHDR = struct.Struct("<IIQQQQQQ")
+_SYM = struct.Struct("<IBBHQQ")
+_RELA = struct.Struct("<QQq")
+
+EHDR_SIZE = _EHDR.size
+SHDR_SIZE = _SHDR.size
+PHDR_SIZE = _PHDR.size
+SYM_SIZE = _SYM.size
+RELA_SIZE = _RELA.size
+
+ET_REL = 1
+ET_DYN = 3
+
+
+def align_up(value: int, alignment: int) -> int:
+    """``value`` rounded up to a multiple of ``alignment`` (0 and 1 mean no alignment)."""
+    if alignment <= 1:
+        return value
+    return (value + alignment - 1) // alignment * alignment
+
+
+def elf_header(
+    *,
+    e_type: int,
+    os_abi: int,
+    abi_version: int,
+    e_flags: int,
+    phoff: int,
+    phnum: int,
+    shoff: int,
+    shnum: int,
+    shstrndx: int,
+) -> bytes:
+    """The 64-byte ELF header of an AMDGPU object (ELFCLASS64, little-endian)."""
+    return _EHDR.pack(
+        b"\x7fELF",
+        2,  # ELFCLASS64
+        1,  # ELFDATA2LSB
+        1,  # EV_CURRENT
+        os_abi,
+        abi_version,
+        b"\0" * 7,
+        e_type,
+        EM_AMDGPU,
+        1,
+        0,  # e_entry: code objects have no entry point
+        phoff,
+        shoff,
+        e_flags,
+        EHDR_SIZE,
+        PHDR_SIZE if phnum else 0,
+        phnum,
+        SHDR_SIZE,
+        shnum,
+        shstrndx,
+    )
+
+
+def section_header(
+    name: int,
+    sh_type: int,
+    flags: int,
+    addr: int,
+    offset: int,
+    size: int,
+    link: int,
+    info: int,
+    align: int,
+    entsize: int,
+) -> bytes:
+    """One ``Elf64_Shdr``."""
+    return _SHDR.pack(name, sh_type, flags, addr, offset, size, link, info, align, entsize)
+
+
+def program_header(
+    p_type: int, flags: int, offset: int, vaddr: int, filesz: int, memsz: int, align: int
+) -> bytes:
+    """One ``Elf64_Phdr`` (physical address = virtual address, as linkers write it)."""
+    return _PHDR.pack(p_type, flags, offset, vaddr, vaddr, filesz, memsz, align)
+
+
+def symbol_entry(name: int, info: int, other: int, shndx: int, value: int, size: int) -> bytes:
+    """One ``Elf64_Sym``."""
+    return _SYM.pack(name, info, other, shndx, value, size)
+
+
+def rela_entry(offset: int, sym: int, r_type: int, addend: int) -> bytes:
+    """One ``Elf64_Rela``."""
+    return _RELA.pack(offset, (sym << 32) | r_type, addend)
+
+
+class AppendStringTable:
+    """A string table in insertion order, as linkers write ``.strtab``/``.dynstr``.
+
+    ``dedup`` shares the offset of a string added twice (lld does this for ``.dynstr`` and
+    ``.shstrtab``; its ``.strtab`` keeps duplicates).
+    """
+
+    def __init__(self, dedup: bool = True) -> None:
+        self._data = bytearray(b"\0")
+        self._offsets: dict[str, int] = {"": 0}
+        self._dedup = dedup
+
+    def add(self, text: str) -> int:
+        """Offset of ``text``, appending it unless it is already there and dedup is on."""
+        if self._dedup and text in self._offsets:
+            return self._offsets[text]
+        offset = len(self._data)
+        self._data += text.encode() + b"\0"
+        self._offsets.setdefault(text, offset)
+        return offset
+
+    def data(self) -> bytes:
+        """The table's bytes."""
+        return bytes(self._data)
+
+
+class TailMergedStringTable:
+    """A string table laid out the way LLVM's MC layer does for ``ET_REL`` objects.
+
+    Every distinct string is stored once; strings are placed in decreasing order of their
+    reversed bytes, so a string directly follows every string that ends with it, and a string
+    that is a suffix of the one placed before it shares that one's tail. This reproduces
+    ``llvm-mc``'s ``.strtab`` byte for byte, which is what lets a round trip be identical.
+    """
+
+    def __init__(self, strings: Iterable[str]) -> None:
+        distinct = {s.encode() for s in strings if s}
+        ordered = sorted(distinct, key=lambda s: s[::-1], reverse=True)
+        data = bytearray(b"\0")
+        offsets: dict[bytes, int] = {b"": 0}
+        previous = b""
+        for text in ordered:
+            if previous.endswith(text):
+                offsets[text] = len(data) - len(text) - 1
+                continue
+            offsets[text] = len(data)
+            data += text + b"\0"
+            previous = text
+        self._data = bytes(data)
+        self._offsets = offsets
+
+    def offset(self, text: str) -> int:
+        """Offset of ``text`` (which must have been given to the constructor)."""
+        return self._offsets[text.encode()]
+
+    def data(self) -> bytes:
+        """The table's bytes."""
+        return self._data
+
+
+def uleb128(value: int) -> bytes:
+    """``value`` as unsigned LEB128 (the encoding of ``.llvm_addrsig``)."""
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)

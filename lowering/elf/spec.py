@@ -1,0 +1,249 @@
+"""The input model of the ELF writers: a plain, typed description of an object's contents.
+
+The lowering stage fills these frozen dataclasses from IR (and ``from_object`` fills them from
+an ``ET_REL`` file); ``write_relocatable`` and ``link_shared`` turn them into bytes. Names are
+the link between records (a relocation names its symbol, a symbol names its section), so the
+model stays readable and easy to build by hand; the writers resolve names to indices and reject
+anything ambiguous with :class:`ElfWriteError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --- ELF constants the writers and their callers use -------------------------------------
+
+EM_AMDGPU = 224
+ELFOSABI_AMDGPU_HSA = 64
+
+SHT_NULL = 0
+SHT_PROGBITS = 1
+SHT_SYMTAB = 2
+SHT_STRTAB = 3
+SHT_RELA = 4
+SHT_HASH = 5
+SHT_DYNAMIC = 6
+SHT_NOTE = 7
+SHT_NOBITS = 8
+SHT_REL = 9
+SHT_DYNSYM = 11
+SHT_INIT_ARRAY = 14
+SHT_FINI_ARRAY = 15
+SHT_PREINIT_ARRAY = 16
+SHT_GROUP = 17
+SHT_GNU_HASH = 0x6FFFFFF6
+SHT_LLVM_ADDRSIG = 0x6FFF4C03
+
+SHF_WRITE = 0x1
+SHF_ALLOC = 0x2
+SHF_EXECINSTR = 0x4
+SHF_MERGE = 0x10
+SHF_STRINGS = 0x20
+SHF_INFO_LINK = 0x40
+SHF_EXCLUDE = 0x80000000
+
+R_AMDGPU_NONE = 0
+R_AMDGPU_ABS32_LO = 1
+R_AMDGPU_ABS32_HI = 2
+R_AMDGPU_ABS64 = 3
+R_AMDGPU_REL32 = 4
+R_AMDGPU_REL64 = 5
+R_AMDGPU_ABS32 = 6
+R_AMDGPU_GOTPCREL = 7
+R_AMDGPU_GOTPCREL32_LO = 8
+R_AMDGPU_GOTPCREL32_HI = 9
+R_AMDGPU_REL32_LO = 10
+R_AMDGPU_REL32_HI = 11
+R_AMDGPU_RELATIVE64 = 13
+R_AMDGPU_REL16 = 14
+
+#: Bytes each supported relocation type patches (the writers reject every other type).
+RELOCATION_WIDTHS: dict[int, int] = {
+    R_AMDGPU_NONE: 0,
+    R_AMDGPU_ABS32_LO: 4,
+    R_AMDGPU_ABS32_HI: 4,
+    R_AMDGPU_ABS64: 8,
+    R_AMDGPU_REL32: 4,
+    R_AMDGPU_REL64: 8,
+    R_AMDGPU_ABS32: 4,
+    R_AMDGPU_GOTPCREL: 4,
+    R_AMDGPU_GOTPCREL32_LO: 4,
+    R_AMDGPU_GOTPCREL32_HI: 4,
+    R_AMDGPU_REL32_LO: 4,
+    R_AMDGPU_REL32_HI: 4,
+    R_AMDGPU_RELATIVE64: 8,
+    R_AMDGPU_REL16: 2,
+}
+
+SYMBOL_TYPES: dict[str, int] = {
+    "NOTYPE": 0,
+    "OBJECT": 1,
+    "FUNC": 2,
+    "SECTION": 3,
+    "FILE": 4,
+}
+SYMBOL_BINDINGS: dict[str, int] = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
+SYMBOL_VISIBILITIES: dict[str, int] = {
+    "DEFAULT": 0,
+    "INTERNAL": 1,
+    "HIDDEN": 2,
+    "PROTECTED": 3,
+}
+
+#: ``SymbolSpec.section`` of an absolute symbol (``SHN_ABS``); no real section has this name.
+ABSOLUTE_SECTION = "*ABS*"
+
+
+class ElfWriteError(Exception):
+    """Any input the writers cannot turn into a valid ELF file; the message is one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# --- the model ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RelocationSpec:
+    """One relocation: patch ``offset`` of its section with a value computed from ``symbol``."""
+
+    offset: int
+    """Byte offset inside the section it patches."""
+    type: int
+    """``R_AMDGPU_*`` number."""
+    symbol: str
+    """Symbol name (``""`` for none); a section symbol is named by its section's name."""
+    addend: int
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """A section with its contents, in the order the file should hold it."""
+
+    name: str
+    type: int
+    flags: int
+    alignment: int
+    data: bytes
+    """Contents; ``b""`` for ``SHT_NOBITS``."""
+    size: int
+    """``len(data)``, except for ``SHT_NOBITS`` where it is the size in memory."""
+    relocations: tuple[RelocationSpec, ...] = ()
+    entry_size: int = 0
+
+
+@dataclass(frozen=True)
+class SymbolSpec:
+    """A symbol; ``value`` is an offset inside ``section`` (not an address)."""
+
+    name: str
+    section: str | None
+    """Section name; ``None`` for undefined, :data:`ABSOLUTE_SECTION` for absolute."""
+    value: int
+    size: int
+    type: str
+    """``"FUNC"``, ``"OBJECT"``, ``"NOTYPE"``, ``"SECTION"`` or ``"FILE"``."""
+    binding: str
+    """``"LOCAL"``, ``"GLOBAL"`` or ``"WEAK"``."""
+    visibility: str
+    """``"DEFAULT"``, ``"PROTECTED"``, ``"HIDDEN"`` (or ``"INTERNAL"``)."""
+
+
+@dataclass(frozen=True)
+class ObjectSpec:
+    """Everything an AMDGPU object holds, independent of file layout.
+
+    ``sections`` are in output order. The metadata note is an ordinary ``SHT_NOTE`` section
+    (``.note``) whose bytes are already a formatted ELF note. ``comment``, when set, makes the
+    writers add a ``.comment`` section holding that string (``SHF_MERGE | SHF_STRINGS``, as
+    clang's ``.ident`` does); a spec read from a file keeps its ``.comment`` as a section instead
+    and leaves ``comment`` unset, so that the file's bytes come back unchanged.
+    """
+
+    e_flags: int
+    os_abi: int
+    abi_version: int
+    sections: tuple[SectionSpec, ...]
+    symbols: tuple[SymbolSpec, ...]
+    comment: str | None = None
+
+
+def comment_section(text: str) -> SectionSpec:
+    """The ``.comment`` section clang's assembler writes for ``.ident "text"``."""
+    data = b"\0" + text.encode() + b"\0"
+    return SectionSpec(
+        name=".comment",
+        type=SHT_PROGBITS,
+        flags=SHF_MERGE | SHF_STRINGS,
+        alignment=1,
+        data=data,
+        size=len(data),
+        entry_size=1,
+    )
+
+
+def effective_sections(spec: ObjectSpec) -> tuple[SectionSpec, ...]:
+    """``spec.sections`` plus the ``.comment`` that ``spec.comment`` asks for, checked.
+
+    Both writers call this first, so every structural rule (unique names, sizes that match the
+    data, known relocation types inside their section) is enforced in one place.
+    """
+    sections = spec.sections
+    names = [s.name for s in sections]
+    if spec.comment is not None:
+        if ".comment" in names:
+            raise ElfWriteError("both ObjectSpec.comment and a .comment section are given")
+        sections = (*sections, comment_section(spec.comment))
+    seen: set[str] = set()
+    for section in sections:
+        check_section(section)
+        if section.name in seen:
+            raise ElfWriteError(f"two sections are named {section.name!r}")
+        seen.add(section.name)
+    return sections
+
+
+def check_section(section: SectionSpec) -> None:
+    """Reject a section whose fields contradict each other or whose relocations do not fit."""
+    name = section.name
+    if not name or name == ABSOLUTE_SECTION:
+        raise ElfWriteError(f"invalid section name {name!r}")
+    if section.alignment < 0 or (section.alignment & (section.alignment - 1)) != 0:
+        raise ElfWriteError(f"section {name}: alignment {section.alignment} is not a power of 2")
+    if section.type == SHT_NOBITS:
+        if section.data:
+            raise ElfWriteError(f"section {name}: SHT_NOBITS section has data")
+        if section.relocations:
+            raise ElfWriteError(f"section {name}: SHT_NOBITS section has relocations")
+    elif section.size != len(section.data):
+        raise ElfWriteError(
+            f"section {name}: size {section.size} differs from its data ({len(section.data)})"
+        )
+    if section.size < 0 or section.size >= 1 << 64:
+        raise ElfWriteError(f"section {name}: size {section.size} does not fit ELF64")
+    for reloc in section.relocations:
+        width = RELOCATION_WIDTHS.get(reloc.type)
+        if width is None:
+            raise ElfWriteError(f"section {name}: unsupported relocation type {reloc.type}")
+        if reloc.offset < 0 or reloc.offset + width > section.size:
+            raise ElfWriteError(
+                f"section {name}: relocation at {reloc.offset:#x} is outside the section"
+            )
+        if not -(1 << 63) <= reloc.addend < 1 << 63:
+            raise ElfWriteError(f"section {name}: addend {reloc.addend} does not fit 64 bits")
+
+
+def symbol_fields(symbol: SymbolSpec) -> tuple[int, int, int]:
+    """``(type, binding, visibility)`` numbers of ``symbol``; unknown names raise."""
+    try:
+        return (
+            SYMBOL_TYPES[symbol.type],
+            SYMBOL_BINDINGS[symbol.binding],
+            SYMBOL_VISIBILITIES[symbol.visibility],
+        )
+    except KeyError as error:
+        raise ElfWriteError(
+            f"symbol {symbol.name!r}: unknown type, binding or visibility {error.args[0]!r}"
+        ) from None
