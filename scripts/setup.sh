@@ -13,6 +13,8 @@
 #      package llvm-toolchain-19 (the exact version of the installed llvm-19), extracted into
 #      third_party/llvm-19/llvm/. The downloaded tarball is kept in $LUTHIER_CACHE_DIR
 #      (default ~/.cache/luthier-xdsl).
+#   4. Third-party AMDGPU code objects (Debian's ROCm 5.x libraries) for the conformance tests,
+#      fetched by test/corpus/thirdparty/fetch.sh into build/thirdparty/.
 # apt steps need root: run as root, or as a user with sudo.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -21,7 +23,7 @@ INSTALL_ONLY=0
 for arg in "$@"; do
     case "$arg" in
         --install-only) INSTALL_ONLY=1 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) die "unknown argument: $arg (try --help)" ;;
     esac
 done
@@ -196,9 +198,15 @@ fetch_llvm_source() {
     mv "$staging" "$LUTHIER_LLVM_SRC"
 }
 
+fetch_thirdparty_code_objects() {
+    # Needs the installed checkout: the code objects are extracted with our own reader.
+    bash "$REPO_ROOT/test/corpus/thirdparty/fetch.sh"
+}
+
 install_system_packages
 install_python_packages
 fetch_llvm_source
+fetch_thirdparty_code_objects
 log "setup complete"
 if [[ "$INSTALL_ONLY" -eq 0 ]]; then
     bash "$REPO_ROOT/scripts/sample.sh"

@@ -8,6 +8,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 needs_install() {
     luthier_have_llvm_tools || return 0
     [[ -f "$LUTHIER_LLVM_SRC_STAMP" ]] || return 0
+    [[ "$(cat build/thirdparty/.stamp 2>/dev/null)" == \
+        "$(bash test/corpus/thirdparty/fetch.sh --stamp)" ]] || return 0
     (
         luthier_select_python
         "$PYTHON" scripts/check_install.py
