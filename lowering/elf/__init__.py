@@ -11,6 +11,7 @@ Every bad input raises :class:`ElfWriteError`. See ``docs/elf-writer.md``.
 
 from luthier.lowering.elf.from_object import spec_from_relocatable
 from luthier.lowering.elf.relocatable import write_relocatable
+from luthier.lowering.elf.shared import LLD_COMMENT, link_shared
 from luthier.lowering.elf.spec import (
     ABSOLUTE_SECTION,
     ElfWriteError,
@@ -22,11 +23,13 @@ from luthier.lowering.elf.spec import (
 
 __all__ = [
     "ABSOLUTE_SECTION",
+    "LLD_COMMENT",
     "ElfWriteError",
     "ObjectSpec",
     "RelocationSpec",
     "SectionSpec",
     "SymbolSpec",
+    "link_shared",
     "spec_from_relocatable",
     "write_relocatable",
 ]

@@ -76,9 +76,7 @@ def order_symbols(spec: ObjectSpec, sections: tuple[SectionSpec, ...]) -> list[S
     known: set[str] = set()
     for symbol in spec.symbols:
         symbol_fields(symbol)
-        if symbol.section is not None and symbol.section not in section_names | {
-            ABSOLUTE_SECTION
-        }:
+        if symbol.section is not None and symbol.section not in section_names | {ABSOLUTE_SECTION}:
             raise ElfWriteError(f"symbol {symbol.name!r} is in unknown section {symbol.section!r}")
         if symbol.type == "FILE" or not symbol.name:
             continue
@@ -220,9 +218,10 @@ def _symbol_table(
             shndx = index_of[symbol.section]
         name = 0 if symbol.type == "SECTION" else strtab.offset(symbol.name)
         entries.append(
-            symbol_entry(name, (binding << 4) | sym_type, visibility, shndx, symbol.value, symbol.size)
+            symbol_entry(
+                name, (binding << 4) | sym_type, visibility, shndx, symbol.value, symbol.size
+            )
         )
         if binding == 0:
             first_global = len(entries)
     return b"".join(entries), first_global
-

@@ -1,0 +1,253 @@
+"""The first half of a shared link: input sections merged into output sections, and every
+relocation sorted into one resolved at link time, one through ``.got`` or one the loader
+applies.
+
+The loader can only patch writable data, with ``R_AMDGPU_RELATIVE64`` (load address plus a
+constant: the address of a non-preemptible symbol) or ``R_AMDGPU_ABS64`` against a preemptible
+symbol (a global with default visibility, which another module could replace). Anything else
+that is not a link-time constant raises :class:`ElfWriteError`, as lld refuses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from luthier.lowering.elf.binary import (
+    align_up,
+    rela_entry,
+)
+from luthier.lowering.elf.layout import (
+    OutSection,
+    is_discarded,
+    output_name,
+)
+from luthier.lowering.elf.relocatable import order_symbols
+from luthier.lowering.elf.relocs import (
+    DYNAMIC_CAPABLE,
+    GOT_TYPES,
+    PC_RELATIVE_TYPES,
+    RELOCATION_NAMES,
+    patch,
+    relocation_value,
+)
+from luthier.lowering.elf.spec import (
+    ABSOLUTE_SECTION,
+    R_AMDGPU_ABS64,
+    R_AMDGPU_NONE,
+    R_AMDGPU_RELATIVE64,
+    SHF_ALLOC,
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHF_WRITE,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    ElfWriteError,
+    ObjectSpec,
+    SectionSpec,
+    SymbolSpec,
+    effective_sections,
+)
+
+
+@dataclass
+class PlacedReloc:
+    """A relocation placed in its output section, resolved once addresses are known."""
+
+    section: OutSection
+    offset: int
+    type: int
+    symbol: SymbolSpec | None
+    addend: int
+    where: str
+
+
+class LinkState:
+    """Sections, symbols and relocations of one link, before and after layout."""
+
+    def __init__(self, spec: ObjectSpec, linker_comment: str | None) -> None:
+        self.spec = spec
+        self.inputs = effective_sections(spec)
+        symbols = order_symbols(spec, self.inputs)
+        self.by_name = {s.name: s for s in symbols if s.type != "FILE" and s.name}
+        self.outputs: list[OutSection] = []
+        self.placement: dict[str, tuple[OutSection, int]] = {}
+        self.comment: OutSection | None = None
+        self.static: list[PlacedReloc] = []
+        self.dynamic: list[PlacedReloc] = []
+        self.got: list[SymbolSpec] = []
+        self.got_index: dict[str, int] = {}
+        self._merge_inputs(linker_comment)
+
+    # --- sections ---------------------------------------------------------------------------
+
+    def _merge_inputs(self, linker_comment: str | None) -> None:
+        by_name: dict[str, OutSection] = {}
+        strings: list[bytes] = []
+        for section in self.inputs:
+            if is_discarded(section):
+                continue
+            if _is_string_comment(section):
+                strings += section.data.split(b"\0")[:-1]
+                if self.comment is None:
+                    self.comment = self._new(section.name, section, by_name)
+                continue
+            name = output_name(section.name) if section.flags & SHF_ALLOC else section.name
+            out = by_name.get(name) or self._new(name, section, by_name)
+            out.flags |= section.flags
+            out.align = max(out.align, section.alignment)
+            if out.type == SHT_NOBITS and section.type != SHT_NOBITS:
+                out.type = SHT_PROGBITS
+            offset = align_up(out.size, section.alignment)
+            out.size = offset + section.size
+            if out.type != SHT_NOBITS:
+                out.data += bytes(offset - len(out.data)) + (section.data or bytes(section.size))
+                out.data += bytes(out.size - len(out.data))
+            self.placement[section.name] = (out, offset)
+        # lld merges the strings, each once; its order comes from a hash of each string. We
+        # use a fixed order that gives lld's bytes for clang's objects: the empty string first
+        # when an input has it, then the linker's string, then the inputs' strings.
+        head = [b""] if b"" in strings else []
+        if linker_comment is not None:
+            head.append(linker_comment.encode())
+        strings = head + strings
+        if strings and self.comment is None:
+            self.comment = self._new(".comment", _COMMENT_TEMPLATE, by_name)
+        if self.comment is not None:
+            unique = list(dict.fromkeys(strings))
+            self.comment.data = bytearray(b"".join(s + b"\0" for s in unique))
+            self.comment.size = len(self.comment.data)
+
+    def _new(self, name: str, like: SectionSpec, by_name: dict[str, OutSection]) -> OutSection:
+        out = OutSection(name, like.type, like.flags, like.alignment, like.entry_size)
+        by_name[name] = out
+        self.outputs.append(out)
+        return out
+
+    def address(self, symbol: SymbolSpec) -> int:
+        """Address (offset, for non-allocated sections) of a kept, defined symbol."""
+        if symbol.section is None:
+            return 0
+        if symbol.section == ABSOLUTE_SECTION:
+            return symbol.value
+        out, base = self.placement[symbol.section]
+        return out.addr + base + symbol.value
+
+    def kept(self, symbol: SymbolSpec) -> bool:
+        return symbol.section == ABSOLUTE_SECTION or symbol.section in self.placement
+
+    # --- relocations ------------------------------------------------------------------------
+
+    def scan(self) -> None:
+        """Sort every relocation into static, GOT-using or dynamic (errors for the rest)."""
+        for section in self.inputs:
+            if section.name not in self.placement:
+                continue
+            out, base = self.placement[section.name]
+            for reloc in section.relocations:
+                if reloc.type == R_AMDGPU_NONE:
+                    continue
+                where = f"{section.name}+{reloc.offset:#x}"
+                name = RELOCATION_NAMES[reloc.type]
+                symbol = self.by_name[reloc.symbol] if reloc.symbol else None
+                if symbol is not None and symbol.section is None:
+                    raise ElfWriteError(f"{where}: {name} needs undefined symbol {symbol.name!r}")
+                if symbol is not None and not self.kept(symbol):
+                    raise ElfWriteError(
+                        f"{where}: {name} refers to {symbol.name!r} in discarded section "
+                        f"{symbol.section}"
+                    )
+                item = PlacedReloc(
+                    out, base + reloc.offset, reloc.type, symbol, reloc.addend, where
+                )
+                constant = symbol is None or symbol.section == ABSOLUTE_SECTION
+                if reloc.type in GOT_TYPES:
+                    if symbol is None:
+                        raise ElfWriteError(f"{where}: {name} has no symbol")
+                    if symbol.name not in self.got_index:
+                        self.got_index[symbol.name] = len(self.got)
+                        self.got.append(symbol)
+                    self.static.append(item)
+                elif reloc.type in PC_RELATIVE_TYPES:
+                    if symbol is not None and preemptible(symbol):
+                        raise ElfWriteError(
+                            f"{where}: {name} cannot be used against preemptible symbol "
+                            f"{symbol.name!r}; give it protected or hidden visibility"
+                        )
+                    if constant and out.flags & SHF_ALLOC:
+                        raise ElfWriteError(
+                            f"{where}: {name} against an absolute value is not position independent"
+                        )
+                    self.static.append(item)
+                elif constant or not out.flags & SHF_ALLOC:
+                    self.static.append(item)
+                elif reloc.type in DYNAMIC_CAPABLE and out.flags & SHF_WRITE:
+                    self.dynamic.append(item)
+                else:
+                    place = "a read-only section" if reloc.type in DYNAMIC_CAPABLE else "code"
+                    raise ElfWriteError(
+                        f"{where}: {name} against {reloc.symbol!r} needs a load-time relocation "
+                        f"in {place}; recompile with -fPIC"
+                    )
+
+    def add_got_relocations(self, got: OutSection) -> None:
+        """One dynamic relocation per ``.got`` entry whose value is not known at link time."""
+        for index, symbol in enumerate(self.got):
+            if symbol.section == ABSOLUTE_SECTION:
+                patch(got.data, 8 * index, symbol.value & ((1 << 64) - 1), 8)
+            else:
+                self.dynamic.append(
+                    PlacedReloc(got, 8 * index, R_AMDGPU_ABS64, symbol, 0, f".got+{8 * index:#x}")
+                )
+
+    def apply_static(self, got: OutSection | None) -> None:
+        """Write every link-time relocation into its section's bytes."""
+        for item in self.static:
+            s = self.address(item.symbol) if item.symbol else 0
+            p = item.section.addr + item.offset
+            got_entry = 0
+            if got is not None and item.symbol is not None and item.symbol.name in self.got_index:
+                got_entry = got.addr + 8 * self.got_index[item.symbol.name]
+            value, width = relocation_value(item.type, s, item.addend, p, got_entry, item.where)
+            patch(item.section.data, item.offset, value, width)
+
+    def dynamic_relocations(self, dynsym_index: dict[str, int]) -> tuple[bytes, int]:
+        """``.rela.dyn`` (relative ones first, then by symbol and address) and its relative
+        count. Like lld with RELA, the patched bytes themselves are left as they were."""
+        rows: list[tuple[bool, int, int, int, int]] = []
+        for item in self.dynamic:
+            address = item.section.addr + item.offset
+            symbol = item.symbol
+            if symbol is not None and preemptible(symbol):
+                index = dynsym_index[symbol.name]
+                rows.append((True, index, address, R_AMDGPU_ABS64, item.addend))
+            else:
+                value = (self.address(symbol) if symbol else 0) + item.addend
+                rows.append((False, 0, address, R_AMDGPU_RELATIVE64, value))
+        rows.sort(key=lambda row: row[:3])
+        data = b"".join(rela_entry(addr, sym, typ, add) for _, sym, addr, typ, add in rows)
+        return data, sum(1 for row in rows if not row[0])
+
+
+_COMMENT_TEMPLATE = SectionSpec(
+    ".comment", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 1, b"", 0, entry_size=1
+)
+
+
+def _is_string_comment(section: SectionSpec) -> bool:
+    return (
+        section.name == ".comment"
+        and not section.flags & SHF_ALLOC
+        and section.flags & SHF_STRINGS != 0
+        and not section.relocations
+        and section.data.endswith(b"\0")
+    )
+
+
+def preemptible(symbol: SymbolSpec) -> bool:
+    """A definition another module could replace at load time (default-visibility global)."""
+    return (
+        symbol.binding != "LOCAL"
+        and symbol.visibility == "DEFAULT"
+        and symbol.type not in ("SECTION", "FILE")
+        and symbol.section is not None
+    )

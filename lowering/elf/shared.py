@@ -1,0 +1,262 @@
+"""``link_shared``: link one :class:`ObjectSpec` into a loadable ``ET_DYN`` AMDGPU code object.
+
+This does what ``ld.lld -shared`` does with an AMDGPU object from clang, so that the product
+can write a code object with no LLVM tool: inputs merged and relocations sorted (``linking``),
+exported symbols in ``.dynsym`` with both hash tables (``dynamic``), sections ordered and given
+addresses (``layout``), link-time relocations applied (``relocs``) and the rest written to
+``.rela.dyn``. For clang's objects the result is byte-identical to lld's; docs/elf-writer.md
+lists where and why it can differ.
+"""
+
+from __future__ import annotations
+
+from luthier.lowering.elf.binary import (
+    EHDR_SIZE,
+    ET_DYN,
+    PHDR_SIZE,
+    SHDR_SIZE,
+    SYM_SIZE,
+    AppendStringTable,
+    align_up,
+    elf_header,
+    section_header,
+    symbol_entry,
+)
+from luthier.lowering.elf.dynamic import (
+    dynamic_entries,
+    dynamic_entry_count,
+    gnu_hash_size,
+    gnu_hash_table,
+    order_for_gnu_hash,
+    sysv_hash_table,
+)
+from luthier.lowering.elf.layout import (
+    OutSection,
+    assign_addresses,
+    program_header_count,
+    program_headers,
+    rank,
+)
+from luthier.lowering.elf.linking import LinkState, preemptible
+from luthier.lowering.elf.spec import (
+    ABSOLUTE_SECTION,
+    SHF_ALLOC,
+    SHF_WRITE,
+    SHT_DYNAMIC,
+    SHT_DYNSYM,
+    SHT_GNU_HASH,
+    SHT_HASH,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    ElfWriteError,
+    ObjectSpec,
+    SymbolSpec,
+    symbol_fields,
+)
+
+#: What ``ld.lld-19`` (Debian's build) puts first in ``.comment``; matching it makes our output
+#: byte-identical to lld's. Pass ``linker_comment=`` to say something else.
+LLD_COMMENT = "Linker: Debian LLD 19.1.7"
+SHN_ABS = 0xFFF1
+_A = SHF_ALLOC
+
+
+def _exported(state: LinkState) -> list[SymbolSpec]:
+    """``.dynsym`` members in ``.dynstr`` order: non-local symbols that other modules (and the
+    loader) may see, i.e. default or protected visibility, defined or weak undefined."""
+    return [
+        s
+        for s in state.spec.symbols
+        if s.binding != "LOCAL"
+        and s.visibility in ("DEFAULT", "PROTECTED")
+        and (state.kept(s) or (s.section is None and s.binding == "WEAK"))
+    ]
+
+
+def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -> bytes:
+    """Link ``spec`` into the bytes of a loadable AMDGPU code object (``ET_DYN``).
+
+    ``linker_comment`` is the first string of the output's ``.comment`` (lld's is the default;
+    ``None`` keeps only the input's strings). Raises :class:`ElfWriteError` for undefined
+    symbols, relocations that cannot be resolved in a shared object, and malformed specs.
+    """
+    state = LinkState(spec, linker_comment)
+    for symbol in spec.symbols:
+        if symbol.section is None and symbol.binding == "GLOBAL":
+            raise ElfWriteError(f"undefined symbol {symbol.name!r} (nothing can define it)")
+    state.scan()
+
+    # .dynsym: undefined symbols first (not hashed), then in .gnu.hash bucket order.
+    exported = _exported(state)
+    dynstr_table = AppendStringTable()
+    name_offsets = {s.name: dynstr_table.add(s.name) for s in exported}
+    undefined = [s for s in exported if s.section is None]
+    defined = [s for s in exported if s.section is not None]
+    defined = [defined[i] for i in order_for_gnu_hash([s.name for s in defined])]
+    dynsyms = undefined + defined
+    dynsym_index = {s.name: i + 1 for i, s in enumerate(dynsyms)}
+
+    def synthetic(name: str, sh_type: int, flags: int, align: int, entsize: int) -> OutSection:
+        return OutSection(name, sh_type, flags, align, entsize)
+
+    dynsym = synthetic(".dynsym", SHT_DYNSYM, _A, 8, SYM_SIZE)
+    dynsym.size, dynsym.info = (len(dynsyms) + 1) * SYM_SIZE, 1
+    gnu_hash = synthetic(".gnu.hash", SHT_GNU_HASH, _A, 8, 0)
+    gnu_hash.size = gnu_hash_size(len(defined))
+    sysv_hash = synthetic(".hash", SHT_HASH, _A, 4, 4)
+    sysv_hash.size = 4 * (2 + 2 * (len(dynsyms) + 1))
+    dynstr = synthetic(".dynstr", SHT_STRTAB, _A, 1, 0)
+    dynstr.data = bytearray(dynstr_table.data())
+    dynstr.size = len(dynstr.data)
+    got = None
+    if state.got:
+        got = synthetic(".got", SHT_PROGBITS, _A | SHF_WRITE, 8, 0)
+        got.size = 8 * len(state.got)
+        got.data = bytearray(got.size)
+        state.add_got_relocations(got)
+    rela = None
+    if state.dynamic:
+        rela = synthetic(".rela.dyn", SHT_RELA, _A, 8, 24)
+        rela.size = 24 * len(state.dynamic)
+    has_relative = any(not (r.symbol and preemptible(r.symbol)) for r in state.dynamic)
+    dynamic = synthetic(".dynamic", SHT_DYNAMIC, _A | SHF_WRITE, 8, 16)
+    dynamic.size = 16 * dynamic_entry_count(rela is not None, has_relative)
+    padding = synthetic(".relro_padding", SHT_NOBITS, _A | SHF_WRITE, 1, 0)
+    tables = [dynsym, gnu_hash, sysv_hash, dynstr, rela, dynamic, got, padding]
+    created = state.outputs + [t for t in tables if t is not None]
+
+    alloc = sorted((s for s in created if s.flags & SHF_ALLOC), key=rank)
+    phnum = program_header_count(alloc)
+    file_end = assign_addresses(alloc, EHDR_SIZE + phnum * PHDR_SIZE)
+
+    symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE)
+    shstrtab = synthetic(".shstrtab", SHT_STRTAB, 0, 1, 0)
+    strtab = synthetic(".strtab", SHT_STRTAB, 0, 1, 0)
+    non_alloc = [s for s in state.outputs if not s.flags & SHF_ALLOC]
+    ordered = [OutSection("", 0, 0, 0, 0), *alloc, *non_alloc, symtab, shstrtab, strtab]
+    for index, section in enumerate(ordered):
+        section.index = index
+    dynsym.link = dynstr.index
+    gnu_hash.link = sysv_hash.link = dynsym.index
+    dynamic.link = dynstr.index
+    if rela is not None:
+        rela.link = dynsym.index
+    symtab.link = strtab.index
+
+    # Contents that depend on addresses.
+    state.apply_static(got)
+    dynsym.data = bytearray(_dynsym_bytes(state, dynsyms, name_offsets))
+    gnu_hash.data = bytearray(gnu_hash_table([s.name for s in defined], 1 + len(undefined)))
+    sysv_hash.data = bytearray(sysv_hash_table([s.name for s in dynsyms]))
+    rela_info = None
+    if rela is not None:
+        rela_bytes, relative = state.dynamic_relocations(dynsym_index)
+        rela.data = bytearray(rela_bytes)
+        rela_info = (rela.addr, rela.size, relative)
+    entries = dynamic_entries(
+        rela=rela_info,
+        dynsym=dynsym.addr,
+        dynstr=(dynstr.addr, dynstr.size),
+        gnu_hash_addr=gnu_hash.addr,
+        hash_addr=sysv_hash.addr,
+    )
+    dynamic.data = bytearray(b"".join(v.to_bytes(8, "little") for e in entries for v in e))
+    _symbol_tables(state, dynamic, symtab, strtab)
+    names = AppendStringTable()
+    name_of = [names.add(s.name) for s in ordered]
+    shstrtab.data = bytearray(names.data())
+    shstrtab.size = len(shstrtab.data)
+
+    offset = file_end
+    for section in ordered[len(alloc) + 1 :]:
+        section.offset = align_up(offset, section.align)
+        offset = section.offset + (0 if section.type == SHT_NOBITS else section.size)
+    shoff = align_up(offset, 8)
+    out = bytearray(shoff + SHDR_SIZE * len(ordered))
+    out[:EHDR_SIZE] = elf_header(
+        e_type=ET_DYN,
+        os_abi=spec.os_abi,
+        abi_version=spec.abi_version,
+        e_flags=spec.e_flags,
+        phoff=EHDR_SIZE,
+        phnum=phnum,
+        shoff=shoff,
+        shnum=len(ordered),
+        shstrndx=shstrtab.index,
+    )
+    out[EHDR_SIZE : EHDR_SIZE + phnum * PHDR_SIZE] = program_headers(alloc, phnum)
+    for index, section in enumerate(ordered):
+        if index and section.type != SHT_NOBITS:
+            out[section.offset : section.offset + section.size] = section.data
+        out[shoff + index * SHDR_SIZE : shoff + (index + 1) * SHDR_SIZE] = section_header(
+            name_of[index],
+            section.type,
+            section.flags,
+            section.addr,
+            section.offset,
+            section.size,
+            section.link,
+            section.info,
+            section.align,
+            section.entsize,
+        )
+    return bytes(out)
+
+
+def _shndx(state: LinkState, symbol: SymbolSpec) -> int:
+    if symbol.section is None:
+        return 0
+    if symbol.section == ABSOLUTE_SECTION or symbol.type == "FILE":
+        return SHN_ABS
+    return state.placement[symbol.section][0].index
+
+
+def _entry(state: LinkState, symbol: SymbolSpec, name: int, local: bool) -> bytes:
+    sym_type, binding, visibility = symbol_fields(symbol)
+    if local:
+        binding = 0
+    value = 0 if symbol.type == "FILE" else state.address(symbol)
+    return symbol_entry(
+        name, (binding << 4) | sym_type, visibility, _shndx(state, symbol), value, symbol.size
+    )
+
+
+def _dynsym_bytes(
+    state: LinkState, dynsyms: list[SymbolSpec], name_offsets: dict[str, int]
+) -> bytes:
+    rows = [symbol_entry(0, 0, 0, 0, 0, 0)]
+    rows += [_entry(state, s, name_offsets[s.name], False) for s in dynsyms]
+    return b"".join(rows)
+
+
+def _symbol_tables(
+    state: LinkState, dynamic: OutSection, symtab: OutSection, strtab: OutSection
+) -> None:
+    """``.symtab`` and ``.strtab`` as lld writes them: the object's locals (section symbols
+    dropped), then symbols that became local (hidden globals, ``_DYNAMIC``), then the globals;
+    names in the order they were added: object locals, globals, ``_DYNAMIC``."""
+    names = AppendStringTable(dedup=False)
+    locals_: list[bytes] = [symbol_entry(0, 0, 0, 0, 0, 0)]
+    demoted: list[bytes] = []
+    globals_: list[bytes] = []
+    for symbol in state.spec.symbols:
+        if symbol.binding != "LOCAL" or symbol.type == "SECTION":
+            continue
+        if symbol.type != "FILE" and not state.kept(symbol):
+            continue
+        locals_.append(_entry(state, symbol, names.add(symbol.name), True))
+    for symbol in state.spec.symbols:
+        if symbol.binding == "LOCAL" or not (state.kept(symbol) or symbol.section is None):
+            continue
+        hidden = symbol.visibility in ("HIDDEN", "INTERNAL")
+        row = _entry(state, symbol, names.add(symbol.name), hidden)
+        (demoted if hidden else globals_).append(row)
+    demoted.append(symbol_entry(names.add("_DYNAMIC"), 0, 2, dynamic.index, dynamic.addr, 0))
+    symtab.data = bytearray(b"".join(locals_ + demoted + globals_))
+    symtab.size = len(symtab.data)
+    symtab.info = len(locals_) + len(demoted)
+    strtab.data = bytearray(names.data())
+    strtab.size = len(strtab.data)
