@@ -24,6 +24,7 @@ trap handler, LDS size, ...) raises :class:`DirectiveError` instead of silently 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from luthier.frontend.codeobj import KernelDescriptor, Target
@@ -40,6 +41,9 @@ from luthier.lowering.asm.processors import (
 
 #: Code object versions LLVM 19 can assemble with these directives (V2/V3 use other ones).
 SUPPORTED_CODE_OBJECT_VERSIONS = (4, 5, 6)
+
+#: Kernel names printed as is: what the assembler reads as one symbol without quoting.
+_SYMBOL = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$@]*")
 
 #: Indentation of a directive at top level and inside a block, as clang -S prints them.
 TOP = "\t"
@@ -234,6 +238,8 @@ def kernel_descriptor_directives(
     then ``.p2align 6, 0x0``); llvm-mc defines ``name.kd`` there and points the descriptor's
     code entry at ``name``.
     """
+    if not _SYMBOL.fullmatch(name):
+        raise DirectiveError(f"kernel name {name!r} is not a plain assembler symbol")
     target = parse_processor(processor)
     block = _Block(name)
     rsrc1 = descriptor.compute_pgm_rsrc1
