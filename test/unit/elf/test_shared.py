@@ -1,0 +1,176 @@
+"""``link_shared`` against what ``ld.lld-19 -shared`` made (committed ``.co``) and makes here."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from luthier.frontend.codeobj import read_code_object
+from luthier.lowering.elf import (
+    LLD_COMMENT,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+    link_shared,
+    spec_from_relocatable,
+)
+from luthier.lowering.elf.spec import (
+    R_AMDGPU_ABS64,
+    R_AMDGPU_REL32_HI,
+    R_AMDGPU_REL32_LO,
+    R_AMDGPU_REL64,
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHF_WRITE,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+)
+
+from .common import (
+    INPUT_CODE_DIFFERENCES,
+    LLD,
+    LLVM_MC,
+    OBJDUMP,
+    OBJECT_IDS,
+    OBJECTS,
+    READELF,
+    differing_addresses,
+    linked_reference,
+    run_tool,
+    structural_differences,
+    without_csdata,
+)
+from .test_relocatable import GOT_SOURCE
+
+
+@pytest.mark.parametrize("path", OBJECTS, ids=OBJECT_IDS)
+def test_matches_committed_code_object(path: Path, tmp_path: Path) -> None:
+    """Byte-identical to the committed ``.co``, except where the ``.o`` input itself differs."""
+    reference = linked_reference(path)
+    ours = tmp_path / reference.name
+    ours.write_bytes(link_shared(without_csdata(spec_from_relocatable(path))))
+    expected = reference.read_bytes()
+    allowed = INPUT_CODE_DIFFERENCES.get(path.name)
+    if allowed is None:
+        assert ours.read_bytes() == expected
+    else:
+        text = next(s for s in read_code_object(reference).sections if s.name == ".text")
+        assert len(ours.read_bytes()) == len(expected)
+        assert differing_addresses(ours.read_bytes(), expected, text.offset, text.address) == set(
+            allowed
+        )
+        problems = structural_differences(ours, reference)
+        assert all(p.startswith("code of ") for p in problems), problems
+        assert len(problems) == len(allowed)
+    if allowed is None:
+        assert structural_differences(ours, reference) == []
+
+
+@pytest.mark.parametrize("path", OBJECTS, ids=OBJECT_IDS)
+def test_matches_lld_on_the_object(path: Path, tmp_path: Path) -> None:
+    """Byte-identical to ``ld.lld-19`` run here on the very same ``.o`` (clang's flags)."""
+    lld_out = tmp_path / "lld.co"
+    run_tool(LLD, "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o", lld_out, path)
+    assert link_shared(spec_from_relocatable(path)) == lld_out.read_bytes()
+
+
+@pytest.mark.parametrize("path", OBJECTS, ids=OBJECT_IDS)
+def test_tools_read_the_output(path: Path, tmp_path: Path) -> None:
+    """llvm-readelf -a and llvm-objdump -d accept our output and print what they print for lld's."""
+    reference = linked_reference(path)
+    ours = tmp_path / reference.name
+    ours.write_bytes(link_shared(without_csdata(spec_from_relocatable(path))))
+    assert run_tool(READELF, "-a", "-W", ours) == run_tool(READELF, "-a", "-W", reference)
+    dump = run_tool(OBJDUMP, "-d", ours)
+    if path.name not in INPUT_CODE_DIFFERENCES:
+        assert dump == run_tool(OBJDUMP, "-d", reference)
+    assert "s_endpgm" in dump
+
+
+def test_got_relro_and_dynamic_relocations_match_lld(tmp_path: Path) -> None:
+    """GOT entries, .data.rel.ro, RELATIVE64 and symbolic ABS64 dynamic relocations as lld."""
+    source = tmp_path / "t.s"
+    source.write_text(GOT_SOURCE)
+    obj, lld_out = tmp_path / "t.o", tmp_path / "t.co"
+    run_tool(LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj)
+    run_tool(LLD, "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o", lld_out, obj)
+    ours = link_shared(spec_from_relocatable(obj))
+    assert ours == lld_out.read_bytes()
+    text = run_tool(READELF, "-r", "-W", lld_out)
+    assert "R_AMDGPU_RELATIVE64" in text and "R_AMDGPU_ABS64" in text
+
+
+def _kernel_spec() -> ObjectSpec:
+    """A kernel built the way the IR side describes one: code reading a variable through
+    s_getpc_b64 + REL32_LO/HI, its descriptor pointing back with REL64, a pointer table."""
+    code = bytes.fromhex("001c80be" "00ff008000000000" "01ff018200000000" "000081bf")
+    descriptor = bytearray(64)
+    return ObjectSpec(
+        e_flags=0x54C,
+        os_abi=64,
+        abi_version=3,
+        sections=(
+            SectionSpec(
+                ".text",
+                SHT_PROGBITS,
+                SHF_ALLOC | SHF_EXECINSTR,
+                256,
+                code,
+                len(code),
+                (
+                    RelocationSpec(8, R_AMDGPU_REL32_LO, "counter", 4),
+                    RelocationSpec(16, R_AMDGPU_REL32_HI, "counter", 12),
+                ),
+            ),
+            SectionSpec(
+                ".rodata",
+                SHT_PROGBITS,
+                SHF_ALLOC,
+                64,
+                bytes(descriptor),
+                64,
+                (RelocationSpec(16, R_AMDGPU_REL64, "k", 16),),
+            ),
+            SectionSpec(
+                ".data.rel.ro",
+                SHT_PROGBITS,
+                SHF_ALLOC | SHF_WRITE,
+                8,
+                bytes(8),
+                8,
+                (RelocationSpec(0, R_AMDGPU_ABS64, "k", 0),),
+            ),
+            SectionSpec(".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 4, b"", 4),
+        ),
+        symbols=(
+            SymbolSpec("k", ".text", 0, len(code), "FUNC", "GLOBAL", "PROTECTED"),
+            SymbolSpec("k.kd", ".rodata", 0, 64, "OBJECT", "GLOBAL", "PROTECTED"),
+            SymbolSpec("table", ".data.rel.ro", 0, 8, "OBJECT", "GLOBAL", "PROTECTED"),
+            SymbolSpec("counter", ".bss", 0, 4, "OBJECT", "GLOBAL", "PROTECTED"),
+        ),
+        comment="luthier test",
+    )
+
+
+def test_built_spec_links_with_resolved_addresses(tmp_path: Path) -> None:
+    """Addresses patched into code and descriptor are the ones the symbols end up at."""
+    out = tmp_path / "k.co"
+    out.write_bytes(link_shared(_kernel_spec()))
+    co = read_code_object(out)
+    sym = {s.name: s.value for s in co.symbols if s.table == ".symtab"}
+    text = next(s for s in co.sections if s.name == ".text")
+    raw = out.read_bytes()
+    lo, hi = (struct.unpack_from("<I", raw, text.offset + o)[0] for o in (8, 16))
+    assert (hi << 32 | lo) == sym["counter"] - (text.address + 4)
+    (kernel,) = co.kernels
+    assert kernel.entry_address == sym["k"]
+    comment = next(s for s in co.sections if s.name == ".comment")
+    assert raw[comment.offset : comment.offset + comment.size] == (
+        b"\0" + LLD_COMMENT.encode() + b"\0luthier test\0"
+    )
+    relocs = run_tool(READELF, "-r", "-W", out)
+    assert "R_AMDGPU_RELATIVE64" in relocs and f"{sym['k']:x}" in relocs
+    run_tool(OBJDUMP, "-d", out)
