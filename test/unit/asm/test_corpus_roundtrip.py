@@ -149,9 +149,12 @@ def same_typed(left: object, right: object, where: str = "metadata") -> str | No
 
 
 def test_corpus_is_complete() -> None:
-    """The parametrisation sees the whole corpus: 43 kernels per target and file kind."""
-    assert len(SOURCES) == 40
-    assert len(KERNELS) == 214
+    """The parametrisation sees the whole corpus (40 code objects, 214 kernels when written)."""
+    assert len(SOURCES) >= 40
+    assert len(KERNELS) >= 214
+    for target in ("gfx90a", "gfx942"):
+        linked = [k for s, k in KERNELS if s.path.name.endswith(f".{target}.co")]
+        assert len(linked) == 43, target
 
 
 @needs_llvm_mc
