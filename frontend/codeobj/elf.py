@@ -145,6 +145,7 @@ class _Reader:
             variables=tuple(variables),
             text=self.text_section(),
             metadata=metadata,
+            data=self.data,
         )
 
     # -- headers ---------------------------------------------------------------------------

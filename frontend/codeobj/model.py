@@ -177,6 +177,8 @@ class CodeObject:
     variables: tuple[Symbol, ...]
     text: CodeSection | None
     metadata: CodeObjectMetadata | None
+    #: The ELF file's bytes (section contents the model does not decode: variables' data).
+    data: bytes = field(default=b"", repr=False, compare=False)
 
     def kernel(self, name: str) -> Kernel:
         """The kernel named ``name`` (function or ``.kd`` symbol name, or metadata ``.name``).

@@ -18,7 +18,7 @@ from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Operand
+from luthier.frontend.mc.operand_decoders import Literal, Operand
 
 
 class EncodeError(Exception):
@@ -235,7 +235,20 @@ def _sdwa_vopc_dst(value: Operand) -> tuple[int, int | None]:
 # -- the encoder --------------------------------------------------------------------------
 
 _Fields = tuple[tuple[int, int, int], ...]
-_Plan = tuple[tuple[int, _Fields, OperandEncoder], ...]
+_Plan = tuple[tuple[int, _Fields, OperandEncoder, int], ...]
+
+#: How a source operand spells a value as a trailing literal: not at all, as the low 32
+#: bits, or as the high 32 bits (64-bit floating-point operands).
+_NO_LITERAL, _LITERAL_LOW, _LITERAL_HIGH = 0, 1, 2
+
+
+def _literal_form(kind: OperandKind) -> int:
+    """Whether (and how) a :class:`Literal` value of ``kind`` can be kept a literal."""
+    method = kind.decoder_method
+    if not kind.is_register or method.startswith("decodeSDWA") \
+            or method == "decodeOperand_KImmFP" or kind.operand_type not in _LIT_BY_TYPE:
+        return _NO_LITERAL
+    return _LITERAL_HIGH if kind.operand_type.endswith("FP64") else _LITERAL_LOW
 
 
 class Encoder:
@@ -250,23 +263,34 @@ class Encoder:
         cached = self._plans.get(inst.name)
         if cached is not None:
             return cached
-        steps: list[tuple[int, _Fields, OperandEncoder]] = []
+        steps: list[tuple[int, _Fields, OperandEncoder, int]] = []
         for index, slot in enumerate(inst.operands):
             if slot.fields:
                 steps.append((index, slot.fields,
-                              self.operand_encoders.for_kind(slot.kind)))
+                              self.operand_encoders.for_kind(slot.kind),
+                              _literal_form(slot.kind)))
         cached = (tuple(steps), _implicit_bits(inst))
         self._plans[inst.name] = cached
         return cached
 
-    def encode(self, inst: MCInst) -> bytes:
-        """The canonical bytes of ``inst``; raises :class:`EncodeError`."""
+    def encode(self, inst: MCInst, *, keep_literals: bool = False) -> bytes:
+        """The canonical bytes of ``inst``; raises :class:`EncodeError`.
+
+        With ``keep_literals``, a source operand whose value is a :class:`Literal` (it was
+        decoded from a trailing literal dword) is encoded as a literal again even where LLVM
+        would use an inline constant: the lifter's exact re-encoding of compiled code.
+        """
         desc = inst.desc
         plan, implicit = self._plan(desc)
         word = desc.value | implicit
         literal: int | None = None
-        for index, fields, encode in plan:
-            raw, lit = encode(inst.operands[index])
+        for index, fields, encode, literal_form in plan:
+            value = inst.operands[index]
+            if keep_literals and literal_form and isinstance(value, Literal):
+                raw = R.LITERAL
+                lit = (value >> 32 if literal_form == _LITERAL_HIGH else value) & 0xFFFFFFFF
+            else:
+                raw, lit = encode(value)
             if lit is not None and literal is None:
                 literal = lit
             for inst_lo, var_lo, width in fields:

@@ -215,6 +215,20 @@ class InstPrinter:
             self._memo[key] = text
         return text
 
+    def mnemonic(self, desc: InstrDef) -> str:
+        """The first word of every text of ``desc``: its mnemonic with LLVM's encoding
+        suffix (``v_add_f32_e64``, ``v_mov_b32_sdwa``), which is what names the encoding."""
+        program = self._program(desc)
+        head = program[0] if program and isinstance(program[0], str) else ""
+        word = head.split()[0] if head.split() else desc.mnemonic
+        if len(program) > 1 and not head.endswith(" ") and not isinstance(program[1], str):
+            index, method = program[1]
+            if index == 0 and method is _print_vop_dst:
+                word += _encoding_suffix(desc.classes)
+            elif index == 0 and method is _print_vintrp_dst:
+                word += "_e32"
+        return word
+
     def clear_memo(self) -> None:
         """Forget memoised texts (benchmarks start each run cold)."""
         self._memo.clear()
@@ -260,22 +274,26 @@ def _print_operand(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> 
     p.regular(inst, index, out)
 
 
+def _encoding_suffix(classes: frozenset[str]) -> str:
+    """The suffix LLVM appends to a VALU mnemonic to name its encoding (``_e64``...)."""
+    single = "IsSingle" in classes
+    if "VOP3" in classes and "DPP" in classes:
+        return "_e64_dpp"
+    if "VOP3" in classes:
+        return "" if single else "_e64"
+    if "DPP" in classes:
+        return "_dpp"
+    if "SDWA" in classes:
+        return "_sdwa"
+    if ("VOP1" in classes or "VOP2" in classes) and not single:
+        return "_e32"
+    return ""
+
+
 @_method("printVOPDst")
 def _print_vop_dst(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
     if index == 0:
-        classes = inst.desc.classes
-        single = "IsSingle" in classes
-        if "VOP3" in classes and "DPP" in classes:
-            out.append("_e64_dpp")
-        elif "VOP3" in classes:
-            if not single:
-                out.append("_e64")
-        elif "DPP" in classes:
-            out.append("_dpp")
-        elif "SDWA" in classes:
-            out.append("_sdwa")
-        elif ("VOP1" in classes or "VOP2" in classes) and not single:
-            out.append("_e32")
+        out.append(_encoding_suffix(inst.desc.classes))
         out.append(" ")
     p.regular(inst, index, out)
 

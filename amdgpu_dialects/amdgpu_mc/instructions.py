@@ -1,0 +1,330 @@
+"""One op per AMDGPU instruction mnemonic: ``amdgpu_mc.s_load_dwordx2 s[0:1], s[4:5], 0x0``.
+
+All instruction ops share one definition: an ``opcode`` property (the ISA record, which
+fixes the encoding: ``S_LOAD_DWORDX2_IMM_vi``) and ``mc_operands``, one attribute per operand
+slot of the record (see :mod:`.operands`). What differs per mnemonic is only the op name and
+its role in the CFG, so the op classes are cheap subclasses made on first use from the
+generated :mod:`.mnemonics` list, not 2000 IRDL definitions built at import.
+
+The custom syntax is the instruction's LLVM assembly after the op name, on one line. It is
+printed by the MC printer and parsed by the MC assembler of the enclosing code object's
+target, so the IR reads like ``llvm-objdump`` output and every operand form the assembler
+knows is accepted. Branches name their targets as block successors instead of labels (taken
+target first, then the fall-through block of a conditional branch). An instruction that
+cannot be written as assembly (a virtual register, or no enclosing code object) prints its
+properties: ``amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B32_vi", mc_operands = [...]}>``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    prop_def,
+    traits_def,
+    var_successor_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    LiteralAttr,
+    NotMCOperandError,
+    SymbolOperandAttr,
+    mc_operand,
+    operand_attribute,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
+    current_parsing_target,
+    enclosing_processor,
+    print_properties,
+)
+from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
+from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Operand
+from luthier.lowering.mc.printer import print_immediate, printer_for
+
+DIALECT_PREFIX = "amdgpu_mc."
+
+_operand_arrays: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
+_opcode_attrs: dict[str, StringAttr] = {}
+
+
+def operand_array(attrs: Sequence[Attribute]) -> ArrayAttr[Attribute]:
+    """An interned ``ArrayAttr`` of operand attributes (operand lists repeat a lot)."""
+    key = tuple(attrs)
+    array = _operand_arrays.get(key)
+    if array is None:
+        array = _operand_arrays[key] = ArrayAttr(key)
+    return array
+
+
+def opcode_attr(name: str) -> StringAttr:
+    attr = _opcode_attrs.get(name)
+    if attr is None:
+        attr = _opcode_attrs[name] = StringAttr(name)
+    return attr
+
+
+class InstructionOpBase(IRDLOperation):
+    """Behaviour shared by the three instruction op definitions below."""
+
+    #: The op's role in the CFG: "", "call", "terminator" or "branch".
+    KIND: ClassVar[str] = ""
+
+    opcode = prop_def(StringAttr)
+    mc_operands = prop_def(ArrayAttr[Attribute])
+
+    @property
+    def mnemonic(self) -> str:
+        return self.name[len(DIALECT_PREFIX):]
+
+    def instr_def(self, isa: TargetISA) -> InstrDef | None:
+        return isa.by_name.get(self.opcode.data)
+
+    # -- MC view -------------------------------------------------------------------------
+
+    def to_mcinst(self, isa: TargetISA) -> MCInst:
+        """The instruction as an MCInst; raises NotMCOperandError (virtual registers,
+        unresolved symbols) or KeyError (an opcode the target does not have)."""
+        desc = isa.by_name[self.opcode.data]
+        operands = [mc_operand(attr) for attr in self.mc_operands.data]
+        return MCInst(desc, operands, desc.size)
+
+    def assembly_text(self) -> str | None:
+        """The operand text after the mnemonic, or None when it cannot be written as
+        assembly (no target, an opcode the target lacks, a virtual register)."""
+        processor = enclosing_processor(self)
+        if processor is None:
+            return None
+        isa = load_target(processor)
+        desc = isa.by_name.get(self.opcode.data)
+        if desc is None or len(desc.operands) != len(self.mc_operands.data):
+            return None
+        operands: list[Operand] = []
+        symbols: list[tuple[str, str]] = []
+        for slot, attr in zip(desc.operands, self.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr):
+                placeholder = BRANCH_PLACEHOLDER if slot.kind.operand_type == "OPERAND_PCREL" \
+                    else LITERAL_PLACEHOLDER
+                symbols.append((print_immediate(placeholder, slot.kind.operand_type), attr.data))
+                operands.append(placeholder)
+                continue
+            try:
+                operands.append(mc_operand(attr))
+            except NotMCOperandError:
+                return None
+        text = printer_for(processor).print(MCInst(desc, operands, desc.size))
+        for placeholder_text, expression in symbols:
+            text = text.replace(placeholder_text, expression, 1)
+        parts = text.split(None, 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    # -- custom syntax -------------------------------------------------------------------
+
+    def print(self, printer: Printer) -> None:
+        if self.KIND == "branch":
+            if self.successors:
+                printer.print_string(" ")
+                printer.print_list(self.successors, printer.print_block_name)
+            return
+        text = self.assembly_text()
+        if text is None:
+            printer.print_string(" ")
+            print_properties(printer, self.properties)
+        elif text:
+            printer.print_string(" " + text)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> InstructionOpBase:
+        mnemonic = cls.name[len(DIALECT_PREFIX):]
+        if parser.parse_optional_punctuation("<") is not None:
+            parser._resume_from(parser.pos - 1)  # pyright: ignore[reportPrivateUsage]
+            properties = parser.parse_optional_properties_dict()
+            return cls.create(properties=properties)
+        processor = current_parsing_target()
+        if processor is None:
+            parser.raise_error(
+                f"'{cls.name}' outside an amdgpu_mc.code_object: its target is unknown, "
+                "so write its properties (<{opcode = ..., mc_operands = [...]}>)")
+        if cls.KIND == "branch":
+            successors = parser.parse_comma_separated_list(
+                parser.Delimiter.NONE, parser.parse_successor)
+            opcode = _branch_opcode(processor, mnemonic)
+            if opcode is None:
+                parser.raise_error(f"'{mnemonic}' is not an instruction of {processor}")
+            desc = load_target(processor).by_name[opcode]
+            return cls.create(
+                properties={"opcode": opcode_attr(opcode),
+                            "mc_operands": operand_array([NoneAttr()] * len(desc.operands))},
+                successors=successors)
+        start, end = _operand_span(parser, mnemonic)
+        text = parser.lexer.input.content[start:end]
+        statement = f"{mnemonic} {text}" if text else mnemonic
+        try:
+            matched = parser_for(processor).parse_statement(statement)
+        except AsmParseError as error:
+            column = max(0, error.column - len(mnemonic) - 1)
+            parser.raise_error(error.message, start + min(column, max(0, end - start - 1)),
+                               start + min(column, max(0, end - start - 1)) + 1)
+        attrs = [operand_attribute(value) for value in matched.inst.operands]
+        for fixup in matched.fixups:
+            placeholder = BRANCH_PLACEHOLDER if fixup.kind == "fixup_si_sopp_br" \
+                else LITERAL_PLACEHOLDER
+            index = matched.inst.operands.index(placeholder)
+            attrs[index] = SymbolOperandAttr(fixup.expr.text())
+        if end > start:
+            parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
+        return cls.create(properties={"opcode": opcode_attr(matched.inst.desc.name),
+                                      "mc_operands": operand_array(attrs)})
+
+    # -- verification --------------------------------------------------------------------
+
+    def verify_(self) -> None:
+        processor = enclosing_processor(self)
+        if processor is None:
+            return
+        isa = load_target(processor)
+        desc = isa.by_name.get(self.opcode.data)
+        if desc is None:
+            raise VerifyException(f"'{self.opcode.data}' is not an instruction of {processor}")
+        if printer_for(processor).mnemonic(desc) != self.mnemonic:
+            raise VerifyException(
+                f"opcode '{desc.name}' is '{printer_for(processor).mnemonic(desc)}', "
+                f"not '{self.mnemonic}'")
+        attrs = self.mc_operands.data
+        if len(attrs) != len(desc.operands):
+            raise VerifyException(
+                f"'{self.mnemonic}' has {len(desc.operands)} operand slots, got {len(attrs)}")
+        for slot, attr in zip(desc.operands, attrs, strict=True):
+            _verify_operand(isa, desc, slot.name, attr)
+
+
+def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attribute) -> None:
+    kind = desc.slot(slot_name).kind
+    rc = kind.register_class
+    where = f"operand '{slot_name}' of '{desc.mnemonic}'"
+    if isinstance(attr, PhysRegAttr):
+        if rc is None:
+            raise VerifyException(f"{where} is an immediate, got register {attr.data}")
+        if not rc.contains(attr.data) and attr.data not in INLINE_VALUE_REGISTERS:
+            raise VerifyException(f"{where}: {attr.data} is not in register class {rc.name}")
+    elif isinstance(attr, VirtRegAttr):
+        vclass = isa.register_classes.get(attr.register_class)
+        if vclass is None:
+            raise VerifyException(f"{where}: unknown register class {attr.register_class}")
+        if rc is None or vclass.width != rc.width:
+            expected = f"{rc.width}-bit" if rc else "an immediate"
+            raise VerifyException(f"{where} is {expected}, got {attr.text} ({vclass.width}-bit)")
+    elif isinstance(attr, IntAttr | LiteralAttr):
+        if kind.operand_type == "OPERAND_REGISTER" and rc is not None:
+            raise VerifyException(f"{where} must be a register, got an immediate")
+    elif not isinstance(attr, SymbolOperandAttr | NoneAttr):
+        raise VerifyException(f"{where}: {attr} is not an instruction operand")
+
+
+@functools.cache
+def _branch_opcode(processor: str, mnemonic: str) -> str | None:
+    """The record of a branch mnemonic on ``processor`` (branches have one form each)."""
+    try:
+        return parser_for(processor).parse_statement(f"{mnemonic} 0").inst.desc.name
+    except AsmParseError:
+        return None
+
+
+def _operand_span(parser: Parser, mnemonic: str) -> tuple[int, int]:
+    """Where the operand text of the op being parsed lies: the rest of the op's line.
+
+    MLIR is free-form but assembly is line-based, and operand syntax (``v[0:1]``,
+    ``|v1|``, ``offset:16 glc``) is not made of MLIR tokens, so the custom syntax of an
+    instruction is everything after its name up to the end of the line (or a ``//``
+    comment, or a ``}`` closing the region on the same line). Returns ``(start, start)``
+    when the operands are empty.
+    """
+    content = parser.lexer.input.content
+    start = parser.pos
+    name_end = content.rfind(mnemonic, 0, start)
+    name_end = start if name_end < 0 else name_end + len(mnemonic)
+    between = content[name_end:start]
+    if "\n" in between or "//" in between:
+        return start, start
+    end = len(content)
+    for stop in ("\n", "//", "}"):
+        found = content.find(stop, start, end)
+        if found >= 0:
+            end = found
+    while end > start and content[end - 1] in " \t\r":
+        end -= 1
+    return start, end
+
+
+@irdl_op_definition
+class InstructionOp(InstructionOpBase):
+    """An instruction that does not end its block."""
+
+    name = "amdgpu_mc.instruction"
+
+
+@irdl_op_definition
+class TerminatorInstructionOp(InstructionOpBase):
+    """An instruction that ends its block without successors (``s_endpgm``,
+    ``s_setpc_b64``)."""
+
+    name = "amdgpu_mc.terminator_instruction"
+    KIND: ClassVar[str] = "terminator"
+    traits = traits_def(IsTerminator())
+
+
+@irdl_op_definition
+class BranchInstructionOp(InstructionOpBase):
+    """A branch: its targets are successors (the taken target, then the fall-through)."""
+
+    name = "amdgpu_mc.branch_instruction"
+    KIND: ClassVar[str] = "branch"
+    targets = var_successor_def()
+    traits = traits_def(IsTerminator())
+
+
+_BASES: dict[str, type[InstructionOpBase]] = {
+    "": InstructionOp,
+    "call": InstructionOp,
+    "terminator": TerminatorInstructionOp,
+    "branch": BranchInstructionOp,
+}
+
+
+@functools.cache
+def instruction_op_class(mnemonic: str) -> type[InstructionOpBase]:
+    """The op class of ``mnemonic`` (``v_add_f32_e64``); KeyError for an unknown one."""
+    kind = INSTRUCTION_KINDS[mnemonic]
+    base = _BASES[kind]
+    class_name = "".join(part.capitalize() for part in mnemonic.split("_")) + "Op"
+    return type(class_name, (base,), {"name": DIALECT_PREFIX + mnemonic, "KIND": kind,
+                                      "__doc__": f"The ``{mnemonic}`` instruction."})
+
+
+def instruction_op_classes() -> list[type[Operation]]:
+    """Every instruction op class (made now; used when the dialect is loaded)."""
+    return [instruction_op_class(mnemonic) for mnemonic in INSTRUCTION_KINDS]
+
+
+def build_instruction(mnemonic: str, opcode: str, operands: Sequence[Attribute],
+                      successors: Sequence[Block] = ()) -> InstructionOpBase:
+    """A new instruction op, built without IRDL's per-argument checks (lifting builds
+    tens of thousands; the verifier checks them when asked)."""
+    return instruction_op_class(mnemonic).create(
+        properties={"opcode": opcode_attr(opcode), "mc_operands": operand_array(operands)},
+        successors=successors)

@@ -1,0 +1,71 @@
+"""The AMDGPU metadata note (a msgpack map) as builtin attributes, and back.
+
+Maps become ``DictionaryAttr`` (key order kept), arrays ``ArrayAttr``, strings
+``StringAttr``, booleans ``i1`` integers, integers ``i64`` integers and floats ``f64``: the
+note is then ordinary IR that passes can read and rewrite (register counts, segment sizes)
+and that any MLIR tool prints. Converting back gives the same Python values, so packing them
+gives back an equivalent note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute
+
+
+class MetadataConversionError(ValueError):
+    """A value the attribute form cannot carry (a map with non-string keys, bytes)."""
+
+
+def metadata_to_attr(value: object) -> Attribute:
+    """The attribute form of a decoded msgpack value."""
+    if isinstance(value, bool):
+        return BoolAttr.from_bool(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, i64)
+    if isinstance(value, float):
+        return FloatAttr(value, f64)
+    if isinstance(value, str):
+        return StringAttr(value)
+    if isinstance(value, list | tuple):
+        items = cast(list[object], value)
+        return ArrayAttr([metadata_to_attr(item) for item in items])
+    if isinstance(value, Mapping):
+        mapping = cast(Mapping[object, object], value)
+        entries: dict[str, Attribute] = {}
+        for key, item in mapping.items():
+            if not isinstance(key, str):
+                raise MetadataConversionError(f"metadata map key {key!r} is not a string")
+            entries[key] = metadata_to_attr(item)
+        return DictionaryAttr(entries)
+    raise MetadataConversionError(f"metadata value {value!r} has no attribute form")
+
+
+def attr_to_metadata(attr: Attribute) -> Any:
+    """The msgpack value of an attribute made by :func:`metadata_to_attr`."""
+    if isinstance(attr, IntegerAttr):
+        integer = cast(IntegerAttr[IntegerType], attr)
+        value = integer.value.data
+        return bool(value) if integer.type.width.data == 1 else value
+    if isinstance(attr, FloatAttr):
+        return cast(float, attr.value.data)
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, ArrayAttr):
+        return [attr_to_metadata(item) for item in cast(ArrayAttr[Attribute], attr).data]
+    if isinstance(attr, DictionaryAttr):
+        return {key: attr_to_metadata(item) for key, item in attr.data.items()}
+    raise MetadataConversionError(f"{attr} is not a metadata value")

@@ -1,0 +1,133 @@
+"""Non-register operands of ``amdgpu_mc`` instructions, and the MC <-> attribute mapping.
+
+An instruction op keeps one attribute per operand slot of its ISA record, in the record's
+order (the order of LLVM's MCInst): a register (:mod:`.registers`), an immediate
+(``builtin.int``), an immediate that was encoded as a trailing literal dword
+(:class:`LiteralAttr`, so re-encoding is exact where LLVM would pick an inline constant), a
+symbolic expression that a relocation or the layout resolves (:class:`SymbolOperandAttr`), or
+``builtin.none`` for a slot the encoding does not use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import IntAttr, NoneAttr
+from xdsl.ir import Attribute, Data
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.frontend.mc.operand_decoders import Literal, Operand
+
+
+@irdl_attr_definition
+class LiteralAttr(Data[int]):
+    """An immediate encoded as a trailing 32-bit literal (``0xffffffff``, not ``-1``)."""
+
+    name = "amdgpu_mc.lit"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> int:
+        with parser.in_angle_brackets():
+            return parser.parse_integer(allow_boolean=False)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(str(self.data))
+
+
+#: ``sym@rel32@lo+4``: a symbol, an optional LLVM variant kind, an optional addend.
+_SYMBOL_EXPR = re.compile(
+    r"(?P<symbol>[A-Za-z_.$][\w.$]*)(?P<variant>(?:@[a-z0-9]+)*)(?P<addend>[+-]\d+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolReference:
+    """The parts of a ``symbol@variant+addend`` operand."""
+
+    symbol: str
+    #: LLVM's variant kind without the leading ``@`` (``rel32@lo``, ``gotpcrel32@hi``...).
+    variant: str
+    addend: int
+
+    @property
+    def text(self) -> str:
+        variant = f"@{self.variant}" if self.variant else ""
+        addend = f"{self.addend:+d}" if self.addend else ""
+        return f"{self.symbol}{variant}{addend}"
+
+
+@irdl_attr_definition
+class SymbolOperandAttr(Data[str]):
+    """A symbolic operand, in LLVM's expression syntax (``global_var@rel32@lo+4``).
+
+    The text is what LLVM prints and parses; :attr:`reference` splits the common
+    ``symbol@variant+addend`` form that PC-relative address computations use.
+    """
+
+    name = "amdgpu_mc.sym"
+
+    @property
+    def reference(self) -> SymbolReference | None:
+        match = _SYMBOL_EXPR.fullmatch(self.data)
+        if match is None:
+            return None
+        addend = match.group("addend")
+        return SymbolReference(match.group("symbol"), match.group("variant").lstrip("@"),
+                               int(addend) if addend else 0)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_str_literal()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.data)
+
+
+NONE = NoneAttr()
+_int_attrs: dict[int, IntAttr] = {}
+_literal_attrs: dict[int, LiteralAttr] = {}
+
+
+def operand_attribute(value: Operand) -> Attribute:
+    """The attribute of a decoded MC operand (interned: operands repeat a lot)."""
+    if value is None:
+        return NONE
+    if isinstance(value, str):
+        return PhysRegAttr.get_register(value)
+    if isinstance(value, Literal):
+        attr = _literal_attrs.get(value)
+        if attr is None:
+            attr = _literal_attrs[value] = LiteralAttr(int(value))
+        return attr
+    attr = _int_attrs.get(value)
+    if attr is None:
+        attr = _int_attrs[value] = IntAttr(value)
+    return attr
+
+
+class NotMCOperandError(ValueError):
+    """An operand attribute without an MC value yet (virtual register, symbol)."""
+
+
+def mc_operand(attr: Attribute) -> Operand:
+    """The MC operand value of an attribute; raises :class:`NotMCOperandError` for
+    attributes that need allocation or layout first."""
+    if isinstance(attr, PhysRegAttr):
+        return attr.data
+    if isinstance(attr, IntAttr):
+        return attr.data
+    if isinstance(attr, LiteralAttr):
+        return Literal(attr.data)
+    if isinstance(attr, NoneAttr):
+        return None
+    if isinstance(attr, VirtRegAttr):
+        raise NotMCOperandError(f"virtual register {attr.text} is not allocated")
+    if isinstance(attr, SymbolOperandAttr):
+        raise NotMCOperandError(f"symbolic operand {attr.data} is not resolved")
+    raise NotMCOperandError(f"{attr} is not an instruction operand")

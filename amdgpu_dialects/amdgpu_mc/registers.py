@@ -1,0 +1,117 @@
+"""Register operands of ``amdgpu_mc`` instructions: physical and virtual registers.
+
+Registers are attributes, not SSA values: machine code names the same register from many
+instructions, and passes (liveness, allocation) reason about register units, not def-use
+chains. A physical register is spelled as LLVM prints it (``s4``, ``v[0:1]``, ``a7``,
+``vcc``, ``exec_lo``, ``ttmp[4:5]``); a virtual register has a number and an LLVM register
+class (``%3:sreg_64``), which fixes its width and file until the allocator gives it a home.
+Attributes are interned, so a kernel that mentions ``s[4:5]`` a thousand times holds one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from xdsl.ir import Data
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+#: ``s4``, ``v[0:1]``, ``ttmp[4:7]``, ``vcc_lo``, ``exec``, ``src_scc``...
+_REGISTER = re.compile(r"[a-z_][a-z0-9_]*(\[\d+:\d+\])?")
+#: The files a register name can draw from, by prefix: used to tell tuples apart.
+_TUPLE = re.compile(r"(s|v|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])")
+
+
+def register_units(name: str) -> tuple[str, int, int] | None:
+    """``("s", 4, 2)`` for ``s[4:5]``: file prefix, first index, number of 32-bit units.
+
+    None for special registers (``vcc``, ``exec``...), which have names of their own.
+    """
+    match = _TUPLE.fullmatch(name)
+    if match is None:
+        return None
+    prefix, single, first, last = match.groups()
+    if single is not None:
+        return prefix, int(single), 1
+    return prefix, int(first), int(last) - int(first) + 1
+
+
+def _parse_register_text(parser: AttrParser) -> str:
+    """Read ``s4`` or ``s[4:5]`` token by token (the MLIR lexer splits the brackets)."""
+    name = parser.parse_identifier()
+    if parser.parse_optional_punctuation("[") is None:
+        return name
+    first = parser.parse_integer(allow_boolean=False, allow_negative=False)
+    parser.parse_punctuation(":")
+    last = parser.parse_integer(allow_boolean=False, allow_negative=False)
+    parser.parse_punctuation("]")
+    return f"{name}[{first}:{last}]"
+
+
+@irdl_attr_definition
+class PhysRegAttr(Data[str]):
+    """A physical register or register tuple, by its LLVM assembly name."""
+
+    name = "amdgpu_mc.reg"
+
+    _interned: ClassVar[dict[str, PhysRegAttr]] = {}
+
+    @staticmethod
+    def get_register(name: str) -> PhysRegAttr:
+        """The interned attribute for ``name``."""
+        attr = PhysRegAttr._interned.get(name)
+        if attr is None:
+            attr = PhysRegAttr(name)
+            PhysRegAttr._interned[name] = attr
+        return attr
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return _parse_register_text(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data)
+
+    def verify(self) -> None:
+        if _REGISTER.fullmatch(self.data) is None:
+            from xdsl.utils.exceptions import VerifyException
+
+            raise VerifyException(f"'{self.data}' is not a register name")
+
+
+@irdl_attr_definition
+class VirtRegAttr(Data[tuple[int, str]]):
+    """A virtual register: a number and an LLVM register class (``%3:sreg_64``).
+
+    The class (from the target's register classes) says which file the register lives in
+    and how many 32-bit units it spans; the allocator replaces it with a physical register.
+    """
+
+    name = "amdgpu_mc.vreg"
+
+    @property
+    def number(self) -> int:
+        return self.data[0]
+
+    @property
+    def register_class(self) -> str:
+        return self.data[1]
+
+    @property
+    def text(self) -> str:
+        return f"%{self.number}:{self.register_class}"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[int, str]:
+        with parser.in_angle_brackets():
+            number = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(":")
+            return number, parser.parse_identifier()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.number} : {self.register_class}")

@@ -1,0 +1,279 @@
+"""Structure ops: the code object, its kernels, device functions and global variables, and
+the explicit fall-through between basic blocks.
+
+    amdgpu_mc.code_object "gfx90a:xnack-" <{code_object_version = 5 : i64, ...}> {
+      amdgpu_mc.kernel @vector_add <{descriptor = #amdgpu_mc.kernel_descriptor<...>}> {
+      ^bb0:
+        amdgpu_mc.s_load_dwordx4 s[0:3], s[4:5], 0x0
+        ...
+      }
+      amdgpu_mc.global @counter <{section = ".bss", size = 4 : i64, ...}>
+    }
+
+A function body is a region whose blocks are basic blocks in layout order. A block ends in a
+branch, a terminator instruction, or ``amdgpu_mc.fallthrough ^next``: control never leaves a
+block implicitly, so passes that insert code see every edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Data, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    successor_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
+    parsing_target,
+    print_properties,
+    processor_of_target_id,
+)
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+
+
+def int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+@irdl_attr_definition
+class DataRelocationAttr(Data[tuple[int, str, str, int]]):
+    """A relocation inside a global variable's bytes: offset, type, symbol, addend
+    (``#amdgpu_mc.reloc<8, R_AMDGPU_ABS64, "callee", 0>``)."""
+
+    name = "amdgpu_mc.reloc"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[int, str, str, int]:
+        with parser.in_angle_brackets():
+            offset = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(",")
+            kind = parser.parse_identifier()
+            parser.parse_punctuation(",")
+            symbol = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            addend = parser.parse_integer(allow_boolean=False)
+        return offset, kind, symbol, addend
+
+    def print_parameter(self, printer: Printer) -> None:
+        offset, kind, symbol, addend = self.data
+        printer.print_string(f'<{offset}, {kind}, "{symbol}", {addend}>')
+
+
+def _print_symbol_props_region(op: IRDLOperation, printer: Printer, region: Region | None,
+                               skip: Sequence[str] = ("sym_name",)) -> None:
+    sym_name = op.properties.get("sym_name")
+    if isinstance(sym_name, StringAttr):
+        printer.print_string(" ")
+        printer.print_symbol_name(sym_name.data)
+    rest = {name: value for name, value in op.properties.items() if name not in skip}
+    if rest:
+        printer.print_string(" ")
+        print_properties(printer, rest)
+    if region is not None:
+        printer.print_string(" ")
+        printer.print_region(region, print_entry_block_args=False, print_empty_block=True)
+
+
+def _parse_symbol_props(parser: Parser) -> dict[str, Attribute]:
+    properties: dict[str, Attribute] = {"sym_name": parser.parse_symbol_name()}
+    properties.update(parser.parse_optional_properties_dict())
+    return properties
+
+
+class _FunctionLike(IRDLOperation):
+    """Shared by kernels and device functions: a symbol with a body of basic blocks."""
+
+    sym_name = prop_def(SymbolNameConstraint())
+    #: Byte alignment of the first instruction (kernels: 256).
+    alignment = opt_prop_def(IntegerAttr)
+    binding = opt_prop_def(StringAttr)
+    visibility = opt_prop_def(StringAttr)
+    body = region_def()
+
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+
+    def print(self, printer: Printer) -> None:
+        _print_symbol_props_region(self, printer, self.body)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _FunctionLike:
+        properties = _parse_symbol_props(parser)
+        region = parser.parse_region()
+        return cls.create(properties=properties, regions=[region])
+
+    def verify_(self) -> None:
+        for block in self.body.blocks:
+            last = block.last_op
+            if last is None or not last.has_trait(IsTerminator):
+                raise VerifyException(
+                    f"block of @{self.sym_name.data} does not end in a branch, a terminator "
+                    "or amdgpu_mc.fallthrough")
+
+
+@irdl_op_definition
+class KernelOp(_FunctionLike):
+    """A kernel: its entry function and its kernel descriptor (``<name>.kd``)."""
+
+    name = "amdgpu_mc.kernel"
+
+    descriptor = prop_def(KernelDescriptorAttr)
+
+
+@irdl_op_definition
+class FunctionOp(_FunctionLike):
+    """A device function (called from kernels with ``s_swappc_b64``)."""
+
+    name = "amdgpu_mc.func"
+
+
+@irdl_op_definition
+class GlobalOp(IRDLOperation):
+    """A global variable: its section, size, initial bytes and the relocations in them."""
+
+    name = "amdgpu_mc.global"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    section = prop_def(StringAttr)
+    size = prop_def(IntegerAttr)
+    alignment = opt_prop_def(IntegerAttr)
+    #: Initial bytes as lowercase hex; absent for zero-filled (``.bss``) variables.
+    data = opt_prop_def(StringAttr)
+    relocations = opt_prop_def(ArrayAttr[DataRelocationAttr])
+    binding = opt_prop_def(StringAttr)
+    visibility = opt_prop_def(StringAttr)
+
+    traits = traits_def(SymbolOpInterface())
+
+    @property
+    def initial_bytes(self) -> bytes:
+        size = self.size.value.data
+        return bytes.fromhex(self.data.data) if self.data is not None else bytes(size)
+
+    def print(self, printer: Printer) -> None:
+        _print_symbol_props_region(self, printer, None)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GlobalOp:
+        return cls.create(properties=_parse_symbol_props(parser))
+
+    def verify_(self) -> None:
+        if self.data is not None:
+            try:
+                data = bytes.fromhex(self.data.data)
+            except ValueError:
+                raise VerifyException(f"@{self.sym_name.data}: data is not hex") from None
+            if len(data) != self.size.value.data:
+                raise VerifyException(
+                    f"@{self.sym_name.data}: {len(data)} bytes of data for size "
+                    f"{self.size.value.data}")
+
+
+@irdl_op_definition
+class FallthroughOp(IRDLOperation):
+    """Control falls into the next block in layout order (emits no bytes)."""
+
+    name = "amdgpu_mc.fallthrough"
+
+    dest = successor_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, dest: Block) -> None:
+        super().__init__(successors=[dest])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_block_name(self.dest)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FallthroughOp:
+        return cls(parser.parse_successor())
+
+
+@irdl_op_definition
+class CodeObjectOp(IRDLOperation):
+    """An AMDGPU code object: target, ELF-level facts, metadata; kernels, functions and
+    variables in its body, in layout order."""
+
+    name = "amdgpu_mc.code_object"
+
+    #: Target ID as ``--offload-arch`` spells it: ``gfx90a:sramecc+:xnack-``.
+    target = prop_def(StringAttr)
+    code_object_version = prop_def(IntegerAttr)
+    #: ``"dyn"`` (a loadable code object) or ``"rel"`` (a relocatable object).
+    elf_type = prop_def(StringAttr)
+    e_flags = prop_def(IntegerAttr)
+    abi_version = prop_def(IntegerAttr)
+    #: Bytes of ``s_nop 0`` padding after the last function (LLVM pads ``.text`` so that
+    #: instruction prefetch past the end stays inside the section).
+    text_padding = opt_prop_def(IntegerAttr)
+    #: The AMDGPU metadata note (see :mod:`.metadata`).
+    metadata = opt_prop_def(DictionaryAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), SymbolTable(), IsolatedFromAbove())
+
+    @property
+    def processor(self) -> str:
+        return processor_of_target_id(self.target.data)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.target.data)
+        rest = {name: value for name, value in self.properties.items()
+                if name not in ("target", "metadata")}
+        if "metadata" in self.properties:
+            rest["metadata"] = self.properties["metadata"]
+        printer.print_string(" ")
+        print_properties(printer, rest)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CodeObjectOp:
+        position = parser.pos
+        target = parser.parse_str_literal("the target, such as \"gfx90a:xnack-\"")
+        processor = processor_of_target_id(target)
+        if processor not in SUPPORTED_TARGETS:
+            parser.raise_error(
+                f"unknown target '{processor}' (supported: {', '.join(SUPPORTED_TARGETS)})",
+                position, parser.pos)
+        properties = parser.parse_optional_properties_dict()
+        properties["target"] = StringAttr(target)
+        with parsing_target(processor):
+            region = parser.parse_region()
+        if not region.blocks:
+            region.add_block(Block())
+        return cls.create(properties=properties, regions=[region])
+
+    def verify_(self) -> None:
+        if self.processor not in SUPPORTED_TARGETS:
+            raise VerifyException(f"unknown target '{self.processor}'")
+        if self.elf_type.data not in ("dyn", "rel"):
+            raise VerifyException(f"elf_type is 'dyn' or 'rel', not '{self.elf_type.data}'")

@@ -1,0 +1,25 @@
+"""luthier's dialects and passes for xdsl-opt (the ``xdsl.universe`` entry point).
+
+With the package installed, stock ``xdsl-opt`` parses, verifies and prints ``amdgpu_mc`` IR.
+Factories import lazily, so discovering the universe costs nothing until a dialect is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+
+def _amdgpu_mc() -> Dialect:
+    from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
+
+    return make_dialect()
+
+
+LUTHIER_DIALECTS: dict[str, Callable[[], Dialect]] = {"amdgpu_mc": _amdgpu_mc}
+LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+
+LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)

@@ -1,0 +1,172 @@
+"""``luthier-opt``: xdsl-opt for AMDGPU code objects.
+
+    luthier-opt --lift in.co                     # print the lifted amdgpu_mc IR
+    luthier-opt in.co --kernel=vector_add -o k.mlir
+    luthier-opt lifted.mlir -p some-pass -o out.mlir
+    luthier-opt app.hipfb --offload-arch=gfx90a --lift
+
+Code objects (``.co``, ``.hsaco``, ``.o``, ``.elf``), offload bundles and HIP fat binaries
+(``.hipfb``, ``.fatbin``, or any host ELF with a ``.hip_fatbin`` section) are lifted on
+input; ``.mlir`` files are parsed. Everything else is xdsl-opt's: ``-p`` pass pipelines,
+``--print-op-generic``, ``--split-input-file``, ``--verify-diagnostics``.
+
+A user's mistake (a corrupt file, an unknown kernel, IR that does not parse or verify) is
+one line on stderr, ``luthier-opt: error: <input>: <reason>``, exit status 1, and no output
+file: output is written to a temporary file that replaces ``-o`` only on success.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from io import StringIO
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from luthier.drivers.progress import ProgressBar
+from luthier.frontend.codeobj import CodeObjectError, read_code_objects
+from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
+
+#: Input extensions read as binary code objects / bundles / host programs and lifted.
+BINARY_EXTENSIONS = ("co", "hsaco", "o", "elf", "hipfb", "fatbin", "out", "so")
+EMIT_FORMATS = ("mlir",)
+
+
+class UserError(Exception):
+    """A mistake in the input or the command line: reported in one line, exit status 1."""
+
+
+class _Buffer(StringIO):
+    """Output held until the run succeeds (xdsl-opt closes its stream when done)."""
+
+    def close(self) -> None:
+        pass
+
+
+class LuthierOptMain(xDSLOptMain):
+    """xdsl-opt with the luthier dialects, passes and code-object frontends."""
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        from luthier.amdgpu_dialects.universe import LUTHIER_DIALECTS
+
+        for name, factory in LUTHIER_DIALECTS.items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from luthier.amdgpu_dialects.universe import LUTHIER_PASSES
+
+        for name, factory in LUTHIER_PASSES.items():
+            self.available_passes.setdefault(name, factory)
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        for extension in BINARY_EXTENSIONS:
+            self.available_frontends[extension] = self._lift
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        group = arg_parser.add_argument_group("luthier")
+        group.add_argument("--lift", action="store_true",
+                           help="lift the input code object into amdgpu_mc IR (implied for "
+                                "code object, bundle and fat binary inputs)")
+        group.add_argument("--kernel", action="append", default=[], metavar="NAME",
+                           help="lift only this kernel (repeatable)")
+        group.add_argument("--offload-arch", metavar="ARCH",
+                           help="the bundle entry to lift (gfx90a, gfx942:xnack-, ...)")
+        group.add_argument("--emit", choices=EMIT_FORMATS, default=None,
+                           help="output format (default: from the -o extension, else mlir)")
+        group.add_argument("--no-progress", action="store_true",
+                           help="no progress bar on stderr")
+
+    # -- frontends -----------------------------------------------------------------------
+
+    def _lift(self, stream: IO[bytes]) -> ModuleOp:
+        name = self.get_input_name()
+        data = stream.read()
+        code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
+        progress = ProgressBar(f"lifting {os.path.basename(name)}",
+                               enabled=not self.args.no_progress)
+        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update)
+        modules = []
+        try:
+            for code_object in code_objects:
+                result = lift_code_object(code_object, options)
+                for warning in result.warnings:
+                    print(f"luthier-opt: warning: {code_object.name}: {warning}",
+                          file=sys.stderr)
+                modules.append(result.module)
+        finally:
+            progress.close()
+        return ModuleOp(modules)
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
+            raise UserError(f"{self.args.input_file}: no such file")
+        try:
+            return super().prepare_input()
+        except ValueError as error:
+            raise UserError(f"{self.get_input_name()}: {error}") from None
+
+    def prepare_output(self) -> IO[str]:
+        self._buffer = _Buffer()
+        return self._buffer
+
+    def run(self) -> None:
+        super().run()
+        self._commit(self._buffer.getvalue())
+
+    def _commit(self, text: str) -> None:
+        path = self.args.output_file
+        if path is None:
+            sys.stdout.write(text)
+            return
+        directory = os.path.dirname(os.path.abspath(path))
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".luthier-opt-")
+        try:
+            with os.fdopen(handle, "w") as stream:
+                stream.write(text)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip()
+    if isinstance(error, ParseError | DiagnosticException | VerifyException):
+        lines = [line for line in text.splitlines() if line.strip()]
+        return " ".join(lines[:1] + [line.strip() for line in lines[1:] if "^" not in line][-1:])
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        LuthierOptMain(description="luthier-opt: lift, instrument and emit AMDGPU code "
+                                   "objects", args=argv).run()
+    except (UserError, CodeObjectError, LiftError) as error:
+        print(f"luthier-opt: error: {error}", file=sys.stderr)
+        return 1
+    except (ParseError, DiagnosticException, VerifyException) as error:
+        print(f"luthier-opt: error: {_one_line(error)}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 1
+    except OSError as error:
+        print(f"luthier-opt: error: {error.filename or ''}: {error.strerror or error}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

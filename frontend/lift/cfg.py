@@ -1,0 +1,97 @@
+"""Basic blocks of one function from its decoded instructions (plain Python, no IR yet).
+
+A block starts at the function entry, at every branch target and after every branch or
+terminator; it ends in a branch (successors: the target, then the next block for a
+conditional branch), a terminator (none), or falls through into the next block. Branch
+targets must be instruction boundaries inside the function: anything else means the bytes
+are not what we think they are, and the lifter refuses rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
+from luthier.frontend.lift.errors import LiftError
+from luthier.frontend.mc.decoder import MCInst
+
+
+@dataclass(slots=True)
+class DecodedInst:
+    """A decoded instruction with its printed mnemonic (the op it becomes)."""
+
+    mc: MCInst
+    address: int
+    mnemonic: str
+
+    @property
+    def kind(self) -> str:
+        return INSTRUCTION_KINDS[self.mnemonic]
+
+    @property
+    def end(self) -> int:
+        return self.address + self.mc.size
+
+
+@dataclass(slots=True)
+class BasicBlock:
+    start: int
+    instructions: list[DecodedInst] = field(default_factory=lambda: list[DecodedInst]())
+    #: Start addresses of the successor blocks: taken target first, then fall-through.
+    successors: list[int] = field(default_factory=lambda: list[int]())
+    #: True when the block ends without a branch or terminator (explicit fall-through).
+    falls_through: bool = False
+
+
+def branch_target(inst: DecodedInst) -> int:
+    """The address a SOPP branch goes to: next instruction + 4 * signed simm16."""
+    raw = inst.mc.operands[0]
+    assert isinstance(raw, int)
+    offset = raw - 0x10000 if raw & 0x8000 else raw
+    return inst.end + 4 * offset
+
+
+def build_blocks(function: str, instructions: list[DecodedInst]) -> list[BasicBlock]:
+    """Split ``instructions`` (in address order, contiguous) into basic blocks."""
+    if not instructions:
+        raise LiftError(function, "the function has no instructions")
+    start, end = instructions[0].address, instructions[-1].end
+    boundaries = {inst.address for inst in instructions}
+    leaders = {start}
+    for inst in instructions:
+        if inst.kind == "branch":
+            target = branch_target(inst)
+            where = f"{function}+{inst.address - start:#x}"
+            if not start <= target < end:
+                raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, outside the "
+                                f"function [{start:#x}, {end:#x})")
+            if target not in boundaries:
+                raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, which is not "
+                                "the start of an instruction")
+            leaders.add(target)
+        if inst.kind in ("branch", "terminator") and inst.end < end:
+            leaders.add(inst.end)
+    blocks: list[BasicBlock] = []
+    for inst in instructions:
+        if inst.address in leaders:
+            blocks.append(BasicBlock(inst.address))
+        blocks[-1].instructions.append(inst)
+    for index, block in enumerate(blocks):
+        last = block.instructions[-1]
+        following = blocks[index + 1].start if index + 1 < len(blocks) else None
+        if last.kind == "branch":
+            block.successors.append(branch_target(last))
+            if last.mnemonic != "s_branch":
+                if following is None:
+                    raise LiftError(f"{function}+{last.address - start:#x}",
+                                    f"{last.mnemonic} at the end of the function would fall "
+                                    "through past its end")
+                block.successors.append(following)
+        elif last.kind != "terminator":
+            if following is None:
+                raise LiftError(f"{function}+{last.address - start:#x}",
+                                f"the function ends with {last.mnemonic}, which falls "
+                                "through past its end")
+            block.successors.append(following)
+            block.falls_through = True
+    return blocks

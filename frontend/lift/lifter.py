@@ -1,0 +1,263 @@
+"""Code object -> ``amdgpu_mc`` IR.
+
+Bulk work happens on plain Python values (decoding, CFG, symbolization); ops are made once,
+at the end, with :func:`build_instruction`, which skips IRDL's argument checks. The result
+re-encodes to the bytes it came from: every immediate keeps whether it was a literal, and
+every PC-relative constant becomes a symbolic operand whose value emission recomputes.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import build_instruction
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    DataRelocationAttr,
+    FallthroughOp,
+    FunctionOp,
+    GlobalOp,
+    KernelOp,
+    int_attr,
+)
+from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
+from luthier.frontend.lift import pcrel
+from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
+from luthier.frontend.lift.errors import LiftError
+from luthier.frontend.mc.decoder import DecodeError, decoder_for
+from luthier.lowering.mc.printer import printer_for
+
+#: ``s_nop 0``: what LLVM fills code alignment and the end of ``.text`` with.
+S_NOP_0 = struct.pack("<I", 0xBF800000)
+#: Largest function alignment we infer from an address (LLVM aligns kernels to 256).
+_MAX_ALIGNMENT = 256
+
+
+@dataclass(frozen=True)
+class LiftOptions:
+    #: Lift only these kernels (function or ``.kd`` names); all when empty.
+    kernels: tuple[str, ...] = ()
+    #: Called with (done, total) instruction counts while decoding (progress bars).
+    progress: Callable[[int, int], None] | None = None
+
+
+@dataclass
+class LiftResult:
+    module: CodeObjectOp
+    #: Things the lifter could not be sure of, one line each (the driver prints them).
+    warnings: list[str] = field(default_factory=lambda: list[str]())
+    instruction_count: int = 0
+
+
+def _alignment_of(address: int, limit: int = _MAX_ALIGNMENT) -> int:
+    alignment = 1
+    while alignment < limit and address % (alignment * 2) == 0:
+        alignment *= 2
+    return alignment
+
+
+class _FunctionLifter:
+    def __init__(self, code_object: CodeObject, symbols: pcrel.SymbolMap,
+                 text_relocations: dict[int, Relocation]) -> None:
+        self.code_object = code_object
+        self.processor = code_object.processor
+        self.decoder = decoder_for(self.processor)
+        self.printer = printer_for(self.processor)
+        self.symbols = symbols
+        self.text_relocations = text_relocations
+        self.warnings: list[str] = []
+
+    def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
+        decoded: list[DecodedInst] = []
+        offset = 0
+        mnemonic = self.printer.mnemonic
+        while offset < len(code):
+            try:
+                inst = self.decoder.decode(code, offset, address + offset)
+            except DecodeError as error:
+                word = code[offset:offset + 8].hex()
+                raise LiftError(f"{name}+{offset:#x}",
+                                f"cannot decode {word} as a {self.processor} instruction "
+                                f"({error})") from None
+            decoded.append(DecodedInst(inst, address + offset, mnemonic(inst.desc)))
+            offset += inst.size
+        return decoded
+
+    def lift(self, name: str, address: int, code: bytes) -> tuple[Region, int]:
+        instructions = self.decode(name, address, code)
+        if self.code_object.elf_type is ElfType.ET_REL:
+            symbolized, warnings = pcrel.from_relocations(instructions, self.text_relocations)
+        else:
+            symbolized, warnings = pcrel.recover(name, instructions, self.symbols)
+        self.warnings.extend(warnings)
+        blocks = build_blocks(name, instructions)
+        ir_blocks = {block.start: Block() for block in blocks}
+        position = 0
+        for block in blocks:
+            ir_block = ir_blocks[block.start]
+            ops: list[Operation] = []
+            for inst in block.instructions:
+                ops.append(self._instruction(inst, position, symbolized, block, ir_blocks))
+                position += 1
+            if block.falls_through:
+                ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
+            ir_block.add_ops(ops)
+        region_blocks = list(ir_blocks.values())
+        if any(blocks[0].start in block.successors for block in blocks):
+            # A region's entry block cannot be a branch target (MLIR's rule): enter through
+            # an empty block that falls into the loop header.
+            region_blocks.insert(0, Block([FallthroughOp(region_blocks[0])]))
+        return Region(region_blocks), len(instructions)
+
+    def _instruction(self, inst: DecodedInst, position: int, symbolized: pcrel.Symbolized,
+                     block: BasicBlock, ir_blocks: dict[int, Block]) -> Operation:
+        attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
+        for index in range(len(attrs)):
+            expression = symbolized.get((position, index))
+            if expression is not None:
+                attrs[index] = SymbolOperandAttr(expression)
+        successors: Sequence[Block] = ()
+        if inst.kind == "branch" and inst is block.instructions[-1]:
+            attrs[0] = operand_attribute(None)
+            successors = [ir_blocks[start] for start in block.successors]
+        return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
+
+
+def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
+    text = code_object.text
+    assert text is not None
+    start = symbol.value - text.address
+    return text.data[start:start + symbol.size]
+
+
+def lift_code_object(code_object: CodeObject,
+                     options: LiftOptions = LiftOptions()) -> LiftResult:
+    """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`."""
+    if code_object.text is None:
+        raise LiftError(code_object.name, "the code object has no executable section")
+    text = code_object.text
+    kernels = list(code_object.kernels)
+    if options.kernels:
+        kernels = [code_object.kernel(name) for name in options.kernels]
+    text_relocations = {relocation.offset: relocation for relocation in code_object.relocations
+                        if relocation.target_section == text.name}
+    lifter = _FunctionLifter(code_object, pcrel.SymbolMap(code_object), text_relocations)
+    result_ops: list[tuple[int, Operation]] = []
+    count = 0
+    entries: list[tuple[Symbol, Kernel | None]] = [(kernel.function, kernel)
+                                                   for kernel in kernels]
+    if not options.kernels:
+        entries += [(function.symbol, None) for function in code_object.device_functions]
+    entries.sort(key=lambda entry: entry[0].value)
+    total = sum(symbol.size for symbol, _ in entries)
+    done = 0
+    for symbol, kernel in entries:
+        region, instructions = lifter.lift(symbol.name, symbol.value,
+                                           _function_bytes(code_object, symbol))
+        count += instructions
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(symbol.name),
+            "alignment": int_attr(_alignment_of(symbol.value - text.address
+                                                if code_object.elf_type is ElfType.ET_REL
+                                                else symbol.value)),
+            "binding": StringAttr(symbol.binding.removeprefix("STB_")),
+            "visibility": StringAttr(symbol.visibility.removeprefix("STV_")),
+        }
+        if kernel is not None:
+            properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
+            op: Operation = KernelOp.create(properties=properties, regions=[region])
+        else:
+            op = FunctionOp.create(properties=properties, regions=[region])
+        result_ops.append((symbol.value, op))
+        done += symbol.size
+        if options.progress is not None:
+            options.progress(done, total)
+    _check_gaps(code_object, [symbol for symbol, _ in entries], bool(options.kernels))
+    globals_ = [_global_op(code_object, variable)
+                for variable in code_object.variables]
+    properties: dict[str, Attribute] = {
+        "target": StringAttr(code_object.target.offload_arch),
+        "code_object_version": int_attr(code_object.code_object_version),
+        "elf_type": StringAttr("dyn" if code_object.elf_type is ElfType.ET_DYN else "rel"),
+        "e_flags": int_attr(code_object.e_flags),
+        "abi_version": int_attr(code_object.abi_version),
+    }
+    padding = _text_padding(code_object, [symbol for symbol, _ in entries])
+    if padding:
+        properties["text_padding"] = int_attr(padding)
+    if code_object.metadata is not None:
+        properties["metadata"] = metadata_to_attr(code_object.metadata.raw)
+    body = Block([op for _, op in result_ops] + globals_)
+    module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
+    return LiftResult(module, lifter.warnings, count)
+
+
+def _check_gaps(code_object: CodeObject, symbols: list[Symbol], partial: bool) -> None:
+    """Bytes between functions must be ``s_nop 0`` alignment padding, or we would lose them."""
+    if partial or not symbols:
+        return
+    text = code_object.text
+    assert text is not None
+    for before, after in zip(symbols, symbols[1:], strict=False):
+        gap = text.data[before.value + before.size - text.address:after.value - text.address]
+        if gap != S_NOP_0 * (len(gap) // 4) or len(gap) % 4:
+            raise LiftError(code_object.name,
+                            f"{len(gap)} bytes between {before.name} and {after.name} are "
+                            "not s_nop padding (code outside any function symbol)")
+
+
+def _text_padding(code_object: CodeObject, symbols: list[Symbol]) -> int:
+    text = code_object.text
+    assert text is not None
+    if not symbols:
+        return 0
+    last = max(symbols, key=lambda symbol: symbol.value + symbol.size)
+    tail = text.data[last.value + last.size - text.address:]
+    if tail != S_NOP_0 * (len(tail) // 4) or len(tail) % 4:
+        raise LiftError(code_object.name, f"the {len(tail)} bytes after {last.name} are not "
+                        "s_nop padding (code outside any function symbol)")
+    return len(tail)
+
+
+def _global_op(code_object: CodeObject, variable: Symbol) -> GlobalOp:
+    file_bytes = code_object.data
+    section = code_object.sections[variable.section_index] \
+        if isinstance(variable.section_index, int) else None
+    if section is None:
+        raise LiftError(code_object.name, f"variable {variable.name} has no section")
+    offset_in_section = variable.value - section.address
+    properties: dict[str, Attribute] = {
+        "sym_name": StringAttr(variable.name),
+        "section": StringAttr(section.name),
+        "size": int_attr(variable.size),
+        "alignment": int_attr(_alignment_of(offset_in_section, max(section.alignment, 1))),
+        "binding": StringAttr(variable.binding.removeprefix("STB_")),
+        "visibility": StringAttr(variable.visibility.removeprefix("STV_")),
+    }
+    if section.has_file_bytes:
+        start = section.offset + offset_in_section
+        data = file_bytes[start:start + variable.size]
+        if len(data) != variable.size:
+            raise LiftError(code_object.name,
+                            f"variable {variable.name} lies outside the file")
+        if any(data):
+            properties["data"] = StringAttr(data.hex())
+    relocations = [
+        DataRelocationAttr((relocation.offset - variable.value, relocation.type_name,
+                            relocation.symbol, relocation.addend))
+        for relocation in code_object.relocations
+        if variable.value <= relocation.offset < variable.value + max(variable.size, 1)
+        and (relocation.target_section == section.name
+             or (relocation.target_section is None
+                 and code_object.elf_type is ElfType.ET_DYN))]
+    if relocations:
+        properties["relocations"] = ArrayAttr(relocations)
+    return GlobalOp.create(properties=properties)

@@ -1,0 +1,223 @@
+"""Symbolic PC-relative operands: relocations where present, recovered where not.
+
+Code reaches globals and functions with ``s_getpc_b64 s[N:N+1]`` followed by
+``s_add_u32 sN, sN, lo`` and ``s_addc_u32 sN+1, sN+1, hi``: the two literals are the
+distance from the address after ``s_getpc_b64`` to the target. In a relocatable object the
+literals carry ``R_AMDGPU_REL32_LO/HI`` (or GOTPCREL32, ABS32) relocations, which give the
+symbol directly. A linked object has none, so the lifter follows each ``s_getpc_b64`` through
+its block, pairs the adds, computes the target and names it after the symbol that contains
+it (or, for a GOT slot, the symbol the slot's dynamic relocation points at). Once symbolic,
+the operands are recomputed at emission, so code can move. A target no symbol covers is
+left as a number with a warning: the code then cannot move relative to it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from luthier.amdgpu_dialects.amdgpu_mc.registers import register_units
+from luthier.frontend.codeobj import CodeObject, Relocation
+from luthier.frontend.lift.cfg import DecodedInst
+from luthier.frontend.mc.operand_decoders import Literal
+
+#: Relocation type name -> LLVM variant kind spelled in the operand.
+RELOCATION_VARIANTS: dict[str, str] = {
+    "R_AMDGPU_REL32_LO": "@rel32@lo",
+    "R_AMDGPU_REL32_HI": "@rel32@hi",
+    "R_AMDGPU_GOTPCREL32_LO": "@gotpcrel32@lo",
+    "R_AMDGPU_GOTPCREL32_HI": "@gotpcrel32@hi",
+    "R_AMDGPU_ABS32_LO": "@abs32@lo",
+    "R_AMDGPU_ABS32_HI": "@abs32@hi",
+    "R_AMDGPU_REL32": "",
+    "R_AMDGPU_ABS32": "",
+    "R_AMDGPU_GOTPCREL": "@gotpcrel",
+}
+
+#: (index of the instruction in its function, operand index) -> expression text.
+Symbolized = dict[tuple[int, int], str]
+
+
+def expression(symbol: str, variant: str, addend: int) -> str:
+    """``sym@rel32@lo+4`` as LLVM prints it (no addend when it is zero)."""
+    return f"{symbol}{variant}{addend:+d}" if addend else f"{symbol}{variant}"
+
+
+def literal_operand(inst: DecodedInst) -> int | None:
+    """The index of the operand encoded in the trailing literal, if any."""
+    for index, value in enumerate(inst.mc.operands):
+        if isinstance(value, Literal):
+            return index
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    address: int
+    size: int
+    name: str
+
+
+class SymbolMap:
+    """Address -> the function or variable symbol containing it, and GOT slots."""
+
+    def __init__(self, code_object: CodeObject) -> None:
+        spans: list[_Span] = []
+        for symbol in code_object.symbols:
+            if symbol.type in ("STT_FUNC", "STT_OBJECT") and symbol.name \
+                    and not symbol.name.endswith(".kd"):
+                spans.append(_Span(symbol.value, symbol.size, symbol.name))
+        spans.sort(key=lambda span: (span.address, -span.size))
+        self._spans = spans
+        self._starts = [span.address for span in spans]
+        got = code_object.section(".got")
+        self._got = (got.address, got.address + got.size) if got is not None else None
+        self._got_slots: dict[int, Relocation] = {
+            relocation.offset: relocation for relocation in code_object.relocations
+            if relocation.target_section is None}
+
+    def containing(self, address: int) -> tuple[str, int] | None:
+        """``(symbol, offset)`` of the symbol whose bytes hold ``address``."""
+        index = bisect.bisect_right(self._starts, address) - 1
+        while index >= 0:
+            span = self._spans[index]
+            if span.address <= address < span.address + max(span.size, 1):
+                return span.name, address - span.address
+            if span.address + max(span.size, 1) <= address and index < len(self._spans) - 1:
+                break
+            index -= 1
+        return None
+
+    def got_symbol(self, address: int) -> str | None:
+        """The symbol a GOT slot at ``address`` holds the address of."""
+        if self._got is None or not self._got[0] <= address < self._got[1]:
+            return None
+        relocation = self._got_slots.get(address)
+        if relocation is None:
+            return None
+        if relocation.symbol:
+            return relocation.symbol
+        found = self.containing(relocation.addend)
+        return found[0] if found is not None and found[1] == 0 else None
+
+
+def from_relocations(instructions: list[DecodedInst],
+                     relocations: dict[int, Relocation]) -> tuple[Symbolized, list[str]]:
+    """Symbolic literals from the relocations of a relocatable object's ``.text``."""
+    symbolized: Symbolized = {}
+    warnings: list[str] = []
+    for position, inst in enumerate(instructions):
+        if inst.mc.size <= inst.mc.desc.size:
+            continue
+        relocation = relocations.get(inst.address + inst.mc.desc.size)
+        if relocation is None:
+            continue
+        operand = literal_operand(inst)
+        variant = RELOCATION_VARIANTS.get(relocation.type_name)
+        if operand is None or variant is None:
+            warnings.append(f"{relocation.type_name} against {relocation.symbol} at "
+                            f"{inst.address:#x} is not on a literal operand we can name")
+            continue
+        symbolized[(position, operand)] = expression(relocation.symbol, variant,
+                                                     relocation.addend)
+    return symbolized, warnings
+
+
+def _sext64(value: int) -> int:
+    return value - (1 << 64) if value & (1 << 63) else value
+
+
+def recover(function: str, instructions: list[DecodedInst],
+            symbols: SymbolMap) -> tuple[Symbolized, list[str]]:
+    """Symbolic literals of ``s_getpc_b64`` sequences in a linked object."""
+    symbolized: Symbolized = {}
+    warnings: list[str] = []
+    #: SGPR index N of a live s_getpc_b64 s[N:N+1] -> (its value, the lo add if seen).
+    live: dict[int, tuple[int, tuple[int, int, int] | None]] = {}
+    for position, inst in enumerate(instructions):
+        mnemonic = inst.mnemonic
+        operands = inst.mc.operands
+        if mnemonic == "s_getpc_b64" and isinstance(operands[0], str):
+            units = register_units(operands[0])
+            if units is not None and units[0] == "s":
+                live[units[1]] = (inst.end, None)
+                continue
+        pair = _matching_add(inst, live)
+        if pair is not None:
+            base, is_high = pair
+            getpc_value, low = live[base]
+            operand = literal_operand(inst)
+            assert operand is not None
+            literal_address = inst.address + inst.mc.desc.size
+            value = int(operands[operand] or 0) & 0xFFFFFFFF
+            if not is_high:
+                live[base] = (getpc_value, (position, operand, value | (literal_address << 32)))
+                continue
+            if low is None:
+                continue
+            low_position, low_operand, packed = low
+            low_value, low_address = packed & 0xFFFFFFFF, packed >> 32
+            target = getpc_value + _sext64((value << 32) | low_value)
+            named = _name_target(target, symbols)
+            del live[base]
+            if named is None:
+                warnings.append(
+                    f"{function}+{inst.address - instructions[0].address:#x}: the "
+                    f"s_getpc_b64-relative address {target:#x} is in no symbol; left as a "
+                    "number, so code cannot move relative to it")
+                continue
+            symbol, variant, offset = named
+            symbolized[(low_position, low_operand)] = expression(
+                symbol, f"@{variant}@lo", low_address - getpc_value + offset)
+            symbolized[(position, operand)] = expression(
+                symbol, f"@{variant}@hi", literal_address - getpc_value + offset)
+            continue
+        _kill_overwritten(inst, live)
+    return symbolized, warnings
+
+
+def _matching_add(inst: DecodedInst,
+                  live: dict[int, tuple[int, tuple[int, int, int] | None]]
+                  ) -> tuple[int, bool] | None:
+    """``(N, is_high)`` when ``inst`` is the lo add or hi add-with-carry of a live pair."""
+    if inst.mnemonic not in ("s_add_u32", "s_addc_u32") or literal_operand(inst) is None:
+        return None
+    destination, first = inst.mc.operands[0], inst.mc.operands[1]
+    if not isinstance(destination, str) or destination != first:
+        return None
+    units = register_units(destination)
+    if units is None or units[0] != "s":
+        return None
+    if inst.mnemonic == "s_add_u32" and units[1] in live:
+        return units[1], False
+    if inst.mnemonic == "s_addc_u32" and units[1] - 1 in live:
+        return units[1] - 1, True
+    return None
+
+
+def _kill_overwritten(inst: DecodedInst,
+                      live: dict[int, tuple[int, tuple[int, int, int] | None]]) -> None:
+    if not live:
+        return
+    for slot, value in zip(inst.mc.desc.operands, inst.mc.operands, strict=True):
+        if not slot.is_def or not isinstance(value, str):
+            continue
+        units = register_units(value)
+        if units is None or units[0] != "s":
+            continue
+        written = set(range(units[1], units[1] + units[2]))
+        for base in [base for base in live if base in written or base + 1 in written]:
+            del live[base]
+    if inst.kind in ("call", "branch", "terminator"):
+        live.clear()
+
+
+def _name_target(target: int, symbols: SymbolMap) -> tuple[str, str, int] | None:
+    """``(symbol, variant, offset)`` naming a PC-relative target."""
+    got_symbol = symbols.got_symbol(target)
+    if got_symbol is not None:
+        return got_symbol, "gotpcrel32", 0
+    found = symbols.containing(target)
+    if found is None:
+        return None
+    return found[0], "rel32", found[1]
