@@ -107,6 +107,7 @@ def _metadata() -> dict[str, object]:
         ".x_bools": [True, False],
         ".x_nil": None,
         ".x_nested": [[1, [2, []]], [{}], {".a": [{".b": {}}]}, []],
+        ".x_keys": {"a b": 1, "x;y": 2, "caf\u00e9": 3, "-k": 4, "k: v": 5, "#c": 6},
         ".x_empty_map": {},
         ".x_empty_list": [],
     }
