@@ -126,11 +126,11 @@ def spec_from_relocatable(source: str | PathLike[str] | bytes) -> ObjectSpec:
         target = relocations.setdefault(header[7], [])
         for i in range(len(table) // _RELA.size):
             offset, info, addend = _RELA.unpack_from(table, i * _RELA.size)
-            sym = info >> 32
+            sym = int(info) >> 32
             if sym > len(symbols):
                 raise ElfWriteError(f"section {names[index]}: bad symbol index {sym}")
-            name = symbols[sym - 1].name if sym else ""
-            target.append(RelocationSpec(offset, info & 0xFFFFFFFF, name, addend))
+            symbol_name: str = symbols[sym - 1].name if sym else ""
+            target.append(RelocationSpec(offset, info & 0xFFFFFFFF, symbol_name, addend))
 
     sections: list[SectionSpec] = []
     skipped = {0, symtab_index, shstrndx}

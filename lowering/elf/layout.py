@@ -154,7 +154,8 @@ def note_runs(alloc: list[OutSection]) -> list[list[OutSection]]:
     previous: OutSection | None = None
     for section in alloc:
         if section.type == SHT_NOTE:
-            if runs and previous is runs[-1][-1] and previous.align == section.align:
+            follows = bool(runs) and previous is runs[-1][-1]
+            if follows and runs[-1][-1].align == section.align:
                 runs[-1].append(section)
             else:
                 runs.append([section])

@@ -26,7 +26,7 @@ LLVM_MC = "llvm-mc-19"
 
 #: Instruction bytes where a ``.o`` (clang's assembler run on its own ``-S`` text) differs from
 #: the object clang assembled in memory and linked into the committed ``.co``: address in the
-#: ``.co`` -> what differs. Nothing to do with the writers: lld makes the same bytes from the ``.o``.
+#: ``.co`` -> what differs. Not the writers' doing: lld makes the same bytes from the ``.o``.
 INPUT_CODE_DIFFERENCES: dict[str, dict[int, str]] = {
     "atomics.gfx90a.o": {0x34C4: "buffer_wbl2: the .o encodes it without the sc0 sc1 bits"},
 }
@@ -118,7 +118,9 @@ def structural_differences(ours: Path, reference: Path) -> list[str]:
     return problems
 
 
-def differing_addresses(ours: bytes, reference: bytes, text_offset: int, text_addr: int) -> set[int]:
+def differing_addresses(
+    ours: bytes, reference: bytes, text_offset: int, text_addr: int
+) -> set[int]:
     """Instruction addresses (4-byte aligned) of the bytes that differ inside ``.text``."""
     return {
         (text_addr + i - text_offset) & ~3

@@ -50,7 +50,7 @@ def test_spec_reads_what_the_frontend_reads(path: Path) -> None:
 def _small_spec() -> ObjectSpec:
     """A kernel-less object as the IR side would describe it: code reaching a variable
     PC-relatively, a pointer table, no section symbols (the writer adds what it needs)."""
-    code = bytes.fromhex("001c80be" "00ff008000000000" "01ff018200000000" "000081bf")
+    code = bytes.fromhex("001c80be00ff00800000000001ff018200000000000081bf")
     return ObjectSpec(
         e_flags=0x54C,
         os_abi=64,
@@ -130,7 +130,9 @@ def test_matches_llvm_mc_on_fresh_assembly(tmp_path: Path) -> None:
     source = tmp_path / "t.s"
     source.write_text(GOT_SOURCE)
     obj = tmp_path / "t.o"
-    run_tool(LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj)
+    run_tool(
+        LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj
+    )
     assert write_relocatable(spec_from_relocatable(obj)) == obj.read_bytes()
 
 

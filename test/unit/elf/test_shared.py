@@ -95,7 +95,9 @@ def test_got_relro_and_dynamic_relocations_match_lld(tmp_path: Path) -> None:
     source = tmp_path / "t.s"
     source.write_text(GOT_SOURCE)
     obj, lld_out = tmp_path / "t.o", tmp_path / "t.co"
-    run_tool(LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj)
+    run_tool(
+        LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj
+    )
     run_tool(LLD, "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o", lld_out, obj)
     ours = link_shared(spec_from_relocatable(obj))
     assert ours == lld_out.read_bytes()
@@ -106,7 +108,7 @@ def test_got_relro_and_dynamic_relocations_match_lld(tmp_path: Path) -> None:
 def _kernel_spec() -> ObjectSpec:
     """A kernel built the way the IR side describes one: code reading a variable through
     s_getpc_b64 + REL32_LO/HI, its descriptor pointing back with REL64, a pointer table."""
-    code = bytes.fromhex("001c80be" "00ff008000000000" "01ff018200000000" "000081bf")
+    code = bytes.fromhex("001c80be00ff00800000000001ff018200000000000081bf")
     descriptor = bytearray(64)
     return ObjectSpec(
         e_flags=0x54C,
