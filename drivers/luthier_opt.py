@@ -4,6 +4,8 @@
     luthier-opt in.co --kernel=vector_add -o k.mlir
     luthier-opt lifted.mlir -p some-pass -o out.mlir
     luthier-opt app.hipfb --offload-arch=gfx90a --lift
+    luthier-opt --lift in.co -o out.co           # lift and re-emit (byte-identical)
+    luthier-opt lifted.mlir --emit=obj -o out.o  # a relocatable object
 
 Code objects (``.co``, ``.hsaco``, ``.o``, ``.elf``), offload bundles and HIP fat binaries
 (``.hipfb``, ``.fatbin``, or any host ELF with a ``.hip_fatbin`` section) are lifted on
@@ -32,10 +34,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from luthier.drivers.progress import ProgressBar
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
+from luthier.lowering.emit import EmitError, emit_code_object, emit_relocatable
 
 #: Input extensions read as binary code objects / bundles / host programs and lifted.
 BINARY_EXTENSIONS = ("co", "hsaco", "o", "elf", "hipfb", "fatbin", "out", "so")
-EMIT_FORMATS = ("mlir",)
+EMIT_FORMATS = ("mlir", "obj", "co")
+#: Output extension -> format, when --emit is not given.
+EMIT_BY_EXTENSION = {"mlir": "mlir", "o": "obj", "co": "co", "hsaco": "co"}
 
 
 class UserError(Exception):
@@ -120,20 +125,48 @@ class LuthierOptMain(xDSLOptMain):
         self._buffer = _Buffer()
         return self._buffer
 
-    def run(self) -> None:
-        super().run()
-        self._commit(self._buffer.getvalue())
+    def emit_format(self) -> str:
+        if self.args.emit is not None:
+            return self.args.emit
+        path = self.args.output_file
+        extension = os.path.splitext(path)[1].lstrip(".") if path else ""
+        return EMIT_BY_EXTENSION.get(extension, "mlir")
 
-    def _commit(self, text: str) -> None:
+    def run(self) -> None:
+        emit = self.emit_format()
+        if emit == "mlir":
+            super().run()
+            self._commit(self._buffer.getvalue().encode())
+            return
+        chunks, extension = self.prepare_input()
+        if len(chunks) != 1:
+            raise UserError(f"--emit={emit} writes one object; --split-input-file gives "
+                            f"{len(chunks)} inputs")
+        stream, _ = chunks[0]
+        module = self.parse_chunk(stream, extension)
+        stream.close()
+        if module is None:
+            raise UserError(f"{self.get_input_name()}: nothing to emit")
+        self.apply_passes(module)
+        try:
+            data = emit_code_object(module) if emit == "co" else emit_relocatable(module)
+        except EmitError as error:
+            raise UserError(f"{self.get_input_name()}: {error}") from None
+        if self.args.output_file is None and sys.stdout.isatty():
+            raise UserError(f"--emit={emit} output is binary: give -o FILE")
+        self._commit(data)
+
+    def _commit(self, data: bytes) -> None:
         path = self.args.output_file
         if path is None:
-            sys.stdout.write(text)
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
             return
         directory = os.path.dirname(os.path.abspath(path))
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".luthier-opt-")
         try:
-            with os.fdopen(handle, "w") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)

@@ -233,6 +233,11 @@ class CodeObjectOp(IRDLOperation):
     #: Bytes of ``s_nop 0`` padding after the last function (LLVM pads ``.text`` so that
     #: instruction prefetch past the end stays inside the section).
     text_padding = opt_prop_def(IntegerAttr)
+    #: The compiler's identification string (ELF ``.comment``).
+    ident = opt_prop_def(StringAttr)
+    #: Symbol names in the order of the ELF symbol table, kept so that emitting an
+    #: unchanged code object reproduces its symbol table (new symbols go last).
+    symbol_order = opt_prop_def(ArrayAttr[StringAttr])
     #: The AMDGPU metadata note (see :mod:`.metadata`).
     metadata = opt_prop_def(DictionaryAttr)
     body = region_def("single_block")

@@ -181,7 +181,8 @@ def lift_code_object(code_object: CodeObject,
         if options.progress is not None:
             options.progress(done, total)
     _check_gaps(code_object, [symbol for symbol, _ in entries], bool(options.kernels))
-    globals_ = [_global_op(code_object, variable)
+    symbol_map = pcrel.SymbolMap(code_object)
+    globals_ = [_global_op(code_object, variable, symbol_map)
                 for variable in code_object.variables]
     properties: dict[str, Attribute] = {
         "target": StringAttr(code_object.target.offload_arch),
@@ -193,6 +194,12 @@ def lift_code_object(code_object: CodeObject,
     padding = _text_padding(code_object, [symbol for symbol, _ in entries])
     if padding:
         properties["text_padding"] = int_attr(padding)
+    ident = _compiler_ident(code_object)
+    if ident is not None:
+        properties["ident"] = StringAttr(ident)
+    properties["symbol_order"] = ArrayAttr([
+        StringAttr(symbol.name) for symbol in code_object.symbols
+        if symbol.table == ".symtab" and symbol.type in ("STT_FUNC", "STT_OBJECT")])
     if code_object.metadata is not None:
         properties["metadata"] = metadata_to_attr(code_object.metadata.raw)
     body = Block([op for _, op in result_ops] + globals_)
@@ -227,7 +234,24 @@ def _text_padding(code_object: CodeObject, symbols: list[Symbol]) -> int:
     return len(tail)
 
 
-def _global_op(code_object: CodeObject, variable: Symbol) -> GlobalOp:
+def _data_relocation(code_object: CodeObject, relocation: Relocation, base: int,
+                     symbols: pcrel.SymbolMap) -> DataRelocationAttr:
+    """A relocation in a variable, against a symbol: a linked object's RELATIVE64 (an
+    address, no symbol) becomes the ABS64 against the symbol holding that address, which is
+    what the compiler wrote and what a relink turns back into RELATIVE64."""
+    offset = relocation.offset - base
+    if relocation.type_name != "R_AMDGPU_RELATIVE64":
+        return DataRelocationAttr((offset, relocation.type_name, relocation.symbol,
+                                   relocation.addend))
+    found = symbols.containing(relocation.addend)
+    if found is None:
+        raise LiftError(code_object.name, f"R_AMDGPU_RELATIVE64 at {relocation.offset:#x} "
+                        f"points at {relocation.addend:#x}, which is in no symbol")
+    return DataRelocationAttr((offset, "R_AMDGPU_ABS64", found[0], found[1]))
+
+
+def _global_op(code_object: CodeObject, variable: Symbol,
+               symbols: pcrel.SymbolMap) -> GlobalOp:
     file_bytes = code_object.data
     section = code_object.sections[variable.section_index] \
         if isinstance(variable.section_index, int) else None
@@ -251,8 +275,7 @@ def _global_op(code_object: CodeObject, variable: Symbol) -> GlobalOp:
         if any(data):
             properties["data"] = StringAttr(data.hex())
     relocations = [
-        DataRelocationAttr((relocation.offset - variable.value, relocation.type_name,
-                            relocation.symbol, relocation.addend))
+        _data_relocation(code_object, relocation, variable.value, symbols)
         for relocation in code_object.relocations
         if variable.value <= relocation.offset < variable.value + max(variable.size, 1)
         and (relocation.target_section == section.name
@@ -261,3 +284,14 @@ def _global_op(code_object: CodeObject, variable: Symbol) -> GlobalOp:
     if relocations:
         properties["relocations"] = ArrayAttr(relocations)
     return GlobalOp.create(properties=properties)
+
+
+def _compiler_ident(code_object: CodeObject) -> str | None:
+    """The compiler's ``.comment`` string (``.ident``), without the linker's."""
+    section = code_object.section(".comment")
+    if section is None or not section.has_file_bytes:
+        return None
+    raw = code_object.data[section.offset:section.offset + section.size]
+    strings = [text.decode(errors="replace") for text in raw.split(b"\0") if text]
+    compiler = [text for text in strings if not text.startswith("Linker:")]
+    return compiler[0] if compiler else None

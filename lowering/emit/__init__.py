@@ -1,0 +1,12 @@
+"""``amdgpu_mc`` IR -> object files: the relocatable object spec, then ELF bytes.
+
+:func:`object_spec` lowers a code object op to what an assembler would write (``.text`` with
+relocations for symbolic operands, kernel descriptors in ``.rodata`` pointing at their
+kernels, variables, the metadata note); :mod:`luthier.lowering.elf` writes it as an ``ET_REL``
+object or links it into a loadable ``ET_DYN`` code object, as ``ld.lld -shared`` would.
+"""
+
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.object_spec import emit_code_object, emit_relocatable, object_spec
+
+__all__ = ["EmitError", "emit_code_object", "emit_relocatable", "object_spec"]

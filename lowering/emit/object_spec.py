@@ -1,0 +1,176 @@
+"""``amdgpu_mc.code_object`` -> :class:`ObjectSpec` (what an assembler would write), and
+the ELF bytes of it: relocatable, or linked into a loadable code object."""
+
+from __future__ import annotations
+
+import struct
+from typing import cast
+
+import msgpack  # pyright: ignore[reportMissingTypeStubs]
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionOp,
+    GlobalOp,
+    KernelOp,
+)
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
+from luthier.frontend.codeobj.model import RELOCATION_TYPE_NAMES
+from luthier.lowering.elf import link_shared, write_relocatable
+from luthier.lowering.elf.spec import (
+    ELFOSABI_AMDGPU_HSA,
+    R_AMDGPU_REL64,
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHF_WRITE,
+    SHT_NOBITS,
+    SHT_NOTE,
+    SHT_PROGBITS,
+    ElfWriteError,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+)
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.text import encode_text
+from luthier.lowering.mc.encoder import encoder_for
+
+_RELOCATION_NUMBERS = {name: number for number, name in RELOCATION_TYPE_NAMES.items()}
+NT_AMDGPU_METADATA = 32
+KERNEL_DESCRIPTOR_ALIGNMENT = 64
+
+
+def metadata_note(metadata: DictionaryAttr) -> bytes:
+    """The ``.note`` section bytes: one ``AMDGPU`` note holding the msgpack metadata."""
+    desc = cast(bytes, msgpack.packb(attr_to_metadata(metadata)))
+    name = b"AMDGPU\0"
+    header = struct.pack("<III", len(name), len(desc), NT_AMDGPU_METADATA)
+    return header + name + b"\0" * (-len(name) % 4) + desc + b"\0" * (-len(desc) % 4)
+
+
+def _section_kind(name: str) -> tuple[int, int]:
+    """(type, flags) of a data section, by the names compilers use."""
+    if name.startswith((".bss", ".tbss")):
+        return SHT_NOBITS, SHF_ALLOC | SHF_WRITE
+    if name.startswith(".rodata"):
+        return SHT_PROGBITS, SHF_ALLOC
+    return SHT_PROGBITS, SHF_ALLOC | SHF_WRITE
+
+
+class _DataSection:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.type, self.flags = _section_kind(name)
+        self.data = bytearray()
+        self.size = 0
+        self.alignment = 1
+        self.relocations: list[RelocationSpec] = []
+
+    def place(self, size: int, alignment: int, data: bytes | None) -> int:
+        offset = (self.size + alignment - 1) // alignment * alignment
+        self.alignment = max(self.alignment, alignment)
+        if self.type != SHT_NOBITS:
+            self.data += bytes(offset - len(self.data))
+            self.data += data if data is not None else bytes(size)
+        self.size = offset + size
+        return offset
+
+    def spec(self) -> SectionSpec:
+        data = bytes(self.data) if self.type != SHT_NOBITS else b""
+        return SectionSpec(self.name, self.type, self.flags, self.alignment, data, self.size,
+                           tuple(self.relocations))
+
+
+def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
+    """Lower ``code_object`` to a relocatable object's contents; raises :class:`EmitError`."""
+    isa = load_target(code_object.processor)
+    functions = [op for op in code_object.body.ops if isinstance(op, KernelOp | FunctionOp)]
+    padding = code_object.text_padding.value.data if code_object.text_padding else 0
+    text = encode_text(functions, isa, encoder_for(code_object.processor), padding)
+    max_alignment = max([f.op.alignment.value.data for f in text.functions
+                         if f.op.alignment is not None] + [4])
+    symbols: list[SymbolSpec] = []
+    for placed in text.functions:
+        op = placed.op
+        symbols.append(SymbolSpec(placed.name, ".text", placed.offset, placed.size, "FUNC",
+                                  op.binding.data if op.binding else "GLOBAL",
+                                  op.visibility.data if op.visibility else "DEFAULT"))
+    sections: dict[str, _DataSection] = {".rodata": _DataSection(".rodata")}
+    for placed in text.functions:
+        if not isinstance(placed.op, KernelOp):
+            continue
+        rodata = sections[".rodata"]
+        descriptor = placed.op.descriptor.data.to_bytes()
+        descriptor = descriptor[:CODE_ENTRY_FIELD_OFFSET] + bytes(8) \
+            + descriptor[CODE_ENTRY_FIELD_OFFSET + 8:]
+        offset = rodata.place(len(descriptor), KERNEL_DESCRIPTOR_ALIGNMENT, descriptor)
+        rodata.relocations.append(RelocationSpec(offset + CODE_ENTRY_FIELD_OFFSET,
+                                                 R_AMDGPU_REL64, placed.name,
+                                                 CODE_ENTRY_FIELD_OFFSET))
+        symbols.append(SymbolSpec(f"{placed.name}.kd", ".rodata", offset, len(descriptor),
+                                  "OBJECT", symbols[[s.name for s in symbols]
+                                                    .index(placed.name)].binding,
+                                  placed.op.visibility.data if placed.op.visibility
+                                  else "PROTECTED"))
+    for variable in (op for op in code_object.body.ops if isinstance(op, GlobalOp)):
+        section = sections.setdefault(variable.section.data,
+                                      _DataSection(variable.section.data))
+        alignment = variable.alignment.value.data if variable.alignment else 1
+        size = variable.size.value.data
+        offset = section.place(size, alignment,
+                               variable.initial_bytes if section.type != SHT_NOBITS else None)
+        for relocation in (variable.relocations.data if variable.relocations else ()):
+            at, kind, symbol, addend = relocation.data
+            number = _RELOCATION_NUMBERS.get(kind)
+            if number is None:
+                raise EmitError(f"@{variable.sym_name.data}: unknown relocation type {kind}")
+            section.relocations.append(RelocationSpec(offset + at, number, symbol, addend))
+        symbols.append(SymbolSpec(variable.sym_name.data, variable.section.data, offset, size,
+                                  "OBJECT",
+                                  variable.binding.data if variable.binding else "GLOBAL",
+                                  variable.visibility.data if variable.visibility
+                                  else "DEFAULT"))
+    out_sections = [SectionSpec(".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+                                max_alignment, text.data, len(text.data),
+                                tuple(text.relocations))]
+    out_sections += [section.spec() for section in sections.values() if section.size]
+    if code_object.metadata is not None:
+        note = metadata_note(code_object.metadata)
+        out_sections.append(SectionSpec(".note", SHT_NOTE, SHF_ALLOC, 4, note, len(note)))
+    comment = code_object.ident.data if code_object.ident is not None else None
+    if code_object.symbol_order is not None:
+        rank = {name.data: index for index, name in enumerate(code_object.symbol_order.data)}
+        symbols.sort(key=lambda symbol: rank.get(symbol.name, len(rank)))
+    return ObjectSpec(code_object.e_flags.value.data, ELFOSABI_AMDGPU_HSA,
+                      code_object.abi_version.value.data, tuple(out_sections),
+                      tuple(symbols), comment)
+
+
+def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
+    if isinstance(module, CodeObjectOp):
+        return module
+    found = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    if len(found) != 1:
+        raise EmitError(f"an object file holds one amdgpu_mc.code_object, the input has "
+                        f"{len(found)}")
+    return found[0]
+
+
+def emit_relocatable(module: ModuleOp | CodeObjectOp) -> bytes:
+    """An ``ET_REL`` object, as ``llvm-mc -filetype=obj`` writes it."""
+    try:
+        return write_relocatable(object_spec(_single_code_object(module)))
+    except ElfWriteError as error:
+        raise EmitError(str(error)) from None
+
+
+def emit_code_object(module: ModuleOp | CodeObjectOp) -> bytes:
+    """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it."""
+    try:
+        return link_shared(object_spec(_single_code_object(module)))
+    except ElfWriteError as error:
+        raise EmitError(str(error)) from None

@@ -1,0 +1,157 @@
+"""Lay out and encode ``.text``: functions in order, aligned with ``s_nop 0`` padding.
+
+Two passes: the first encodes every instruction with placeholder branch offsets to learn
+sizes (an instruction's size depends only on its opcode and whether it has a literal) and
+block addresses; the second patches branch offsets. Symbolic operands are encoded as a zero
+literal plus a relocation at the literal's offset, as an assembler does.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    NotMCOperandError,
+    SymbolOperandAttr,
+    mc_operand,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.isa.target import TargetISA
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.lowering.elf.spec import (
+    R_AMDGPU_ABS32,
+    R_AMDGPU_ABS32_HI,
+    R_AMDGPU_ABS32_LO,
+    R_AMDGPU_GOTPCREL32_HI,
+    R_AMDGPU_GOTPCREL32_LO,
+    R_AMDGPU_REL32,
+    R_AMDGPU_REL32_HI,
+    R_AMDGPU_REL32_LO,
+    RelocationSpec,
+)
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.mc.encoder import EncodeError, Encoder
+
+S_NOP_0 = struct.pack("<I", 0xBF800000)
+
+#: Variant kind of a symbolic literal -> relocation type.
+VARIANT_RELOCATIONS: dict[str, int] = {
+    "rel32@lo": R_AMDGPU_REL32_LO,
+    "rel32@hi": R_AMDGPU_REL32_HI,
+    "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO,
+    "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI,
+    "abs32@lo": R_AMDGPU_ABS32_LO,
+    "abs32@hi": R_AMDGPU_ABS32_HI,
+    "": R_AMDGPU_REL32,
+    "abs32": R_AMDGPU_ABS32,
+}
+
+
+@dataclass
+class FunctionPlacement:
+    name: str
+    offset: int
+    size: int
+    op: KernelOp | FunctionOp
+
+
+@dataclass
+class TextSection:
+    data: bytes
+    relocations: list[RelocationSpec] = field(default_factory=lambda: list[RelocationSpec]())
+    functions: list[FunctionPlacement] = field(default_factory=lambda: list[FunctionPlacement]())
+
+
+def _align(offset: int, alignment: int) -> int:
+    return (offset + alignment - 1) // alignment * alignment
+
+
+class TextEncoder:
+    def __init__(self, isa: TargetISA, encoder: Encoder) -> None:
+        self.isa = isa
+        self.encoder = encoder
+
+    def _encode(self, op: InstructionOpBase, function: str, offset: int,
+                relocations: list[RelocationSpec], branch_offset: int = 0) -> bytes:
+        desc = self.isa.by_name.get(op.opcode.data)
+        if desc is None:
+            raise EmitError(f"{function}: '{op.opcode.data}' is not an instruction of "
+                            f"{self.isa.name}")
+        operands: list[Operand] = []
+        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr):
+                reference = attr.reference
+                relocation = VARIANT_RELOCATIONS.get(reference.variant) \
+                    if reference is not None else None
+                if reference is None or relocation is None:
+                    raise EmitError(f"{function}: cannot encode symbolic operand {attr.data}")
+                relocations.append(RelocationSpec(offset + desc.size, relocation,
+                                                  reference.symbol, reference.addend))
+                operands.append(Literal(0))
+            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
+                operands.append(branch_offset & 0xFFFF)
+            else:
+                try:
+                    operands.append(mc_operand(attr))
+                except NotMCOperandError as error:
+                    raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
+        try:
+            return self.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+        except EncodeError as error:
+            raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
+
+    def encode_function(self, op: KernelOp | FunctionOp, start: int,
+                        relocations: list[RelocationSpec]) -> bytes:
+        name = op.sym_name.data
+        # Pass 1: sizes and block offsets.
+        block_offsets: dict[Block, int] = {}
+        offset = start
+        sized: list[tuple[InstructionOpBase, int]] = []
+        blocks = list(op.body.blocks)
+        for index, block in enumerate(blocks):
+            block_offsets[block] = offset
+            for inner in block.ops:
+                if isinstance(inner, FallthroughOp):
+                    if index + 1 >= len(blocks) or inner.dest is not blocks[index + 1]:
+                        raise EmitError(f"{name}: amdgpu_mc.fallthrough must name the next "
+                                        "block (insert a branch to reach another one)")
+                    continue
+                if not isinstance(inner, InstructionOpBase):
+                    raise EmitError(f"{name}: '{inner.name}' is not an instruction")
+                size = len(self._encode(inner, name, offset, []))
+                sized.append((inner, offset))
+                offset += size
+        # Pass 2: encode for real, with branch offsets.
+        out = bytearray()
+        for inner, at in sized:
+            branch = 0
+            if inner.KIND == "branch":
+                target = block_offsets[inner.successors[0]]
+                branch = (target - (at + 4)) // 4
+                if not -(1 << 15) <= branch < (1 << 15):
+                    raise EmitError(f"{name}: {inner.mnemonic} at {at - start:#x} cannot reach "
+                                    "its target (more than 128 KiB away)")
+            out += self._encode(inner, name, at, relocations, branch)
+        return bytes(out)
+
+
+def encode_text(functions: list[KernelOp | FunctionOp], isa: TargetISA, encoder: Encoder,
+                padding: int) -> TextSection:
+    text = TextSection(b"")
+    data = bytearray()
+    for function in functions:
+        alignment = function.alignment.value.data if function.alignment is not None else 4
+        start = _align(len(data), alignment)
+        data += S_NOP_0 * ((start - len(data)) // 4)
+        code = TextEncoder(isa, encoder).encode_function(function, start, text.relocations)
+        text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),
+                                                function))
+        data += code
+    data += S_NOP_0 * (padding // 4)
+    text.data = bytes(data)
+    return text
