@@ -171,23 +171,31 @@ def program_header_count(alloc: list[OutSection]) -> int:
 
 def assign_addresses(alloc: list[OutSection], headers_size: int) -> int:
     """Give every allocated section its address and file offset; return the file offset after
-    them. ``.relro_padding`` gets its size here, once the end of relro data is known."""
-    dot = offset = headers_size
+    them. ``.relro_padding`` gets its size here, once the end of relro data is known.
+
+    A segment after the first starts at the next page plus the offset within the page of where
+    the previous sections ended (``.relro_padding`` not counted), and its file offset is the
+    next one congruent to that address; later sections keep ``address - offset`` constant, and
+    ``SHT_NOBITS`` sections other than a segment's first take no file space.
+    """
+    dot = offset = end = headers_size
     for number, load in enumerate(split_loads(alloc)):
         first = load[0]
         for section in load:
             if section.name == ".relro_padding":
                 section.size = align_up(dot, PAGE_SIZE) - dot
             if section is first and number > 0:
-                dot = align_up(dot, PAGE_SIZE) + offset % PAGE_SIZE
-                dot = align_up(dot, section.align)
+                dot = align_up(align_up(end, PAGE_SIZE) + end % PAGE_SIZE, section.align)
                 offset += (dot - offset) % PAGE_SIZE
             else:
                 dot = align_up(dot, section.align)
-                offset = dot if number == 0 else first.offset + dot - first.addr
+                if section.type != SHT_NOBITS:
+                    offset = dot if number == 0 else first.offset + dot - first.addr
             section.addr = dot
             section.offset = offset
             dot += section.size
+            if section.name != ".relro_padding":
+                end = dot
             if section.type != SHT_NOBITS:
                 offset += section.size
     return offset

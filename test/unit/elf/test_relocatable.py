@@ -26,7 +26,8 @@ from luthier.lowering.elf.spec import (
     SHT_PROGBITS,
 )
 
-from .common import LLVM_MC, OBJDUMP, OBJECT_IDS, OBJECTS, READELF, require, run_tool
+from .common import OBJDUMP, OBJECT_IDS, OBJECTS, READELF, run_tool
+from .sources import SOURCES, assemble
 
 
 @pytest.mark.parametrize("path", OBJECTS, ids=OBJECT_IDS)
@@ -124,58 +125,9 @@ def test_tools_see_the_same_object(path: Path, tmp_path: Path) -> None:
     assert run_tool(OBJDUMP, "-d", "-r", out) == run_tool(OBJDUMP, "-d", "-r", path)
 
 
-def test_matches_llvm_mc_on_fresh_assembly(tmp_path: Path) -> None:
-    """An object llvm-mc assembles here (GOT, data.rel.ro, local symbols) round-trips too."""
-    require(LLVM_MC)
-    source = tmp_path / "t.s"
-    source.write_text(GOT_SOURCE)
-    obj = tmp_path / "t.o"
-    run_tool(
-        LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-filetype=obj", source, "-o", obj
-    )
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_matches_llvm_mc_on_fresh_assembly(name: str, tmp_path: Path) -> None:
+    """Objects llvm-mc assembles here (GOT, relro data, hidden, weak, absolute symbols, notes,
+    a cross-section branch) round-trip too."""
+    obj = assemble(name, tmp_path)
     assert write_relocatable(spec_from_relocatable(obj)) == obj.read_bytes()
-
-
-#: Assembly with what the corpus lacks: GOT relocations against preemptible, protected and local
-#: symbols, a .data.rel.ro table and absolute pointers in .data.
-GOT_SOURCE = """
-\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
-\t.text
-\t.globl f
-\t.p2align 8
-\t.type f,@function
-\t.protected f
-f:
-\ts_getpc_b64 s[0:1]
-\ts_add_u32 s0, s0, gvar@gotpcrel32@lo+4
-\ts_addc_u32 s1, s1, gvar@gotpcrel32@hi+12
-\ts_getpc_b64 s[0:1]
-\ts_add_u32 s0, s0, pvar@gotpcrel32@lo+4
-\ts_addc_u32 s1, s1, pvar@gotpcrel32@hi+12
-\ts_getpc_b64 s[0:1]
-\ts_add_u32 s0, s0, lvar@gotpcrel32@lo+4
-\ts_addc_u32 s1, s1, lvar@gotpcrel32@hi+12
-\ts_endpgm
-.Lfe:
-\t.size f, .Lfe-f
-\t.section .data.rel.ro,"aw"
-\t.p2align 3
-\t.globl tab
-\t.protected tab
-tab:
-\t.quad f
-\t.quad gvar
-\t.quad pvar+8
-\t.quad lvar
-\t.section .data,"aw"
-\t.globl gvar
-gvar:
-\t.long 1
-\t.quad pvar
-\t.globl pvar
-\t.protected pvar
-pvar:
-\t.long 2
-lvar:
-\t.long 3
-"""
