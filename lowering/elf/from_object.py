@@ -17,6 +17,7 @@ from luthier.lowering.elf.spec import (
     ABSOLUTE_SECTION,
     EM_AMDGPU,
     SHT_NOBITS,
+    SHT_GROUP,
     SHT_REL,
     SHT_RELA,
     SHT_STRTAB,
@@ -41,6 +42,7 @@ _NAMES_OF = {
 }
 SHN_ABS = 0xFFF1
 SHN_LORESERVE = 0xFF00
+SHT_SYMTAB_SHNDX = 18
 
 
 def _cstring(table: bytes, offset: int) -> str:
@@ -120,6 +122,11 @@ def spec_from_relocatable(source: str | PathLike[str] | bytes) -> ObjectSpec:
     for index, header in enumerate(headers):
         if header[1] == SHT_REL:
             raise ElfWriteError(f"section {names[index]}: SHT_REL is not used by AMDGPU")
+        if header[1] in (SHT_GROUP, SHT_SYMTAB_SHNDX):
+            raise ElfWriteError(
+                f"section {names[index]}: section groups and extended section "
+                "indices are not supported"
+            )
         if header[1] != SHT_RELA:
             continue
         table = contents(index)
