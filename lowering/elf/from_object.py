@@ -16,8 +16,8 @@ from pathlib import Path
 from luthier.lowering.elf.spec import (
     ABSOLUTE_SECTION,
     EM_AMDGPU,
-    SHT_NOBITS,
     SHT_GROUP,
+    SHT_NOBITS,
     SHT_REL,
     SHT_RELA,
     SHT_STRTAB,
