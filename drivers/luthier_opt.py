@@ -175,9 +175,12 @@ class LuthierOptMain(xDSLOptMain):
 
 def _one_line(error: BaseException) -> str:
     text = str(error).strip()
-    if isinstance(error, ParseError | DiagnosticException | VerifyException):
-        lines = [line for line in text.splitlines() if line.strip()]
-        return " ".join(lines[:1] + [line.strip() for line in lines[1:] if "^" not in line][-1:])
+    if isinstance(error, ParseError):
+        location = text.splitlines()[0].split(" ", 1)[0] if text else "<input>"
+        return f"{location}: {error.msg}"
+    if isinstance(error, DiagnosticException | VerifyException):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[0] if lines else type(error).__name__
     return text.splitlines()[0] if text else type(error).__name__
 
 

@@ -94,7 +94,11 @@ class _FunctionLifter:
     def lift(self, name: str, address: int, code: bytes) -> tuple[Region, int]:
         instructions = self.decode(name, address, code)
         if self.code_object.elf_type is ElfType.ET_REL:
-            symbolized, warnings = pcrel.from_relocations(instructions, self.text_relocations)
+            symbolized, warnings = pcrel.from_relocations(
+                instructions, self.text_relocations,
+                {section.name: (section.address, section.index)
+                 for section in self.code_object.sections},
+                self.symbols)
         else:
             symbolized, warnings = pcrel.recover(name, instructions, self.symbols)
         self.warnings.extend(warnings)
@@ -191,7 +195,9 @@ def lift_code_object(code_object: CodeObject,
         "e_flags": int_attr(code_object.e_flags),
         "abi_version": int_attr(code_object.abi_version),
     }
-    padding = _text_padding(code_object, [symbol for symbol, _ in entries])
+    padding = _text_padding(code_object,
+                            [kernel.function for kernel in code_object.kernels]
+                            + [function.symbol for function in code_object.device_functions])
     if padding:
         properties["text_padding"] = int_attr(padding)
     ident = _compiler_ident(code_object)
@@ -240,14 +246,23 @@ def _data_relocation(code_object: CodeObject, relocation: Relocation, base: int,
     address, no symbol) becomes the ABS64 against the symbol holding that address, which is
     what the compiler wrote and what a relink turns back into RELATIVE64."""
     offset = relocation.offset - base
-    if relocation.type_name != "R_AMDGPU_RELATIVE64":
+    section = code_object.section(relocation.symbol) if relocation.symbol else None
+    if relocation.type_name == "R_AMDGPU_RELATIVE64":
+        kind, address = "R_AMDGPU_ABS64", relocation.addend
+    elif section is not None:
+        # Against a section symbol (``.text + 0x590``): name the function or variable
+        # there instead, so the reference survives code moving inside the section.
+        kind, address = relocation.type_name, section.address + relocation.addend
+    else:
         return DataRelocationAttr((offset, relocation.type_name, relocation.symbol,
                                    relocation.addend))
-    found = symbols.containing(relocation.addend)
+    in_section = section.index if section is not None \
+        and code_object.elf_type is ElfType.ET_REL else None
+    found = symbols.containing(address, in_section)
     if found is None:
-        raise LiftError(code_object.name, f"R_AMDGPU_RELATIVE64 at {relocation.offset:#x} "
-                        f"points at {relocation.addend:#x}, which is in no symbol")
-    return DataRelocationAttr((offset, "R_AMDGPU_ABS64", found[0], found[1]))
+        raise LiftError(code_object.name, f"{relocation.type_name} at {relocation.offset:#x} "
+                        f"points at {address:#x}, which is in no symbol")
+    return DataRelocationAttr((offset, kind, found[0], found[1]))
 
 
 def _global_op(code_object: CodeObject, variable: Symbol,

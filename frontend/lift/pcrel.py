@@ -56,6 +56,7 @@ class _Span:
     address: int
     size: int
     name: str
+    section: int | str
 
 
 class SymbolMap:
@@ -66,7 +67,7 @@ class SymbolMap:
         for symbol in code_object.symbols:
             if symbol.type in ("STT_FUNC", "STT_OBJECT") and symbol.name \
                     and not symbol.name.endswith(".kd"):
-                spans.append(_Span(symbol.value, symbol.size, symbol.name))
+                spans.append(_Span(symbol.value, symbol.size, symbol.name, symbol.section_index))
         spans.sort(key=lambda span: (span.address, -span.size))
         self._spans = spans
         self._starts = [span.address for span in spans]
@@ -76,15 +77,16 @@ class SymbolMap:
             relocation.offset: relocation for relocation in code_object.relocations
             if relocation.target_section is None}
 
-    def containing(self, address: int) -> tuple[str, int] | None:
-        """``(symbol, offset)`` of the symbol whose bytes hold ``address``."""
+    def containing(self, address: int,
+                   section: int | str | None = None) -> tuple[str, int] | None:
+        """``(symbol, offset)`` of the symbol whose bytes hold ``address``; in a relocatable
+        object, where every section starts at 0, give the ``section`` index too."""
         index = bisect.bisect_right(self._starts, address) - 1
         while index >= 0:
             span = self._spans[index]
-            if span.address <= address < span.address + max(span.size, 1):
+            if span.address <= address < span.address + max(span.size, 1) \
+                    and (section is None or span.section == section):
                 return span.name, address - span.address
-            if span.address + max(span.size, 1) <= address and index < len(self._spans) - 1:
-                break
             index -= 1
         return None
 
@@ -101,12 +103,24 @@ class SymbolMap:
         return found[0] if found is not None and found[1] == 0 else None
 
 
-def from_relocations(instructions: list[DecodedInst],
-                     relocations: dict[int, Relocation]) -> tuple[Symbolized, list[str]]:
-    """Symbolic literals from the relocations of a relocatable object's ``.text``."""
+def from_relocations(instructions: list[DecodedInst], relocations: dict[int, Relocation],
+                     sections: dict[str, tuple[int, int]] | None = None,
+                     symbols: SymbolMap | None = None) -> tuple[Symbolized, list[str]]:
+    """Symbolic literals from the relocations of a relocatable object's ``.text``.
+
+    A relocation against a section symbol (``.text + 0x594``, as clang writes calls to local
+    functions) is renamed after the symbol at the target, so that it survives code moving:
+    the target is the section address plus the addend less the literal's distance from the
+    ``s_getpc_b64`` the constant is relative to.
+    """
     symbolized: Symbolized = {}
     warnings: list[str] = []
+    last_getpc: dict[int, int] = {}
     for position, inst in enumerate(instructions):
+        if inst.mnemonic == "s_getpc_b64" and isinstance(inst.mc.operands[0], str):
+            units = register_units(inst.mc.operands[0])
+            if units is not None:
+                last_getpc[units[1]] = inst.end
         if inst.mc.size <= inst.mc.desc.size:
             continue
         relocation = relocations.get(inst.address + inst.mc.desc.size)
@@ -118,9 +132,32 @@ def from_relocations(instructions: list[DecodedInst],
             warnings.append(f"{relocation.type_name} against {relocation.symbol} at "
                             f"{inst.address:#x} is not on a literal operand we can name")
             continue
-        symbolized[(position, operand)] = expression(relocation.symbol, variant,
-                                                     relocation.addend)
+        symbol, addend = relocation.symbol, relocation.addend
+        if sections is not None and symbols is not None and symbol in sections \
+                and variant.startswith("@rel32"):
+            renamed = _rename_section_reference(inst, sections[symbol], addend, last_getpc,
+                                                symbols)
+            if renamed is not None:
+                symbol, addend = renamed
+        symbolized[(position, operand)] = expression(symbol, variant, addend)
     return symbolized, warnings
+
+
+def _rename_section_reference(inst: DecodedInst, section: tuple[int, int], addend: int,
+                              last_getpc: dict[int, int],
+                              symbols: SymbolMap) -> tuple[str, int] | None:
+    destination = inst.mc.operands[0]
+    units = register_units(destination) if isinstance(destination, str) else None
+    if units is None:
+        return None
+    getpc = last_getpc.get(units[1] if inst.mnemonic == "s_add_u32" else units[1] - 1)
+    if getpc is None:
+        return None
+    bias = inst.address + inst.mc.desc.size - getpc
+    found = symbols.containing(section[0] + addend - bias, section[1])
+    if found is None:
+        return None
+    return found[0], found[1] + bias
 
 
 def _sext64(value: int) -> int:

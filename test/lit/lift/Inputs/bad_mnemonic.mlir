@@ -1,0 +1,6 @@
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f <{alignment = 4 : i64}> {
+    amdgpu_mc.s_frobnicate s0
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
