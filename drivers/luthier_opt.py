@@ -28,6 +28,7 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -101,7 +102,7 @@ class LuthierOptMain(xDSLOptMain):
         progress = ProgressBar(f"lifting {os.path.basename(name)}",
                                enabled=not self.args.no_progress)
         options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update)
-        modules = []
+        modules: list[Operation] = []
         try:
             for code_object in code_objects:
                 result = lift_code_object(code_object, options)

@@ -66,7 +66,7 @@ def render(kinds: dict[str, str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if the committed module differs from a fresh one")
     args = parser.parse_args(argv)

@@ -61,7 +61,7 @@ def attr_to_metadata(attr: Attribute) -> Any:
         value = integer.value.data
         return bool(value) if integer.type.width.data == 1 else value
     if isinstance(attr, FloatAttr):
-        return cast(float, attr.value.data)
+        return attr.value.data
     if isinstance(attr, StringAttr):
         return attr.data
     if isinstance(attr, ArrayAttr):

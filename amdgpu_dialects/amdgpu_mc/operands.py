@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.dialects.builtin import IntAttr, NoneAttr
 from xdsl.ir import Attribute, Data
@@ -121,7 +122,7 @@ def mc_operand(attr: Attribute) -> Operand:
     if isinstance(attr, PhysRegAttr):
         return attr.data
     if isinstance(attr, IntAttr):
-        return attr.data
+        return cast(int, attr.data)  # pyright: ignore[reportUnknownMemberType]
     if isinstance(attr, LiteralAttr):
         return Literal(attr.data)
     if isinstance(attr, NoneAttr):

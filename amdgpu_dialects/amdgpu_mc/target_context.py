@@ -8,7 +8,7 @@ walk up to the code object.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -22,7 +22,7 @@ _parsing: ContextVar[str | None] = ContextVar("amdgpu_mc_parsing_target", defaul
 
 
 @contextmanager
-def parsing_target(processor: str) -> Iterator[None]:
+def parsing_target(processor: str) -> Generator[None]:
     """Instructions parsed inside the block belong to ``processor``."""
     token = _parsing.set(processor)
     try:

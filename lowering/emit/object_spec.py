@@ -4,7 +4,7 @@ the ELF bytes of it: relocatable, or linked into a loadable code object."""
 from __future__ import annotations
 
 import struct
-from typing import cast
+from typing import Any, cast
 
 import msgpack  # pyright: ignore[reportMissingTypeStubs]
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
@@ -46,7 +46,7 @@ KERNEL_DESCRIPTOR_ALIGNMENT = 64
 
 def metadata_note(metadata: DictionaryAttr) -> bytes:
     """The ``.note`` section bytes: one ``AMDGPU`` note holding the msgpack metadata."""
-    desc = cast(bytes, msgpack.packb(attr_to_metadata(metadata)))
+    desc = cast(bytes, cast(Any, msgpack).packb(attr_to_metadata(metadata)))
     name = b"AMDGPU\0"
     header = struct.pack("<III", len(name), len(desc), NT_AMDGPU_METADATA)
     return header + name + b"\0" * (-len(name) % 4) + desc + b"\0" * (-len(desc) % 4)
