@@ -37,7 +37,7 @@ def current_parsing_target() -> str | None:
 
 def processor_of_target_id(target_id: str) -> str:
     """``gfx90a`` of ``gfx90a:sramecc+:xnack-`` (or of ``amdgcn-amd-amdhsa--gfx90a``)."""
-    return target_id.rsplit("-", 1)[-1].split(":", 1)[0]
+    return target_id.rsplit("--", 1)[-1].split(":", 1)[0]
 
 
 def enclosing_processor(op: Operation) -> str | None:
