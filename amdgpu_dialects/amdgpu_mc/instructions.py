@@ -325,6 +325,9 @@ def build_instruction(mnemonic: str, opcode: str, operands: Sequence[Attribute],
                       successors: Sequence[Block] = ()) -> InstructionOpBase:
     """A new instruction op, built without IRDL's per-argument checks (lifting builds
     tens of thousands; the verifier checks them when asked)."""
-    return instruction_op_class(mnemonic).create(
-        properties={"opcode": opcode_attr(opcode), "mc_operands": operand_array(operands)},
-        successors=successors)
+    properties: dict[str, Attribute] = {"opcode": opcode_attr(opcode),
+                                        "mc_operands": operand_array(operands)}
+    if successors:
+        return instruction_op_class(mnemonic).create(properties=properties,
+                                                     successors=successors)
+    return instruction_op_class(mnemonic).create(properties=properties)
