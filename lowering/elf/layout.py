@@ -169,14 +169,27 @@ def program_header_count(alloc: list[OutSection]) -> int:
     return 1 + len(split_loads(alloc)) + 1 + int(relro) + 1 + len(note_runs(alloc))
 
 
-def assign_addresses(alloc: list[OutSection], headers_size: int) -> int:
+def empty_loads(alloc: list[OutSection]) -> set[int]:
+    """Indices (in :func:`split_loads`) of loads spanning no memory, which lld leaves out of
+    the program header table (their space in it stays reserved)."""
+    return {
+        number
+        for number, load in enumerate(split_loads(alloc))
+        if number > 0 and load[-1].addr + load[-1].size == load[0].addr
+    }
+
+
+def assign_addresses(
+    alloc: list[OutSection], headers_size: int, empty: set[int] | None = None
+) -> int:
     """Give every allocated section its address and file offset; return the file offset after
     them. ``.relro_padding`` gets its size here, once the end of relro data is known.
 
     A segment after the first starts at the next page plus the offset within the page of where
     the previous sections ended (``.relro_padding`` not counted), and its file offset is the
     next one congruent to that address; later sections keep ``address - offset`` constant, and
-    ``SHT_NOBITS`` sections other than a segment's first take no file space.
+    ``SHT_NOBITS`` sections other than a segment's first take no file space. Sections of
+    ``empty`` loads belong to no segment: their offset is only aligned.
     """
     dot = offset = end = headers_size
     for number, load in enumerate(split_loads(alloc)):
@@ -184,7 +197,13 @@ def assign_addresses(alloc: list[OutSection], headers_size: int) -> int:
         for section in load:
             if section.name == ".relro_padding":
                 section.size = align_up(dot, PAGE_SIZE) - dot
-            if section is first and number > 0:
+            if empty and number in empty:
+                if section is first:
+                    dot = align_up(end, PAGE_SIZE) + end % PAGE_SIZE
+                dot = align_up(dot, section.align)
+                if section.type != SHT_NOBITS:
+                    offset = align_up(offset, section.align)
+            elif section is first and number > 0:
                 dot = align_up(align_up(end, PAGE_SIZE) + end % PAGE_SIZE, section.align)
                 offset += (dot - offset) % PAGE_SIZE
             else:
@@ -201,10 +220,13 @@ def assign_addresses(alloc: list[OutSection], headers_size: int) -> int:
     return offset
 
 
-def program_headers(alloc: list[OutSection], phnum: int) -> bytes:
-    """The program header table for laid-out allocated sections."""
+def program_headers(alloc: list[OutSection], phnum: int, empty: set[int]) -> bytes:
+    """The program header table for laid-out allocated sections (``phnum`` entries reserved;
+    loads in ``empty`` left out)."""
     out = [program_header(PT_PHDR, PF_R, 64, 64, phnum * 56, phnum * 56, 8)]
     for number, load in enumerate(split_loads(alloc)):
+        if number in empty:
+            continue
         start_off, start_addr = (0, 0) if number == 0 else (load[0].offset, load[0].addr)
         filesz, memsz = _extent(load, start_off, start_addr)
         out.append(

@@ -21,6 +21,7 @@ from luthier.lowering.elf.layout import (
     is_discarded,
     output_name,
 )
+from luthier.lowering.elf.merge import MergeGroup, is_mergeable
 from luthier.lowering.elf.relocatable import order_symbols
 from luthier.lowering.elf.relocs import (
     DYNAMIC_CAPABLE,
@@ -71,7 +72,7 @@ class LinkState:
         self.by_name = {s.name: s for s in symbols if s.type != "FILE" and s.name}
         self.outputs: list[OutSection] = []
         self.placement: dict[str, tuple[OutSection, int]] = {}
-        self.comment: OutSection | None = None
+        self.merged: dict[str, MergeGroup] = {}
         self.static: list[PlacedReloc] = []
         self.dynamic: list[PlacedReloc] = []
         self.got: list[SymbolSpec] = []
@@ -81,41 +82,56 @@ class LinkState:
     # --- sections ---------------------------------------------------------------------------
 
     def _merge_inputs(self, linker_comment: str | None) -> None:
+        """Map input sections to output sections; mergeable ones go through a MergeGroup."""
         by_name: dict[str, OutSection] = {}
-        strings: list[bytes] = []
+        items: list[tuple[OutSection, SectionSpec | MergeGroup]] = []
+        groups: dict[str, list[MergeGroup]] = {}
+
+        def add_mergeable(out: OutSection, section: SectionSpec) -> MergeGroup:
+            for group in groups.setdefault(out.name, []):
+                if group.accepts(section):
+                    return group
+            group = MergeGroup(section.flags, section.entry_size, section.alignment)
+            groups[out.name].append(group)
+            items.append((out, group))
+            return group
+
         for section in self.inputs:
             if is_discarded(section):
                 continue
-            if _is_string_comment(section):
-                strings += section.data.split(b"\0")[:-1]
-                if self.comment is None:
-                    self.comment = self._new(section.name, section, by_name)
-                continue
             name = output_name(section.name) if section.flags & SHF_ALLOC else section.name
             out = by_name.get(name) or self._new(name, section, by_name)
-            out.flags |= section.flags
-            out.align = max(out.align, section.alignment)
-            if out.type == SHT_NOBITS and section.type != SHT_NOBITS:
-                out.type = SHT_PROGBITS
-            offset = align_up(out.size, section.alignment)
-            out.size = offset + section.size
-            if out.type != SHT_NOBITS:
-                out.data += bytes(offset - len(out.data)) + (section.data or bytes(section.size))
-                out.data += bytes(out.size - len(out.data))
-            self.placement[section.name] = (out, offset)
-        # lld merges the strings, each once; its order comes from a hash of each string. We
-        # use a fixed order that gives lld's bytes for clang's objects: the empty string first
-        # when an input has it, then the linker's string, then the inputs' strings.
-        head = [b""] if b"" in strings else []
+            if out.entsize != section.entry_size:
+                out.entsize = 0
+            if is_mergeable(section):
+                add_mergeable(out, section).members.append(section)
+            else:
+                items.append((out, section))
         if linker_comment is not None:
-            head.append(linker_comment.encode())
-        strings = head + strings
-        if strings and self.comment is None:
-            self.comment = self._new(".comment", _COMMENT_TEMPLATE, by_name)
-        if self.comment is not None:
-            unique = list(dict.fromkeys(strings))
-            self.comment.data = bytearray(b"".join(s + b"\0" for s in unique))
-            self.comment.size = len(self.comment.data)
+            # lld adds its own string to the inputs' .comment strings, after them.
+            out = by_name.get(".comment") or self._new(".comment", _COMMENT_TEMPLATE, by_name)
+            add_mergeable(out, _COMMENT_TEMPLATE).extra.append(linker_comment.encode() + b"\0")
+        for out, item in items:
+            if isinstance(item, MergeGroup):
+                item.build()
+                align, size, data = item.align, len(item.data), item.data
+                flags, sh_type, names = item.flags, SHT_PROGBITS, [m.name for m in item.members]
+            else:
+                align, size, data = item.alignment, item.size, item.data
+                flags, sh_type, names = item.flags, item.type, [item.name]
+            out.flags |= flags
+            out.align = max(out.align, align)
+            if out.type == SHT_NOBITS and sh_type != SHT_NOBITS:
+                out.type = SHT_PROGBITS
+            offset = align_up(out.size, align)
+            out.size = offset + size
+            if out.type != SHT_NOBITS:
+                out.data += bytes(offset - len(out.data)) + (data or bytes(size))
+                out.data += bytes(out.size - len(out.data))
+            for name in names:
+                self.placement[name] = (out, offset)
+                if isinstance(item, MergeGroup):
+                    self.merged[name] = item
 
     def _new(self, name: str, like: SectionSpec, by_name: dict[str, OutSection]) -> OutSection:
         out = OutSection(name, like.type, like.flags, like.alignment, like.entry_size)
@@ -123,14 +139,21 @@ class LinkState:
         self.outputs.append(out)
         return out
 
-    def address(self, symbol: SymbolSpec) -> int:
-        """Address (offset, for non-allocated sections) of a kept, defined symbol."""
+    def address(self, symbol: SymbolSpec, addend: int = 0) -> int:
+        """Address (offset, for non-allocated sections) of a kept, defined symbol plus
+        ``addend``. In a merged section the symbol's offset moves with its piece; for a
+        section symbol the addend picks the piece, as lld resolves it."""
         if symbol.section is None:
-            return 0
+            return addend
         if symbol.section == ABSOLUTE_SECTION:
-            return symbol.value
+            return symbol.value + addend
         out, base = self.placement[symbol.section]
-        return out.addr + base + symbol.value
+        group = self.merged.get(symbol.section)
+        if group is None:
+            return out.addr + base + symbol.value + addend
+        if symbol.type == "SECTION":
+            return out.addr + base + group.output_offset(symbol.section, symbol.value + addend)
+        return out.addr + base + group.output_offset(symbol.section, symbol.value) + addend
 
     def kept(self, symbol: SymbolSpec) -> bool:
         return symbol.section == ABSOLUTE_SECTION or symbol.section in self.placement
@@ -202,12 +225,14 @@ class LinkState:
     def apply_static(self, got: OutSection | None) -> None:
         """Write every link-time relocation into its section's bytes."""
         for item in self.static:
-            s = self.address(item.symbol) if item.symbol else 0
             p = item.section.addr + item.offset
             got_entry = 0
-            if got is not None and item.symbol is not None and item.symbol.name in self.got_index:
+            if item.type in GOT_TYPES and got is not None and item.symbol is not None:
                 got_entry = got.addr + 8 * self.got_index[item.symbol.name]
-            value, width = relocation_value(item.type, s, item.addend, p, got_entry, item.where)
+                s, a = 0, item.addend
+            else:  # S + A as one address: in a merged section the addend can pick the piece
+                s, a = self.address(item.symbol, item.addend) if item.symbol else item.addend, 0
+            value, width = relocation_value(item.type, s, a, p, got_entry, item.where)
             patch(item.section.data, item.offset, value, width)
 
     def dynamic_relocations(self, dynsym_index: dict[str, int]) -> tuple[bytes, int]:
@@ -221,7 +246,7 @@ class LinkState:
                 index = dynsym_index[symbol.name]
                 rows.append((True, index, address, R_AMDGPU_ABS64, item.addend))
             else:
-                value = (self.address(symbol) if symbol else 0) + item.addend
+                value = self.address(symbol, item.addend) if symbol else item.addend
                 rows.append((False, 0, address, R_AMDGPU_RELATIVE64, value))
         rows.sort(key=lambda row: row[:3])
         data = b"".join(rela_entry(addr, sym, typ, add) for _, sym, addr, typ, add in rows)
@@ -231,16 +256,6 @@ class LinkState:
 _COMMENT_TEMPLATE = SectionSpec(
     ".comment", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 1, b"", 0, entry_size=1
 )
-
-
-def _is_string_comment(section: SectionSpec) -> bool:
-    return (
-        section.name == ".comment"
-        and not section.flags & SHF_ALLOC
-        and section.flags & SHF_STRINGS != 0
-        and not section.relocations
-        and section.data.endswith(b"\0")
-    )
 
 
 def preemptible(symbol: SymbolSpec) -> bool:

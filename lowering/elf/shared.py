@@ -33,6 +33,7 @@ from luthier.lowering.elf.dynamic import (
 from luthier.lowering.elf.layout import (
     OutSection,
     assign_addresses,
+    empty_loads,
     program_header_count,
     program_headers,
     rank,
@@ -131,6 +132,9 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
     alloc = sorted((s for s in created if s.flags & SHF_ALLOC), key=rank)
     phnum = program_header_count(alloc)
     file_end = assign_addresses(alloc, EHDR_SIZE + phnum * PHDR_SIZE)
+    empty = empty_loads(alloc)
+    if empty:
+        file_end = assign_addresses(alloc, EHDR_SIZE + phnum * PHDR_SIZE, empty)
 
     symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE)
     shstrtab = synthetic(".shstrtab", SHT_STRTAB, 0, 1, 0)
@@ -182,12 +186,13 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
         abi_version=spec.abi_version,
         e_flags=spec.e_flags,
         phoff=EHDR_SIZE,
-        phnum=phnum,
+        phnum=phnum - len(empty),
         shoff=shoff,
         shnum=len(ordered),
         shstrndx=shstrtab.index,
     )
-    out[EHDR_SIZE : EHDR_SIZE + phnum * PHDR_SIZE] = program_headers(alloc, phnum)
+    table = program_headers(alloc, phnum, empty)
+    out[EHDR_SIZE : EHDR_SIZE + len(table)] = table
     for index, section in enumerate(ordered):
         if index and section.type != SHT_NOBITS:
             out[section.offset : section.offset + section.size] = section.data
@@ -235,9 +240,10 @@ def _dynsym_bytes(
 def _symbol_tables(
     state: LinkState, dynamic: OutSection, symtab: OutSection, strtab: OutSection
 ) -> None:
-    """``.symtab`` and ``.strtab`` as lld writes them: the object's locals (section symbols
-    dropped), then symbols that became local (hidden globals, ``_DYNAMIC``), then the globals;
-    names in the order they were added: object locals, globals, ``_DYNAMIC``."""
+    """``.symtab`` and ``.strtab`` as lld writes them: the object's locals (section symbols and
+    ``.L`` labels in merged sections dropped), then symbols that became local (hidden globals,
+    ``_DYNAMIC``), then the globals; names in the order they were added: object locals,
+    globals, ``_DYNAMIC``."""
     names = AppendStringTable(dedup=False)
     locals_: list[bytes] = [symbol_entry(0, 0, 0, 0, 0, 0)]
     demoted: list[bytes] = []
@@ -247,6 +253,8 @@ def _symbol_tables(
             continue
         if symbol.type != "FILE" and not state.kept(symbol):
             continue
+        if symbol.name.startswith(".L") and symbol.section in state.merged:
+            continue  # an assembler label kept only because it points into merged data
         locals_.append(_entry(state, symbol, names.add(symbol.name), True))
     for symbol in state.spec.symbols:
         if symbol.binding == "LOCAL" or not (state.kept(symbol) or symbol.section is None):

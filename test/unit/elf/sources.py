@@ -99,7 +99,63 @@ hv:
 \t.long 5
 """
 
-SOURCES: dict[str, str] = {"got": _GOT, "mixed": _MIXED}
+#: Mergeable strings (a duplicate, a relocation into them through an ``.L`` label) next to
+#: plain read-only data, and a compiler identification for ``.comment``.
+_STRINGS = """
+\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+\t.text
+\t.globl f
+\t.protected f
+\t.p2align 8
+f:
+\ts_getpc_b64 s[0:1]
+\ts_add_u32 s0, s0, .Lstr2@rel32@lo+4
+\ts_addc_u32 s1, s1, .Lstr2@rel32@hi+12
+\ts_endpgm
+\t.section .rodata.str1.1,"aMS",@progbits,1
+.Lstr1:
+\t.asciz "hello world"
+.Lstr2:
+\t.asciz "second string"
+.Lstr3:
+\t.asciz "hello world"
+\t.section .rodata,"a"
+\t.long 42
+\t.ident "x40"
+"""
+
+#: Empty sections (kept by lld, but no PT_LOAD for a segment spanning nothing).
+_EMPTY = """
+\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+\t.section .rodata.x,"a",@progbits
+\t.section .data.y,"aw",@progbits
+\t.section .foo,"",@progbits
+\t.section .bar,"a",@progbits
+\t.long 1
+"""
+
+
+def _many_strings() -> str:
+    """Strings of every XXH3 length class (1 to 1100 bytes), so that their order in the
+    merged section checks our hash against lld's."""
+    lengths = [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 20, 31, 32, 33, 50, 64, 65, 90, 96, 97]
+    lengths += [120, 128, 129, 150, 200, 240, 241, 300, 500, 1100]
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 "
+    lines = ['\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"']
+    lines.append('\t.section .rodata.str1.1,"aMS",@progbits,1')
+    for number, length in enumerate(lengths):
+        text = "".join(alphabet[(number * 7 + i * i) % len(alphabet)] for i in range(length))
+        lines.append(f'\t.asciz "{text}"')
+    return "\n".join(lines) + "\n"
+
+
+SOURCES: dict[str, str] = {
+    "empty": _EMPTY,
+    "got": _GOT,
+    "mixed": _MIXED,
+    "many_strings": _many_strings(),
+    "strings": _STRINGS,
+}
 
 
 def assemble(name: str, folder: Path) -> Path:
