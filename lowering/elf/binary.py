@@ -158,16 +158,3 @@ class TailMergedStringTable:
     def data(self) -> bytes:
         """The table's bytes."""
         return self._data
-
-
-def uleb128(value: int) -> bytes:
-    """``value`` as unsigned LEB128 (the encoding of ``.llvm_addrsig``)."""
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)

@@ -3,8 +3,8 @@
 ``S`` is the symbol's address, ``A`` the addend, ``P`` the address patched, ``G + GOT`` the
 address of the symbol's ``.got`` entry. The ``_LO``/``_HI`` pairs split a 64-bit value over two
 32-bit literals (``s_add_u32``/``s_addc_u32`` after ``s_getpc_b64``), so they need no range
-check; the single 32- and 16-bit forms must fit, and we check them (lld only checks ``REL16``),
-because a silently truncated offset would make a kernel read the wrong memory.
+check; the single 32- and 16-bit forms must fit, and we check them, because a silently
+truncated offset would make a kernel read the wrong memory.
 """
 
 from __future__ import annotations
