@@ -168,10 +168,19 @@ class LuthierOptMain(xDSLOptMain):
         try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it 0600
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
             raise
+
+
+def _printable(text: str) -> str:
+    """Names from a corrupt file can hold control characters: show them escaped, so the
+    diagnostic stays one readable line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _one_line(error: BaseException) -> str:
@@ -190,10 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         LuthierOptMain(description="luthier-opt: lift, instrument and emit AMDGPU code "
                                    "objects", args=argv).run()
     except (UserError, CodeObjectError, LiftError) as error:
-        print(f"luthier-opt: error: {error}", file=sys.stderr)
+        print(f"luthier-opt: error: {_printable(str(error))}", file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException, VerifyException) as error:
-        print(f"luthier-opt: error: {_one_line(error)}", file=sys.stderr)
+        print(f"luthier-opt: error: {_printable(_one_line(error))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         sys.stderr.close()

@@ -28,6 +28,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
     int_attr,
 )
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
@@ -145,6 +146,9 @@ def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
 def lift_code_object(code_object: CodeObject,
                      options: LiftOptions = LiftOptions()) -> LiftResult:
     """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`."""
+    if code_object.processor not in SUPPORTED_TARGETS:
+        raise LiftError(code_object.name, f"no instruction tables for target "
+                        f"'{code_object.processor}' (supported: {', '.join(SUPPORTED_TARGETS)})")
     if code_object.text is None:
         raise LiftError(code_object.name, "the code object has no executable section")
     text = code_object.text
