@@ -38,6 +38,26 @@ def declared_requirements() -> list[tuple[str, str | None]]:
     return out
 
 
+def declared_entry_points() -> set[tuple[str, str, str]]:
+    """(group, name, value) of the console scripts and plugin entry points pyproject.toml
+    declares: an install made before one was added (``luthier-opt``, the ``xdsl.universe``
+    plugin) lacks it, and only a reinstall creates it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {("console_scripts", name, str(value))
+                for name, value in project.get("scripts", {}).items()}
+    for group, entries in project.get("entry-points", {}).items():
+        declared |= {(group, name, str(value)) for name, value in entries.items()}
+    return declared
+
+
+def installed_entry_points() -> set[tuple[str, str, str]]:
+    try:
+        distribution = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return set()
+    return {(entry.group, entry.name, entry.value) for entry in distribution.entry_points}
+
+
 def load_mapped_folders() -> dict[str, str]:
     """Read the folder -> package mapping from setup.py, the one place it is written."""
     spec = importlib.util.spec_from_file_location("luthier_setup", ROOT / "setup.py")
@@ -83,6 +103,8 @@ def find_problems(
             continue
         if version is not None and installed != version:
             problems.append(f"{distribution} {installed} is installed, {version} is required")
+    for group, name, value in sorted(declared_entry_points() - installed_entry_points()):
+        problems.append(f"entry point {name} = {value} ({group}) is not installed")
     for command in DEV_COMMANDS:
         if which(command) is None:
             problems.append(f"command {command} is missing")
