@@ -57,6 +57,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 
+#: ``s_nop 0``, the word LLVM fills code alignment and the end of ``.text`` with.
+S_NOP_0 = bytes.fromhex("000080bf")
+
 
 def int_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, i64)

@@ -8,7 +8,6 @@ every PC-relative constant becomes a symbolic operand whose value emission recom
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -20,6 +19,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import build_instruction
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    S_NOP_0,
     CodeObjectOp,
     DataRelocationAttr,
     FallthroughOp,
@@ -36,8 +36,6 @@ from luthier.frontend.lift.errors import LiftError
 from luthier.frontend.mc.decoder import DecodeError, decoder_for
 from luthier.lowering.mc.printer import printer_for
 
-#: ``s_nop 0``: what LLVM fills code alignment and the end of ``.text`` with.
-S_NOP_0 = struct.pack("<I", 0xBF800000)
 #: Largest function alignment we infer from an address (LLVM aligns kernels to 256).
 _MAX_ALIGNMENT = 256
 

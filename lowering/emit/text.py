@@ -8,7 +8,6 @@ literal plus a relocation at the literal's offset, as an assembler does.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
 from xdsl.ir import Block
@@ -19,7 +18,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     SymbolOperandAttr,
     mc_operand,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    S_NOP_0,
+    FallthroughOp,
+    FunctionOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.frontend.mc.decoder import MCInst
 from luthier.frontend.mc.operand_decoders import Literal, Operand
@@ -36,8 +40,6 @@ from luthier.lowering.elf.spec import (
 )
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.mc.encoder import EncodeError, Encoder
-
-S_NOP_0 = struct.pack("<I", 0xBF800000)
 
 #: Variant kind of a symbolic literal -> relocation type.
 VARIANT_RELOCATIONS: dict[str, int] = {
@@ -108,10 +110,11 @@ class TextEncoder:
     def encode_function(self, op: KernelOp | FunctionOp, start: int,
                         relocations: list[RelocationSpec]) -> bytes:
         name = op.sym_name.data
-        # Pass 1: sizes and block offsets.
+        # Pass 1: encode everything (relocation offsets are final already: no size depends
+        # on a branch offset), learning block offsets; branches get a zero offset for now.
         block_offsets: dict[Block, int] = {}
         offset = start
-        sized: list[tuple[InstructionOpBase, int]] = []
+        encoded: list[tuple[InstructionOpBase, int, bytes]] = []
         blocks = list(op.body.blocks)
         for index, block in enumerate(blocks):
             block_offsets[block] = offset
@@ -123,20 +126,20 @@ class TextEncoder:
                     continue
                 if not isinstance(inner, InstructionOpBase):
                     raise EmitError(f"{name}: '{inner.name}' is not an instruction")
-                size = len(self._encode(inner, name, offset, []))
-                sized.append((inner, offset))
-                offset += size
-        # Pass 2: encode for real, with branch offsets.
+                data = self._encode(inner, name, offset, relocations)
+                encoded.append((inner, offset, data))
+                offset += len(data)
+        # Pass 2: re-encode the branches, now that every block has its offset.
         out = bytearray()
-        for inner, at in sized:
-            branch = 0
+        for inner, at, data in encoded:
             if inner.KIND == "branch":
                 target = block_offsets[inner.successors[0]]
                 branch = (target - (at + 4)) // 4
                 if not -(1 << 15) <= branch < (1 << 15):
                     raise EmitError(f"{name}: {inner.mnemonic} at {at - start:#x} cannot reach "
                                     "its target (more than 128 KiB away)")
-            out += self._encode(inner, name, at, relocations, branch)
+                data = self._encode(inner, name, at, relocations, branch)
+            out += data
         return bytes(out)
 
 
