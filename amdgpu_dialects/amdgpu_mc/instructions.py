@@ -40,6 +40,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     LiteralAttr,
     NotMCOperandError,
     SymbolOperandAttr,
+    is_absent,
     mc_operand,
     operand_attribute,
 )
@@ -232,7 +233,7 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
     elif isinstance(attr, IntAttr | LiteralAttr):
         if kind.operand_type == "OPERAND_REGISTER" and rc is not None:
             raise VerifyException(f"{where} must be a register, got an immediate")
-    elif not isinstance(attr, SymbolOperandAttr | NoneAttr):
+    elif not isinstance(attr, SymbolOperandAttr) and not is_absent(attr):
         raise VerifyException(f"{where}: {attr} is not an instruction operand")
 
 

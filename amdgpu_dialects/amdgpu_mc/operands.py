@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
-from xdsl.dialects.builtin import IntAttr, NoneAttr
+from xdsl.dialects.builtin import IntAttr, NoneAttr, NoneType
 from xdsl.ir import Attribute, Data
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -91,6 +91,12 @@ class SymbolOperandAttr(Data[str]):
 
 
 NONE = NoneAttr()
+
+
+def is_absent(attr: Attribute) -> bool:
+    """An unused operand slot. xDSL prints ``NoneAttr`` as ``none``, which parses back as
+    the ``none`` type, so IR that went through the generic form holds either."""
+    return isinstance(attr, NoneAttr | NoneType)
 _int_attrs: dict[int, IntAttr] = {}
 _literal_attrs: dict[int, LiteralAttr] = {}
 
@@ -125,7 +131,7 @@ def mc_operand(attr: Attribute) -> Operand:
         return cast(int, attr.data)  # pyright: ignore[reportUnknownMemberType]
     if isinstance(attr, LiteralAttr):
         return Literal(attr.data)
-    if isinstance(attr, NoneAttr):
+    if is_absent(attr):
         return None
     if isinstance(attr, VirtRegAttr):
         raise NotMCOperandError(f"virtual register {attr.text} is not allocated")

@@ -1,0 +1,79 @@
+// Malformed amdgpu_mc IR gets a diagnostic naming what is wrong.
+// RUN: luthier-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B32_vi", mc_operands = [#amdgpu_mc.reg<v0>, #builtin.int<5>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: operand 'sdst' of 's_mov_b32': v0 is not in register class SReg_32
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B32_vi", mc_operands = [#amdgpu_mc.reg<s0>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: 's_mov_b32' has 2 operand slots, got 1
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B64_vi", mc_operands = [#amdgpu_mc.reg<s[0:1]>, #builtin.int<5>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: opcode 'S_MOV_B64_vi' is 's_mov_b64', not 's_mov_b32'
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b64 <{opcode = "S_MOV_B64_vi", mc_operands = [#amdgpu_mc.vreg<1 : SReg_32>, #builtin.int<5>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: operand 'sdst' of 's_mov_b64' is 64-bit, got %1:SReg_32 (32-bit)
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b32 s0, 5
+  }
+}
+// CHECK: Operation amdgpu_mc.s_mov_b32 terminates block in single-block region but is not a terminator
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.s_mov_b32 s0, v[0:1]
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: invalid operand for instruction
+
+// -----
+
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+}
+// CHECK: unknown target 'gfx1100' (supported: gfx908, gfx90a, gfx942)
+
+// -----
+
+amdgpu_mc.s_mov_b32 s0, 5
+// CHECK: 'amdgpu_mc.s_mov_b32' outside an amdgpu_mc.code_object: its target is unknown
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc1.no_such_field = 1>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: unknown kernel descriptor field 'rsrc1.no_such_field'
