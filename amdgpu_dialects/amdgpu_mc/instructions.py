@@ -152,9 +152,8 @@ class InstructionOpBase(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> InstructionOpBase:
         mnemonic = cls.name[len(DIALECT_PREFIX):]
-        if parser.parse_optional_punctuation("<") is not None:
-            parser._resume_from(parser.pos - 1)  # pyright: ignore[reportPrivateUsage]
-            properties = parser.parse_optional_properties_dict()
+        properties = parser.parse_optional_properties_dict()
+        if properties:
             return cls.create(properties=properties)
         processor = current_parsing_target()
         if processor is None:
