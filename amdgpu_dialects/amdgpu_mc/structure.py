@@ -59,6 +59,15 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 
 #: ``s_nop 0``, the word LLVM fills code alignment and the end of ``.text`` with.
 S_NOP_0 = bytes.fromhex("000080bf")
+#: Byte patterns a function's ``padding_fill`` names.
+PADDING_FILLS = {"s_nop": S_NOP_0, "zero": b"\0"}
+
+
+def padding_bytes(fill: str, size: int) -> bytes:
+    """``size`` bytes of ``fill`` (``s_nop 0`` padding comes in whole words)."""
+    pattern = PADDING_FILLS[fill]
+    assert size % len(pattern) == 0, (fill, size)
+    return pattern * (size // len(pattern))
 
 
 def int_attr(value: int) -> IntegerAttr:
@@ -116,6 +125,10 @@ class _FunctionLike(IRDLOperation):
     sym_name = prop_def(SymbolNameConstraint())
     #: Byte alignment of the first instruction (kernels: 256).
     alignment = opt_prop_def(IntegerAttr)
+    #: What fills the alignment gap before the function: absent for ``s_nop 0`` (what the
+    #: assembler pads code with), ``"zero"`` for zero bytes (what a linker puts between
+    #: separately compiled ``.text`` sections, as in ``-fgpu-rdc`` builds).
+    padding_fill = opt_prop_def(StringAttr)
     binding = opt_prop_def(StringAttr)
     visibility = opt_prop_def(StringAttr)
     body = region_def()
@@ -132,6 +145,11 @@ class _FunctionLike(IRDLOperation):
         return cls.create(properties=properties, regions=[region])
 
     def verify_(self) -> None:
+        if self.padding_fill is not None and self.padding_fill.data not in PADDING_FILLS:
+            raise VerifyException(
+                f"@{self.sym_name.data}: padding_fill is one of "
+                f"{', '.join(repr(name) for name in PADDING_FILLS)}, "
+                f"not '{self.padding_fill.data}'")
         for block in self.body.blocks:
             last = block.last_op
             if last is None or not last.has_trait(IsTerminator):
@@ -236,6 +254,9 @@ class CodeObjectOp(IRDLOperation):
     #: Bytes of ``s_nop 0`` padding after the last function (LLVM pads ``.text`` so that
     #: instruction prefetch past the end stays inside the section).
     text_padding = opt_prop_def(IntegerAttr)
+    #: Bytes of ``s_nop 0`` before the first function (left by a linker that joined
+    #: ``.text`` sections, one of which held only padding).
+    text_leading_padding = opt_prop_def(IntegerAttr)
     #: The compiler's identification string (ELF ``.comment``).
     ident = opt_prop_def(StringAttr)
     #: Symbol names in the order of the ELF symbol table, kept so that emitting an

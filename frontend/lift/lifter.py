@@ -19,7 +19,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import build_instruction
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
-    S_NOP_0,
+    PADDING_FILLS,
     CodeObjectOp,
     DataRelocationAttr,
     FallthroughOp,
@@ -27,6 +27,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     GlobalOp,
     KernelOp,
     int_attr,
+    padding_bytes,
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
@@ -164,6 +165,7 @@ def lift_code_object(code_object: CodeObject,
         entries += [(function.symbol, None) for function in code_object.device_functions]
     entries.sort(key=lambda entry: entry[0].value)
     total = sum(symbol.size for symbol, _ in entries)
+    fills = _padding_fills(code_object, [symbol for symbol, _ in entries], bool(options.kernels))
     done = 0
     for symbol, kernel in entries:
         region, instructions = lifter.lift(symbol.name, symbol.value,
@@ -177,6 +179,8 @@ def lift_code_object(code_object: CodeObject,
             "binding": StringAttr(symbol.binding.removeprefix("STB_")),
             "visibility": StringAttr(symbol.visibility.removeprefix("STV_")),
         }
+        if fills.get(symbol.name, "s_nop") != "s_nop":
+            properties["padding_fill"] = StringAttr(fills[symbol.name])
         if kernel is not None:
             properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
             op: Operation = KernelOp.create(properties=properties, regions=[region])
@@ -186,10 +190,11 @@ def lift_code_object(code_object: CodeObject,
         done += symbol.size
         if options.progress is not None:
             options.progress(done, total)
-    _check_gaps(code_object, [symbol for symbol, _ in entries], bool(options.kernels))
     symbol_map = pcrel.SymbolMap(code_object)
+    # In address order: the emitter lays variables out in body order, so this keeps each
+    # one's place in its section (and every PC-relative distance to it).
     globals_ = [_global_op(code_object, variable, symbol_map)
-                for variable in code_object.variables]
+                for variable in sorted(code_object.variables, key=lambda symbol: symbol.value)]
     properties: dict[str, Attribute] = {
         "target": StringAttr(code_object.target.offload_arch),
         "code_object_version": int_attr(code_object.code_object_version),
@@ -197,9 +202,11 @@ def lift_code_object(code_object: CodeObject,
         "e_flags": int_attr(code_object.e_flags),
         "abi_version": int_attr(code_object.abi_version),
     }
-    padding = _text_padding(code_object,
-                            [kernel.function for kernel in code_object.kernels]
-                            + [function.symbol for function in code_object.device_functions])
+    leading, padding = _text_padding(
+        code_object, [kernel.function for kernel in code_object.kernels]
+        + [function.symbol for function in code_object.device_functions])
+    if leading:
+        properties["text_leading_padding"] = int_attr(leading)
     if padding:
         properties["text_padding"] = int_attr(padding)
     ident = _compiler_ident(code_object)
@@ -215,31 +222,66 @@ def lift_code_object(code_object: CodeObject,
     return LiftResult(module, lifter.warnings, count)
 
 
-def _check_gaps(code_object: CodeObject, symbols: list[Symbol], partial: bool) -> None:
-    """Bytes between functions must be ``s_nop 0`` alignment padding, or we would lose them."""
+def _padding_fills(code_object: CodeObject, symbols: list[Symbol],
+                   partial: bool) -> dict[str, str]:
+    """The fill of the gap before each function that has one (``"s_nop"`` or ``"zero"``).
+
+    A gap must be exactly the alignment padding the emitter recomputes from the functions'
+    alignments, filled with ``s_nop 0`` words or zero bytes; anything else is code or data
+    outside any function symbol, which lifting would lose.
+    """
     if partial or not symbols:
-        return
+        return {}
     text = code_object.text
     assert text is not None
-    for before, after in zip(symbols, symbols[1:], strict=False):
-        gap = text.data[before.value + before.size - text.address:after.value - text.address]
-        if gap != S_NOP_0 * (len(gap) // 4) or len(gap) % 4:
+    fills: dict[str, str] = {}
+    ordered = sorted(symbols, key=lambda symbol: symbol.value)
+    base = text.address if code_object.elf_type is ElfType.ET_REL else 0
+    for before, after in zip(ordered, ordered[1:], strict=False):
+        end = before.value + before.size
+        gap = text.data[end - text.address:after.value - text.address]
+        if not gap:
+            continue
+        fill = _fill_of(gap)
+        alignment = _alignment_of(after.value - base)
+        if fill is None or after.value - base != -(-(end - base) // alignment) * alignment:
+            what = ("not alignment padding" if fill is not None
+                    else "neither s_nop nor zero padding")
             raise LiftError(code_object.name,
-                            f"{len(gap)} bytes between {before.name} and {after.name} are "
-                            "not s_nop padding (code outside any function symbol)")
+                            f"the {len(gap)} bytes between {before.name} and {after.name} "
+                            f"are {what} (code outside any function symbol)")
+        fills[after.name] = fill
+    return fills
 
 
-def _text_padding(code_object: CodeObject, symbols: list[Symbol]) -> int:
+def _fill_of(gap: bytes) -> str | None:
+    for name in PADDING_FILLS:
+        if len(gap) % len(PADDING_FILLS[name]) == 0 and gap == padding_bytes(name, len(gap)):
+            return name
+    return None
+
+
+def _text_padding(code_object: CodeObject, symbols: list[Symbol]) -> tuple[int, int]:
+    """Bytes of ``s_nop 0`` before the first function and after the last one.
+
+    LLVM pads the end of ``.text`` so that instruction prefetch stays inside it; a linker
+    that joins several objects' sections can leave such padding at the start too.
+    """
     text = code_object.text
     assert text is not None
     if not symbols:
-        return 0
+        return 0, 0
+    first = min(symbols, key=lambda symbol: symbol.value)
     last = max(symbols, key=lambda symbol: symbol.value + symbol.size)
+    head = text.data[:first.value - text.address]
     tail = text.data[last.value + last.size - text.address:]
-    if tail != S_NOP_0 * (len(tail) // 4) or len(tail) % 4:
+    if head and _fill_of(head) != "s_nop":
+        raise LiftError(code_object.name, f"the {len(head)} bytes before {first.name} are not "
+                        "s_nop padding (code outside any function symbol)")
+    if tail and _fill_of(tail) != "s_nop":
         raise LiftError(code_object.name, f"the {len(tail)} bytes after {last.name} are not "
                         "s_nop padding (code outside any function symbol)")
-    return len(tail)
+    return len(head), len(tail)
 
 
 def _data_relocation(code_object: CodeObject, relocation: Relocation, base: int,

@@ -90,7 +90,9 @@ def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
     isa = load_target(code_object.processor)
     functions = [op for op in code_object.body.ops if isinstance(op, KernelOp | FunctionOp)]
     padding = code_object.text_padding.value.data if code_object.text_padding else 0
-    text = encode_text(functions, isa, encoder_for(code_object.processor), padding)
+    leading = (code_object.text_leading_padding.value.data
+               if code_object.text_leading_padding else 0)
+    text = encode_text(functions, isa, encoder_for(code_object.processor), padding, leading)
     max_alignment = max([f.op.alignment.value.data for f in text.functions
                          if f.op.alignment is not None] + [4])
     symbols: list[SymbolSpec] = []

@@ -19,10 +19,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     mc_operand,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
-    S_NOP_0,
     FallthroughOp,
     FunctionOp,
     KernelOp,
+    padding_bytes,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.frontend.mc.decoder import MCInst
@@ -144,17 +144,18 @@ class TextEncoder:
 
 
 def encode_text(functions: list[KernelOp | FunctionOp], isa: TargetISA, encoder: Encoder,
-                padding: int) -> TextSection:
+                padding: int, leading: int = 0) -> TextSection:
     text = TextSection(b"")
-    data = bytearray()
+    data = bytearray(padding_bytes("s_nop", leading))
     for function in functions:
         alignment = function.alignment.value.data if function.alignment is not None else 4
         start = _align(len(data), alignment)
-        data += S_NOP_0 * ((start - len(data)) // 4)
+        fill = function.padding_fill.data if function.padding_fill is not None else "s_nop"
+        data += padding_bytes(fill, start - len(data))
         code = TextEncoder(isa, encoder).encode_function(function, start, text.relocations)
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),
                                                 function))
         data += code
-    data += S_NOP_0 * (padding // 4)
+    data += padding_bytes("s_nop", padding)
     text.data = bytes(data)
     return text
