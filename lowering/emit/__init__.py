@@ -4,9 +4,11 @@
 relocations for symbolic operands, kernel descriptors in ``.rodata`` pointing at their
 kernels, variables, the metadata note); :mod:`luthier.lowering.elf` writes it as an ``ET_REL``
 object or links it into a loadable ``ET_DYN`` code object, as ``ld.lld -shared`` would.
+:func:`emit_assembly` writes the same object as LLVM-syntax assembly for ``llvm-mc``.
 """
 
+from luthier.lowering.emit.asm import emit_assembly
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.object_spec import emit_code_object, emit_relocatable, object_spec
 
-__all__ = ["EmitError", "emit_code_object", "emit_relocatable", "object_spec"]
+__all__ = ["EmitError", "emit_assembly", "emit_code_object", "emit_relocatable", "object_spec"]

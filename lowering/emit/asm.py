@@ -1,0 +1,603 @@
+"""``amdgpu_mc`` IR -> LLVM-syntax assembly that ``llvm-mc`` assembles to what
+:func:`~luthier.lowering.emit.object_spec.emit_relocatable` writes.
+
+The text describes the object that :func:`~luthier.lowering.emit.object_spec.object_spec`
+builds, section by section, in the same layout: ``.text`` holds the functions in order, each
+behind a ``.p2align`` (which the AMDGPU assembler fills with ``s_nop 0``, the padding the
+emitter writes) and followed by a ``.fill`` of ``s_nop 0`` for the tail padding; ``.rodata``
+holds one ``.amdhsa_kernel`` block per kernel, then the read-only variables; the other data
+sections hold the variables with their relocations as ``.quad``/``.long`` expressions; the
+metadata note comes last. Symbols are declared up front in the order of the original symbol
+table, because the assembler writes symbols in the order it first sees them.
+
+Every instruction is checked with our own assembler (the printed line is parsed and encoded
+again, as llvm-mc would). A line that would not give back the instruction's bytes (for
+example a literal whose value LLVM would shorten to an inline constant) is written as raw
+``.long`` words with the text as a comment, and counted as a fallback. Whatever assembly
+cannot express raises :class:`EmitError`. See docs/emit-asm.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    NotMCOperandError,
+    SymbolOperandAttr,
+    mc_operand,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    S_NOP_0,
+    CodeObjectOp,
+    FallthroughOp,
+    FunctionOp,
+    GlobalOp,
+    KernelOp,
+)
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
+from luthier.frontend.codeobj import Target
+from luthier.frontend.codeobj.targets import decode_e_flags
+from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.frontend.mc.asm_parser import AsmParseError, AsmParser, parser_for
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.lowering.asm import (
+    DirectiveError,
+    kernel_descriptor_directives,
+    metadata_directives,
+    target_directives,
+)
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.text import VARIANT_RELOCATIONS
+from luthier.lowering.mc.encoder import EncodeError, Encoder, encoder_for
+from luthier.lowering.mc.printer import InstPrinter, print_immediate, printer_for
+
+TOP = "\t"
+#: What the assembler reads as one symbol name without quoting, and not as a local label.
+_PLAIN_SYMBOL = re.compile(r"[A-Za-z_$][\w.$]*|\.(?!L)[\w.$]+")
+_BINDINGS = {"GLOBAL": ".globl", "WEAK": ".weak", "LOCAL": None}
+_VISIBILITIES = {
+    "DEFAULT": None,
+    "PROTECTED": ".protected",
+    "HIDDEN": ".hidden",
+    "INTERNAL": ".internal",
+}
+#: Relocation type of a variable's data -> (size, expression template).
+_DATA_RELOCATIONS: dict[str, tuple[int, str]] = {
+    "R_AMDGPU_ABS64": (8, "{sym}"),
+    "R_AMDGPU_ABS32": (4, "{sym}"),
+    "R_AMDGPU_ABS32_LO": (4, "{sym}@abs32@lo"),
+    "R_AMDGPU_ABS32_HI": (4, "{sym}@abs32@hi"),
+    "R_AMDGPU_REL64": (8, "{sym}-."),
+    "R_AMDGPU_REL32": (4, "{sym}-."),
+    "R_AMDGPU_REL32_LO": (4, "{sym}@rel32@lo"),
+    "R_AMDGPU_REL32_HI": (4, "{sym}@rel32@hi"),
+}
+_S_NOP_0_WORD = int.from_bytes(S_NOP_0, "little")
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """An instruction written as raw words: where, its text, and why the text would not do."""
+
+    function: str
+    offset: int
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class AssemblyOutput:
+    """The assembly text and what it took to make it exact."""
+
+    text: str
+    instructions: int
+    fallbacks: tuple[Fallback, ...] = ()
+
+
+def emit_assembly(module: ModuleOp | CodeObjectOp) -> str:
+    """The code object of ``module`` as llvm-mc assembly; raises :class:`EmitError`."""
+    return assemble_listing(module).text
+
+
+def assemble_listing(module: ModuleOp | CodeObjectOp) -> AssemblyOutput:
+    """Like :func:`emit_assembly`, with the instruction count and the raw-word fallbacks."""
+    code_object = _single_code_object(module)
+    return _AsmWriter(code_object).write()
+
+
+def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
+    if isinstance(module, CodeObjectOp):
+        return module
+    found = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    if len(found) != 1:
+        raise EmitError(
+            f"an assembly file holds one amdgpu_mc.code_object, the input has {len(found)}"
+        )
+    return found[0]
+
+
+def _check_symbol(name: str) -> str:
+    """Names are printed unquoted; one the assembler would read otherwise is refused (a
+    ``.L`` name would even vanish from the symbol table as an assembler-local label)."""
+    if not _PLAIN_SYMBOL.fullmatch(name):
+        raise EmitError(f"symbol '{name}' cannot be written as an assembly symbol name")
+    return name
+
+
+def _p2align(alignment: int, what: str) -> int:
+    if alignment <= 0 or alignment & (alignment - 1):
+        raise EmitError(f"{what}: alignment {alignment} is not a power of two")
+    return alignment.bit_length() - 1
+
+
+def _symbol_directives(name: str, binding: str, visibility: str) -> list[str]:
+    if binding not in _BINDINGS:
+        raise EmitError(f"{name}: binding {binding} has no assembler directive")
+    if visibility not in _VISIBILITIES:
+        raise EmitError(f"{name}: visibility {visibility} has no assembler directive")
+    return [
+        f"{TOP}{directive}\t{name}"
+        for directive in (_BINDINGS[binding], _VISIBILITIES[visibility])
+        if directive is not None
+    ]
+
+
+def _words(data: bytes) -> list[int]:
+    return [int.from_bytes(data[i : i + 4], "little") for i in range(0, len(data), 4)]
+
+
+@dataclass
+class _Instruction:
+    """One instruction on its way out: its final bytes and, once checked, its line(s)."""
+
+    op: InstructionOpBase
+    desc: InstrDef
+    offset: int
+    data: bytes
+    symbols: list[SymbolOperandAttr] = field(default_factory=lambda: list[SymbolOperandAttr]())
+
+
+class _FunctionWriter:
+    """Lays out one function's blocks like the object emitter and prints its lines."""
+
+    def __init__(
+        self, writer: _AsmWriter, op: KernelOp | FunctionOp, index: int, start: int
+    ) -> None:
+        self.writer = writer
+        self.op = op
+        self.name = op.sym_name.data
+        self.index = index
+        self.start = start
+        self.blocks = list(op.body.blocks)
+        self.labels = {block: f".LBB{index}_{number}" for number, block in enumerate(self.blocks)}
+        self.block_offsets: dict[Block, int] = {}
+
+    def _operands(
+        self, op: InstructionOpBase, desc: InstrDef, branch: int | None, symbol_value: Operand
+    ) -> list[Operand]:
+        """The MC operands, with ``symbol_value`` for a symbolic operand and ``branch``
+        (None: zero) as the offset of a branch."""
+        operands: list[Operand] = []
+        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr):
+                reference = attr.reference
+                if reference is None or reference.variant not in VARIANT_RELOCATIONS:
+                    raise EmitError(f"{self.name}: cannot encode symbolic operand {attr.data}")
+                operands.append(symbol_value)
+            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
+                operands.append(branch if branch is not None else 0)
+            else:
+                try:
+                    operands.append(mc_operand(attr))
+                except NotMCOperandError as error:
+                    raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
+        return operands
+
+    def _encode(self, op: InstructionOpBase, desc: InstrDef, operands: list[Operand]) -> bytes:
+        try:
+            return self.writer.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+        except EncodeError as error:
+            raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
+
+    def _desc(self, op: InstructionOpBase) -> InstrDef:
+        desc = self.writer.isa.by_name.get(op.opcode.data)
+        if desc is None:
+            raise EmitError(
+                f"{self.name}: '{op.opcode.data}' is not an instruction of {self.writer.isa.name}"
+            )
+        if len(desc.operands) != len(op.mc_operands.data):
+            raise EmitError(
+                f"{self.name}: {op.mnemonic} has {len(op.mc_operands.data)} "
+                f"operands, its record {len(desc.operands)}"
+            )
+        return desc
+
+    def layout(self) -> list[_Instruction | Block]:
+        """Blocks (as label markers) and instructions with their final bytes, as
+        :class:`~luthier.lowering.emit.text.TextEncoder` lays them out."""
+        items: list[_Instruction | Block] = []
+        offset = self.start
+        for number, block in enumerate(self.blocks):
+            self.block_offsets[block] = offset
+            items.append(block)
+            for inner in block.ops:
+                if isinstance(inner, FallthroughOp):
+                    if number + 1 >= len(self.blocks) or inner.dest is not self.blocks[number + 1]:
+                        raise EmitError(
+                            f"{self.name}: amdgpu_mc.fallthrough must name the "
+                            "next block (insert a branch to reach another one)"
+                        )
+                    continue
+                if not isinstance(inner, InstructionOpBase):
+                    raise EmitError(f"{self.name}: '{inner.name}' is not an instruction")
+                desc = self._desc(inner)
+                data = self._encode(inner, desc, self._operands(inner, desc, None, Literal(0)))
+                symbols = [
+                    attr for attr in inner.mc_operands.data if isinstance(attr, SymbolOperandAttr)
+                ]
+                items.append(_Instruction(inner, desc, offset, data, symbols))
+                offset += len(data)
+        for item in items:
+            if isinstance(item, _Instruction) and item.op.KIND == "branch":
+                item.data = self._encode(
+                    item.op,
+                    item.desc,
+                    self._operands(item.op, item.desc, self._branch_offset(item), Literal(0)),
+                )
+        self.end = offset
+        return items
+
+    def _branch_offset(self, item: _Instruction) -> int:
+        if not item.op.successors:
+            raise EmitError(f"{self.name}: {item.op.mnemonic} has no target block")
+        target = self.block_offsets.get(item.op.successors[0])
+        if target is None:
+            raise EmitError(f"{self.name}: {item.op.mnemonic} targets a block of another function")
+        branch = (target - (item.offset + 4)) // 4
+        if not -(1 << 15) <= branch < (1 << 15):
+            raise EmitError(
+                f"{self.name}: {item.op.mnemonic} at "
+                f"{item.offset - self.start:#x} cannot reach its target (more "
+                "than 128 KiB away)"
+            )
+        return branch & 0xFFFF
+
+    def text_of(self, item: _Instruction) -> str:
+        """The instruction as LLVM prints it, symbols and branch targets by name."""
+        op, desc = item.op, item.desc
+        operands = self._operands(op, desc, BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER)
+        text = self.writer.printer.print(MCInst(desc, operands, desc.size))
+        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr):
+                text = text.replace(
+                    print_immediate(LITERAL_PLACEHOLDER, slot.kind.operand_type), attr.data, 1
+                )
+        if op.KIND == "branch":
+            pcrel = next(
+                slot for slot in desc.operands if slot.kind.operand_type == "OPERAND_PCREL"
+            )
+            text = text.replace(
+                print_immediate(BRANCH_PLACEHOLDER, pcrel.kind.operand_type),
+                self.labels[op.successors[0]],
+                1,
+            )
+        return text
+
+    def mismatch(self, item: _Instruction, text: str) -> str | None:
+        """Why assembling ``text`` would not give the instruction's bytes, or None."""
+        try:
+            matched = self.writer.parser.parse_statement(text)
+            got = self.writer.encoder.encode(matched.inst)
+        except (AsmParseError, EncodeError) as error:
+            return f"our assembler rejects the text: {error}"
+        want = self._encode(
+            item.op,
+            item.desc,
+            self._operands(item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)),
+        )
+        if got != want:
+            return f"assembles to {got.hex()}, not {want.hex()}"
+        expected = [attr.data for attr in item.symbols]
+        if item.op.KIND == "branch":
+            expected.append(self.labels[item.op.successors[0]])
+        found = [fixup.expr.text() for fixup in matched.fixups]
+        if sorted(found) != sorted(expected):
+            return f"symbolic operands read back as {found}, not {expected}"
+        return None
+
+    def instruction_lines(self, item: _Instruction) -> list[str]:
+        text = self.text_of(item)
+        reason = self.mismatch(item, text)
+        if reason is None:
+            return [f"{TOP}{text}"]
+        self.writer.fallbacks.append(Fallback(self.name, item.offset - self.start, text, reason))
+        return self._raw_lines(item, text)
+
+    def _raw_lines(self, item: _Instruction, text: str) -> list[str]:
+        """The instruction's words, and its symbolic literal as a data expression (the
+        relocation then is the one the instruction would carry)."""
+        if len(item.symbols) > 1:
+            raise EmitError(f"{self.name}: {text}: more than one symbolic operand")
+        head = item.data[: item.desc.size] if item.symbols else item.data
+        words = [f"0x{word:08x}" for word in _words(head)]
+        if item.symbols:
+            if len(item.data) != item.desc.size + 4:
+                raise EmitError(f"{self.name}: {text}: symbolic operand without a literal")
+            words.append(item.symbols[0].data)
+        return [f"{TOP}.long\t{', '.join(words)}\t// {text}"]
+
+    def _align_line(self, alignment: int) -> str:
+        """``.p2align N``: the assembler pads code with ``s_nop 0``. A ``zero`` fill (what a
+        linker leaves between joined sections) needs ``.p2alignl N, 0``: with one-byte
+        fill values llvm-mc takes a zero fill for code alignment and writes ``s_nop 0``
+        anyway (gaps are whole words: instructions are)."""
+        fill = _string_property(self.op, "padding_fill") or "s_nop"
+        if fill not in ("s_nop", "zero"):
+            raise EmitError(f"{self.name}: unknown padding fill '{fill}'")
+        power = _p2align(alignment, self.name)
+        if fill == "zero" and alignment >= len(S_NOP_0):
+            return f"{TOP}.p2alignl\t{power}, 0"
+        return f"{TOP}.p2align\t{power}"
+
+    def lines(self, alignment: int) -> list[str]:
+        items = self.layout()
+        name = self.name
+        out = [
+            f"{TOP}.text",
+            *_symbol_directives(
+                name, self.writer.binding(self.op), self.writer.visibility(self.op)
+            ),
+            self._align_line(alignment),
+            f"{TOP}.type\t{name},@function",
+            f"{name}:",
+        ]
+        for item in items:
+            if isinstance(item, Block):
+                out.append(f"{self.labels[item]}:")
+            else:
+                self.writer.instructions += 1
+                out += self.instruction_lines(item)
+        out += [f".Lfunc_end{self.index}:", f"{TOP}.size\t{name}, .Lfunc_end{self.index}-{name}"]
+        return out
+
+
+class _AsmWriter:
+    """Writes one code object: target, text, descriptors, variables, metadata."""
+
+    def __init__(self, code_object: CodeObjectOp) -> None:
+        self.code_object = code_object
+        processor = code_object.processor
+        self.isa: TargetISA = load_target(processor)
+        self.encoder: Encoder = encoder_for(processor)
+        self.printer: InstPrinter = printer_for(processor)
+        self.parser: AsmParser = parser_for(processor)
+        self.target = self._target()
+        self.fallbacks: list[Fallback] = []
+        self.instructions = 0
+        ops = list(code_object.body.ops)
+        self.functions = [op for op in ops if isinstance(op, KernelOp | FunctionOp)]
+        self.variables = [op for op in ops if isinstance(op, GlobalOp)]
+        others = [op.name for op in ops if not isinstance(op, KernelOp | FunctionOp | GlobalOp)]
+        if others:
+            raise EmitError(f"'{others[0]}' cannot be emitted in a code object")
+
+    def _target(self) -> Target:
+        code_object = self.code_object
+        version = code_object.code_object_version.value.data
+        target = decode_e_flags(code_object.e_flags.value.data, version)
+        if isinstance(target, str):
+            raise EmitError(f"e_flags 0x{code_object.e_flags.value.data:x}: {target}")
+        if (
+            target.offload_arch != code_object.target.data
+            and target.processor != code_object.target.data
+        ):
+            raise EmitError(
+                f"target '{code_object.target.data}' differs from the e_flags "
+                f"target '{target.offload_arch}'"
+            )
+        return target
+
+    @staticmethod
+    def binding(op: KernelOp | FunctionOp | GlobalOp) -> str:
+        return op.binding.data if op.binding else "GLOBAL"
+
+    @staticmethod
+    def visibility(op: KernelOp | FunctionOp | GlobalOp) -> str:
+        return op.visibility.data if op.visibility else "DEFAULT"
+
+    def write(self) -> AssemblyOutput:
+        try:
+            lines = [
+                f"{TOP}.text",
+                *target_directives(self.target, self.code_object.code_object_version.value.data),
+            ]
+            lines += self._symbol_declarations()
+            lines += self._text_lines()
+            lines += self._descriptor_lines()
+            lines += self._variable_lines()
+            if self.code_object.ident is not None:
+                lines.append(f"{TOP}.ident\t{_quoted(self.code_object.ident.data)}")
+            if self.code_object.metadata is not None:
+                lines += metadata_directives(attr_to_metadata(self.code_object.metadata))
+        except DirectiveError as error:
+            raise EmitError(str(error)) from None
+        return AssemblyOutput("\n".join(lines) + "\n", self.instructions, tuple(self.fallbacks))
+
+    def _defined_symbols(self) -> dict[str, str]:
+        """Every symbol this object defines -> its ELF type, in emitter order."""
+        symbols: dict[str, str] = {}
+        for function in self.functions:
+            symbols[_check_symbol(function.sym_name.data)] = "@function"
+        for function in self.functions:
+            if isinstance(function, KernelOp):
+                symbols[f"{function.sym_name.data}.kd"] = "@object"
+        for variable in self.variables:
+            symbols[_check_symbol(variable.sym_name.data)] = "@object"
+        return symbols
+
+    def _symbol_declarations(self) -> list[str]:
+        """``.type`` for every defined symbol, in the original symbol table's order: the
+        assembler numbers symbols in the order it first meets them."""
+        symbols = self._defined_symbols()
+        order = self.code_object.symbol_order
+        rank = {name.data: index for index, name in enumerate(order.data)} if order else {}
+        names = sorted(symbols, key=lambda name: rank.get(name, len(rank)))
+        return [f"{TOP}.type\t{name},{symbols[name]}" for name in names]
+
+    def _text_lines(self) -> list[str]:
+        lines: list[str] = []
+        offset = _s_nop_bytes(self.code_object, "text_leading_padding")
+        if offset:
+            lines += [f"{TOP}.text", _s_nop_fill(offset)]
+        for index, function in enumerate(self.functions):
+            self._check_kernel_visibility(function)
+            alignment = function.alignment.value.data if function.alignment is not None else 4
+            _p2align(alignment, function.sym_name.data)
+            start = (offset + alignment - 1) // alignment * alignment
+            writer = _FunctionWriter(self, function, index, start)
+            lines += writer.lines(alignment)
+            offset = writer.end
+        padding = _s_nop_bytes(self.code_object, "text_padding")
+        if padding:
+            lines.append(_s_nop_fill(padding))
+        return lines
+
+    def _check_kernel_visibility(self, function: KernelOp | FunctionOp) -> None:
+        """llvm-mc makes a default-visibility kernel symbol protected (the descriptor's
+        static relocation needs it) but gives ``.kd`` the kernel's visibility before that;
+        the object emitter writes other pairs, which assembly cannot reproduce."""
+        if isinstance(function, KernelOp) and self.visibility(function) == "DEFAULT":
+            raise EmitError(
+                f"kernel {function.sym_name.data}: default visibility cannot be "
+                "assembled (llvm-mc makes kernel symbols protected)"
+            )
+
+    def _descriptor_lines(self) -> list[str]:
+        lines: list[str] = []
+        for function in self.functions:
+            if not isinstance(function, KernelOp):
+                continue
+            lines += [f'{TOP}.section\t.rodata,"a",@progbits', f"{TOP}.p2align\t6, 0x0"]
+            lines += kernel_descriptor_directives(
+                function.sym_name.data, function.descriptor.data, self.target.offload_arch
+            )
+        return lines
+
+    def _variable_lines(self) -> list[str]:
+        lines: list[str] = []
+        for variable in self.variables:
+            lines += _variable_lines(variable)
+        return lines
+
+
+def _string_property(op: Operation, name: str) -> str | None:
+    """An optional string property, read by name (older IR does not have every one)."""
+    attr = op.properties.get(name)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _s_nop_bytes(code_object: CodeObjectOp, name: str) -> int:
+    """An optional padding size property of the code object, in bytes of ``s_nop 0``."""
+    attr = code_object.properties.get(name)
+    size = attr.value.data if isinstance(attr, IntegerAttr) else 0
+    if size % len(S_NOP_0):
+        raise EmitError(f"{name} {size} is not a whole number of s_nop 0 words")
+    return size
+
+
+def _s_nop_fill(size: int) -> str:
+    return f"{TOP}.fill\t{size // len(S_NOP_0)}, 4, 0x{_S_NOP_0_WORD:08x}"
+
+
+def _section_directive(name: str) -> tuple[str, bool]:
+    """The ``.section`` line of a data section (flags as the object emitter gives them),
+    and whether it holds bytes."""
+    quoted = _quoted(name) if not _PLAIN_SYMBOL.fullmatch(name) else name
+    if name.startswith((".bss", ".tbss")):
+        return f'{TOP}.section\t{quoted},"aw",@nobits', False
+    if name.startswith(".rodata"):
+        return f'{TOP}.section\t{quoted},"a",@progbits', True
+    return f'{TOP}.section\t{quoted},"aw",@progbits', True
+
+
+def _variable_lines(variable: GlobalOp) -> list[str]:
+    name = variable.sym_name.data
+    section, has_bytes = _section_directive(variable.section.data)
+    alignment = variable.alignment.value.data if variable.alignment else 1
+    size = variable.size.value.data
+    lines = [
+        section,
+        *_symbol_directives(name, _AsmWriter.binding(variable), _AsmWriter.visibility(variable)),
+        f"{TOP}.p2align\t{_p2align(alignment, name)}, 0x0",
+        f"{name}:",
+    ]
+    relocations = [
+        relocation.data
+        for relocation in (variable.relocations.data if variable.relocations else ())
+    ]
+    if not has_bytes:
+        if relocations or (variable.data is not None and any(variable.initial_bytes)):
+            raise EmitError(
+                f"@{name}: initial bytes or relocations in the zero-filled "
+                f"section {variable.section.data}"
+            )
+        lines.append(f"{TOP}.zero\t{size}")
+    else:
+        lines += _data_lines(name, variable.initial_bytes, relocations)
+    lines.append(f"{TOP}.size\t{name}, {size}")
+    return lines
+
+
+def _data_lines(
+    name: str, data: bytes, relocations: Sequence[tuple[int, str, str, int]]
+) -> list[str]:
+    """Initial bytes as ``.byte`` runs, with a ``.quad``/``.long`` expression in place of
+    each relocated field (whose bytes must be zero: the assembler writes zero there)."""
+    lines: list[str] = []
+    at = 0
+    for offset, kind, symbol, addend in sorted(relocations):
+        if kind not in _DATA_RELOCATIONS:
+            raise EmitError(f"@{name}: relocation {kind} has no assembler expression")
+        size, template = _DATA_RELOCATIONS[kind]
+        if offset < at or offset + size > len(data):
+            raise EmitError(
+                f"@{name}: relocation {kind} at {offset} overlaps another or the end of the data"
+            )
+        if any(data[offset : offset + size]):
+            raise EmitError(
+                f"@{name}: non-zero bytes under relocation {kind} at {offset} "
+                "(the assembler writes zero there)"
+            )
+        lines += _byte_lines(data[at:offset])
+        expression = template.format(sym=_check_symbol(symbol))
+        if addend:
+            expression += f"{addend:+d}"
+        lines.append(f"{TOP}{'.quad' if size == 8 else '.long'}\t{expression}")
+        at = offset + size
+    lines += _byte_lines(data[at:])
+    return lines
+
+
+def _byte_lines(data: bytes, per_line: int = 16) -> list[str]:
+    if data and not any(data):
+        return [f"{TOP}.zero\t{len(data)}"]
+    return [
+        f"{TOP}.byte\t" + ", ".join(f"0x{byte:02x}" for byte in data[i : i + per_line])
+        for i in range(0, len(data), per_line)
+    ]
+
+
+def _quoted(text: str) -> str:
+    escaped = "".join(
+        char if 32 <= ord(char) < 127 and char not in '"\\' else f"\\{ord(char):03o}"
+        for char in text
+    )
+    return f'"{escaped}"'
