@@ -79,17 +79,22 @@ _DATA_RELOCATIONS: dict[str, tuple[int, str]] = {
     "R_AMDGPU_REL32": (4, "{sym}-."),
     "R_AMDGPU_REL32_LO": (4, "{sym}@rel32@lo"),
     "R_AMDGPU_REL32_HI": (4, "{sym}@rel32@hi"),
+    "R_AMDGPU_GOTPCREL": (4, "{sym}@gotpcrel"),
+    "R_AMDGPU_GOTPCREL32_LO": (4, "{sym}@gotpcrel32@lo"),
+    "R_AMDGPU_GOTPCREL32_HI": (4, "{sym}@gotpcrel32@hi"),
 }
 _S_NOP_0_WORD = int.from_bytes(S_NOP_0, "little")
 
 
 @dataclass(frozen=True)
 class Fallback:
-    """An instruction written as raw words: where, its text, and why the text would not do."""
+    """An instruction written as raw words: where (offset in its function), its text, its
+    bytes (symbolic literals as zero), and why the text would not do."""
 
     function: str
     offset: int
     text: str
+    data: bytes
     reason: str
 
 
@@ -107,10 +112,14 @@ def emit_assembly(module: ModuleOp | CodeObjectOp) -> str:
     return assemble_listing(module).text
 
 
-def assemble_listing(module: ModuleOp | CodeObjectOp) -> AssemblyOutput:
-    """Like :func:`emit_assembly`, with the instruction count and the raw-word fallbacks."""
+def assemble_listing(module: ModuleOp | CodeObjectOp, *, force_raw: bool = False) -> AssemblyOutput:
+    """Like :func:`emit_assembly`, with the instruction count and the raw-word fallbacks.
+
+    ``force_raw`` writes every instruction as words (text in comments): a listing that
+    does not depend on the printer, and a check of the raw-word path itself.
+    """
     code_object = _single_code_object(module)
-    return _AsmWriter(code_object).write()
+    return _AsmWriter(code_object, force_raw).write()
 
 
 def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
@@ -292,17 +301,27 @@ class _FunctionWriter:
         return text
 
     def mismatch(self, item: _Instruction, text: str) -> str | None:
-        """Why assembling ``text`` would not give the instruction's bytes, or None."""
+        """Why assembling ``text`` would not give the instruction's bytes, or None (memoised
+        per text and bytes: real code repeats instructions a lot)."""
+        if self.writer.force_raw:
+            return "raw words requested"
+        want = item.data
+        if item.symbols or item.op.KIND == "branch":
+            placeholders = self._operands(
+                item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)
+            )
+            want = self._encode(item.op, item.desc, placeholders)
+        key = (text, want)
+        if key not in self.writer.checked:
+            self.writer.checked[key] = self._reassembly_mismatch(item, text, want)
+        return self.writer.checked[key]
+
+    def _reassembly_mismatch(self, item: _Instruction, text: str, want: bytes) -> str | None:
         try:
             matched = self.writer.parser.parse_statement(text)
             got = self.writer.encoder.encode(matched.inst)
         except (AsmParseError, EncodeError) as error:
             return f"our assembler rejects the text: {error}"
-        want = self._encode(
-            item.op,
-            item.desc,
-            self._operands(item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)),
-        )
         if got != want:
             return f"assembles to {got.hex()}, not {want.hex()}"
         expected = [attr.data for attr in item.symbols]
@@ -318,7 +337,9 @@ class _FunctionWriter:
         reason = self.mismatch(item, text)
         if reason is None:
             return [f"{TOP}{text}"]
-        self.writer.fallbacks.append(Fallback(self.name, item.offset - self.start, text, reason))
+        self.writer.fallbacks.append(
+            Fallback(self.name, item.offset - self.start, text, item.data, reason)
+        )
         return self._raw_lines(item, text)
 
     def _raw_lines(self, item: _Instruction, text: str) -> list[str]:
@@ -372,8 +393,11 @@ class _FunctionWriter:
 class _AsmWriter:
     """Writes one code object: target, text, descriptors, variables, metadata."""
 
-    def __init__(self, code_object: CodeObjectOp) -> None:
+    def __init__(self, code_object: CodeObjectOp, force_raw: bool = False) -> None:
         self.code_object = code_object
+        self.force_raw = force_raw
+        #: (printed text, bytes wanted) -> why the text does not give them, or None.
+        self.checked: dict[tuple[str, bytes], str | None] = {}
         processor = code_object.processor
         self.isa: TargetISA = load_target(processor)
         self.encoder: Encoder = encoder_for(processor)
