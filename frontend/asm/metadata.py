@@ -1,0 +1,118 @@
+"""``.amdgpu_metadata`` -> the ``NT_AMDGPU_METADATA`` note, byte for byte as llvm-mc writes it.
+
+LLVM serializes its ``msgpack::Document`` with ``msgpack::Writer`` in non-compatible mode:
+the smallest encoding of each integer (non-negative ones as unsigned), ``str8`` allowed, and
+map keys in the document's sorted order (by msgpack kind, then value; strings bytewise).
+The note is the usual ELF note record: name ``AMDGPU`` (7 bytes with its NUL, padded to 8),
+type 32, then the blob padded to 4 bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from luthier.frontend.asm.yaml_reader import Value
+from luthier.frontend.codeobj.notes import AMDGPU_NOTE_NAME, NT_AMDGPU_METADATA
+
+#: msgpack::Type order, which LLVM's DocNode comparison uses first when sorting map keys.
+_KIND_ORDER = {"int": 0, "uint": 1, "nil": 2, "bool": 3, "str": 5, "array": 7, "map": 8}
+
+
+def _kind(value: Value) -> str:
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int" if value < 0 else "uint"
+    if isinstance(value, str):
+        return "str"
+    return "array" if isinstance(value, list) else "map"
+
+
+def _sort_key(key: str) -> tuple[int, bytes]:
+    return _KIND_ORDER["str"], key.encode()
+
+
+def _sized(out: bytearray, length: int, fix: int | None, fix_limit: int,
+           codes: tuple[int, int, int]) -> None:
+    """A length header: the fix form below ``fix_limit``, else 8/16/32-bit (code None = no
+    8-bit form)."""
+    if fix is not None and length < fix_limit:
+        out.append(fix | length)
+    elif codes[0] and length <= 0xFF:
+        out += bytes((codes[0], length))
+    elif length <= 0xFFFF:
+        out.append(codes[1])
+        out += struct.pack(">H", length)
+    else:
+        out.append(codes[2])
+        out += struct.pack(">I", length)
+
+
+def _write(out: bytearray, value: Value) -> None:
+    if value is None:
+        out.append(0xC0)
+    elif isinstance(value, bool):
+        out.append(0xC3 if value else 0xC2)
+    elif isinstance(value, int):
+        _write_int(out, value)
+    elif isinstance(value, str):
+        data = value.encode()
+        _sized(out, len(data), 0xA0, 32, (0xD9, 0xDA, 0xDB))
+        out += data
+    elif isinstance(value, list):
+        _sized(out, len(value), 0x90, 16, (0, 0xDC, 0xDD))
+        for item in value:
+            _write(out, item)
+    else:
+        _sized(out, len(value), 0x80, 16, (0, 0xDE, 0xDF))
+        for key in sorted(value, key=_sort_key):
+            _write(out, key)
+            _write(out, value[key])
+
+
+def _write_int(out: bytearray, value: int) -> None:
+    if value >= 0:
+        for limit, code, fmt in ((0x7F, None, ""), (0xFF, 0xCC, ">B"), (0xFFFF, 0xCD, ">H"),
+                                 (0xFFFFFFFF, 0xCE, ">I")):
+            if value <= limit:
+                if code is None:
+                    out.append(value)
+                else:
+                    out.append(code)
+                    out += struct.pack(fmt, value)
+                return
+        out.append(0xCF)
+        out += struct.pack(">Q", value)
+        return
+    if value >= -32:
+        out += struct.pack(">b", value)
+        return
+    for limit, code, fmt in ((-(1 << 7), 0xD0, ">b"), (-(1 << 15), 0xD1, ">h"),
+                             (-(1 << 31), 0xD2, ">i")):
+        if value >= limit:
+            out.append(code)
+            out += struct.pack(fmt, value)
+            return
+    out.append(0xD3)
+    out += struct.pack(">q", value)
+
+
+def to_msgpack(value: Value) -> bytes:
+    """``value`` serialized as LLVM's msgpack writer does."""
+    out = bytearray()
+    _write(out, value)
+    return bytes(out)
+
+
+def _pad4(data: bytes) -> bytes:
+    return data + bytes(-len(data) % 4)
+
+
+def metadata_note(value: Value) -> bytes:
+    """The ELF note record holding ``value`` as the AMDGPU metadata."""
+    name = AMDGPU_NOTE_NAME.encode() + b"\0"
+    desc = to_msgpack(value)
+    header = struct.pack("<III", len(name), len(desc), NT_AMDGPU_METADATA)
+    return header + _pad4(name) + _pad4(desc)
