@@ -414,15 +414,14 @@ class _AsmWriter:
             raise EmitError(f"'{others[0]}' cannot be emitted in a code object")
 
     def _target(self) -> Target:
+        """The target of ``e_flags`` (what the object emitter writes); llvm-mc derives
+        e_flags from ``.amdgcn_target``, so the IR's target string must say the same."""
         code_object = self.code_object
         version = code_object.code_object_version.value.data
         target = decode_e_flags(code_object.e_flags.value.data, version)
         if isinstance(target, str):
             raise EmitError(f"e_flags 0x{code_object.e_flags.value.data:x}: {target}")
-        if (
-            target.offload_arch != code_object.target.data
-            and target.processor != code_object.target.data
-        ):
+        if target.offload_arch != code_object.target.data:
             raise EmitError(
                 f"target '{code_object.target.data}' differs from the e_flags "
                 f"target '{target.offload_arch}'"

@@ -376,6 +376,12 @@ def test_error_unsupported_code_object_version() -> None:
     _expect(module, "code object version 3 cannot be emitted")
 
 
+def test_error_target_differs_from_e_flags() -> None:
+    module = _module()
+    module.properties["target"] = StringAttr("gfx942:xnack+")
+    _expect(module, "differs from the e_flags target")
+
+
 def test_error_unknown_data_relocation() -> None:
     relocation = DataRelocationAttr((0, "R_AMDGPU_RELATIVE64", "read_global", 0))
     _expect(
