@@ -188,6 +188,8 @@ class _FunctionWriter:
         self.blocks = list(op.body.blocks)
         self.labels = {block: f".LBB{index}_{number}" for number, block in enumerate(self.blocks)}
         self.block_offsets: dict[Block, int] = {}
+        #: Offset in ``.text`` after the function's last instruction (set by ``layout``).
+        self.end = start
 
     def _operands(
         self, op: InstructionOpBase, desc: InstrDef, branch: int | None, symbol_value: Operand
