@@ -64,7 +64,7 @@ def dispatch(asm: Assembler, name: str, rest: str, column: int, name_column: int
 def _unknown_message(name: str) -> str:
     if name in (".end_amdhsa_kernel", ".end_amdgpu_metadata"):
         return f"{name} without a matching start directive"
-    return f"unknown directive '{name}'"
+    return "unknown directive"
 
 
 def _no_operands(rest: str, column: int) -> None:
