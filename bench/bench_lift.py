@@ -11,7 +11,8 @@ missing), in one process, this measures:
   creation). The first run is reported apart as ``cold``: it also loads the decoder and
   printer tables. The ``warm`` figure is the median of ``--runs`` more runs, each starting
   with the decoder and printer memos cleared (repeats within the object still count);
-* ``emit``: ``emit_code_object`` on the lifted module, and whether its bytes equal the input;
+* ``emit``: ``emit_code_object`` on the lifted module, and whether its bytes equal the input
+  (or, for another toolchain's object, whether every function and descriptor does);
 * memory: the peak of ``tracemalloc`` over one read + lift (a separate run: tracing slows it
   down), per instruction, and the growth of the process's maximum RSS over the cold run;
 * ``llvm-objdump-19 -d --mcpu=<processor>`` on the same file, by the child's CPU time, with
@@ -53,6 +54,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.codeobj.compare import compare_code_objects
 from luthier.frontend.codeobj.model import CodeObject
 from luthier.frontend.lift import LiftError, LiftOptions, LiftResult, lift_code_object
 from luthier.frontend.mc.decoder import decoder_for
@@ -239,7 +241,15 @@ def bench(path: Path, runs: int, objdump: str | None, top: int | None) -> Result
     elif emitted.startswith(b"error: "):
         emitted_text = emitted.decode()
     else:
-        emitted_text = f"DIFFERS from the input ({len(emitted)} bytes vs {len(data)})"
+        # Another toolchain's layout and debug sections do not come back; what must is
+        # each function, descriptor and the metadata (see frontend/codeobj/compare.py).
+        comparison = compare_code_objects(read_code_object(data, name=str(path)),
+                                          read_code_object(emitted, name="emitted"))
+        emitted_text = (f"a different file ({len(emitted)} bytes vs {len(data)}); functions "
+                        f"{comparison.identical_functions}/{comparison.functions} and "
+                        f"descriptors {comparison.identical_descriptors}/"
+                        f"{comparison.descriptors} identical, metadata "
+                        f"{'equivalent' if comparison.metadata_equivalent else 'DIFFERS'}")
     del lifted
     warm = [one_run(path, kernels_only, warm=True)[0] for _ in range(runs)]
 

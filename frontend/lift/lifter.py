@@ -15,7 +15,11 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import build_instruction
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    build_instruction,
+    build_instruction_from_array,
+    operand_array,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -33,6 +37,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
+from luthier.frontend.lift.collector import collector_paused
 from luthier.frontend.lift.errors import LiftError
 from luthier.frontend.mc.decoder import DecodeError, decoder_for
 from luthier.lowering.mc.printer import printer_for
@@ -74,11 +79,15 @@ class _FunctionLifter:
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
+        #: Printed mnemonic per opcode, and operand attributes per instruction encoding:
+        #: code repeats a lot, and a repeat then costs two look-ups.
+        self.mnemonics: dict[str, str] = {}
+        self.operand_arrays: dict[bytes, ArrayAttr[Attribute]] = {}
 
     def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
         decoded: list[DecodedInst] = []
         offset = 0
-        mnemonic = self.printer.mnemonic
+        mnemonics = self.mnemonics
         while offset < len(code):
             try:
                 inst = self.decoder.decode(code, offset, address + offset)
@@ -87,7 +96,10 @@ class _FunctionLifter:
                 raise LiftError(f"{name}+{offset:#x}",
                                 f"cannot decode {word} as a {self.processor} instruction "
                                 f"({error})") from None
-            decoded.append(DecodedInst(inst, address + offset, mnemonic(inst.desc)))
+            mnemonic = mnemonics.get(inst.desc.name)
+            if mnemonic is None:
+                mnemonic = mnemonics[inst.desc.name] = self.printer.mnemonic(inst.desc)
+            decoded.append(DecodedInst(inst, address + offset, mnemonic))
             offset += inst.size
         return decoded
 
@@ -105,11 +117,13 @@ class _FunctionLifter:
         blocks = build_blocks(name, instructions)
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
+        symbolized_positions = {at for at, _ in symbolized}
         for block in blocks:
             ir_block = ir_blocks[block.start]
             ops: list[Operation] = []
             for inst in block.instructions:
-                ops.append(self._instruction(inst, position, symbolized, block, ir_blocks))
+                ops.append(self._instruction(inst, position, symbolized, symbolized_positions,
+                                             block, ir_blocks))
                 position += 1
             if block.falls_through:
                 ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
@@ -122,14 +136,23 @@ class _FunctionLifter:
         return Region(region_blocks), len(instructions)
 
     def _instruction(self, inst: DecodedInst, position: int, symbolized: pcrel.Symbolized,
-                     block: BasicBlock, ir_blocks: dict[int, Block]) -> Operation:
+                     symbolized_positions: set[int], block: BasicBlock,
+                     ir_blocks: dict[int, Block]) -> Operation:
+        is_branch = inst.kind == "branch" and inst is block.instructions[-1]
+        encoding = inst.mc.encoding
+        if not is_branch and position not in symbolized_positions and encoding:
+            operands = self.operand_arrays.get(encoding)
+            if operands is None:
+                operands = self.operand_arrays[encoding] = operand_array(
+                    [operand_attribute(value) for value in inst.mc.operands])
+            return build_instruction_from_array(inst.mnemonic, inst.mc.desc.name, operands)
         attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
         for index in range(len(attrs)):
             expression = symbolized.get((position, index))
             if expression is not None:
                 attrs[index] = SymbolOperandAttr(expression)
         successors: Sequence[Block] = ()
-        if inst.kind == "branch" and inst is block.instructions[-1]:
+        if is_branch:
             attrs[0] = operand_attribute(None)
             successors = [ir_blocks[start] for start in block.successors]
         return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
@@ -145,6 +168,11 @@ def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
 def lift_code_object(code_object: CodeObject,
                      options: LiftOptions = LiftOptions()) -> LiftResult:
     """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`."""
+    with collector_paused():
+        return _lift_code_object(code_object, options)
+
+
+def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResult:
     if code_object.processor not in SUPPORTED_TARGETS:
         raise LiftError(code_object.name, f"no instruction tables for target "
                         f"'{code_object.processor}' (supported: {', '.join(SUPPORTED_TARGETS)})")
