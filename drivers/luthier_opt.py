@@ -6,10 +6,13 @@
     luthier-opt app.hipfb --offload-arch=gfx90a --lift
     luthier-opt --lift in.co -o out.co           # lift and re-emit (byte-identical)
     luthier-opt lifted.mlir --emit=obj -o out.o  # a relocatable object
+    luthier-opt in.co -o out.s                   # LLVM-syntax assembly (llvm-mc reads it)
+    luthier-opt kernel.s -o kernel.co            # assemble (pure Python), lift, link
 
 Code objects (``.co``, ``.hsaco``, ``.o``, ``.elf``), offload bundles and HIP fat binaries
 (``.hipfb``, ``.fatbin``, or any host ELF with a ``.hip_fatbin`` section) are lifted on
-input; ``.mlir`` files are parsed. Everything else is xdsl-opt's: ``-p`` pass pipelines,
+input; assembly (``.s``) is assembled into a relocatable object, then lifted; ``.mlir`` files
+are parsed. Everything else is xdsl-opt's: ``-p`` pass pipelines,
 ``--print-op-generic``, ``--split-input-file``, ``--verify-diagnostics``.
 
 A user's mistake (a corrupt file, an unknown kernel, IR that does not parse or verify) is
@@ -33,15 +36,18 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from luthier.drivers.progress import ProgressBar
+from luthier.frontend.asm import AsmError, assemble_relocatable
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
-from luthier.lowering.emit import EmitError, emit_code_object, emit_relocatable
+from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
 
 #: Input extensions read as binary code objects / bundles / host programs and lifted.
 BINARY_EXTENSIONS = ("co", "hsaco", "o", "elf", "hipfb", "fatbin", "out", "so")
-EMIT_FORMATS = ("mlir", "obj", "co")
+#: Input extensions read as LLVM-syntax AMDGPU assembly.
+ASSEMBLY_EXTENSIONS = ("s", "S", "asm")
+EMIT_FORMATS = ("mlir", "asm", "obj", "co")
 #: Output extension -> format, when --emit is not given.
-EMIT_BY_EXTENSION = {"mlir": "mlir", "o": "obj", "co": "co", "hsaco": "co"}
+EMIT_BY_EXTENSION = {"mlir": "mlir", "s": "asm", "o": "obj", "co": "co", "hsaco": "co"}
 
 
 class UserError(Exception):
@@ -77,6 +83,8 @@ class LuthierOptMain(xDSLOptMain):
         super().register_all_frontends()
         for extension in BINARY_EXTENSIONS:
             self.available_frontends[extension] = self._lift
+        for extension in ASSEMBLY_EXTENSIONS:
+            self.available_frontends[extension] = self._assemble_and_lift
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -95,9 +103,20 @@ class LuthierOptMain(xDSLOptMain):
 
     # -- frontends -----------------------------------------------------------------------
 
-    def _lift(self, stream: IO[bytes]) -> ModuleOp:
+    def _assemble_and_lift(self, stream: IO[bytes]) -> ModuleOp:
         name = self.get_input_name()
-        data = stream.read()
+        try:
+            text = stream.read().decode()
+        except UnicodeDecodeError as error:
+            raise UserError(f"{name}: not assembly text ({error.reason} at byte "
+                            f"{error.start})") from None
+        return self._lift_bytes(assemble_relocatable(text, name))
+
+    def _lift(self, stream: IO[bytes]) -> ModuleOp:
+        return self._lift_bytes(stream.read())
+
+    def _lift_bytes(self, data: bytes) -> ModuleOp:
+        name = self.get_input_name()
         code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
         progress = ProgressBar(f"lifting {os.path.basename(name)}",
                                enabled=not self.args.no_progress)
@@ -150,10 +169,15 @@ class LuthierOptMain(xDSLOptMain):
             raise UserError(f"{self.get_input_name()}: nothing to emit")
         self.apply_passes(module)
         try:
-            data = emit_code_object(module) if emit == "co" else emit_relocatable(module)
+            if emit == "asm":
+                data = emit_assembly(module).encode()
+            elif emit == "co":
+                data = emit_code_object(module)
+            else:
+                data = emit_relocatable(module)
         except EmitError as error:
             raise UserError(f"{self.get_input_name()}: {error}") from None
-        if self.args.output_file is None and sys.stdout.isatty():
+        if emit != "asm" and self.args.output_file is None and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)
 
@@ -198,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         LuthierOptMain(description="luthier-opt: lift, instrument and emit AMDGPU code "
                                    "objects", args=argv).run()
-    except (UserError, CodeObjectError, LiftError) as error:
+    except (UserError, CodeObjectError, LiftError, AsmError) as error:
         print(f"luthier-opt: error: {_printable(str(error))}", file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException, VerifyException) as error:
