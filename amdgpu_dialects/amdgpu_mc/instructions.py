@@ -56,6 +56,7 @@ from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOL
 from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
 from luthier.frontend.mc.decoder import MCInst
 from luthier.frontend.mc.operand_decoders import Operand
+from luthier.lowering.mc.encoder import EncodeError, encoder_for
 from luthier.lowering.mc.printer import print_immediate, printer_for
 
 DIALECT_PREFIX = "amdgpu_mc."
@@ -80,6 +81,19 @@ def opcode_attr(name: str) -> StringAttr:
     if attr is None:
         attr = _opcode_attrs[name] = StringAttr(name)
     return attr
+
+
+def _reads_back(processor: str, inst: MCInst, text: str) -> bool:
+    """Whether assembling ``text`` gives ``inst``'s bytes again. A trailing literal whose
+    value is also an inline constant (``0xffffffff`` in a literal slot, as some compilers
+    leave it) prints like the inline constant, which the assembler prefers: such an
+    instruction is written in its properties form instead, which is exact."""
+    try:
+        matched = parser_for(processor).parse_statement(text)
+        encoder = encoder_for(processor)
+        return encoder.encode(matched.inst) == encoder.encode(inst, keep_literals=True)
+    except (AsmParseError, EncodeError):
+        return False
 
 
 class InstructionOpBase(IRDLOperation):
@@ -133,6 +147,9 @@ class InstructionOpBase(IRDLOperation):
         text = printer_for(processor).print(MCInst(desc, operands, desc.size))
         for placeholder_text, expression in symbols:
             text = text.replace(placeholder_text, expression, 1)
+        if not symbols and any(isinstance(attr, LiteralAttr) for attr in self.mc_operands.data) \
+                and not _reads_back(processor, MCInst(desc, operands, desc.size), text):
+            return None
         parts = text.split(None, 1)
         return parts[1] if len(parts) > 1 else ""
 
