@@ -3,6 +3,7 @@
     luthier-opt --lift in.co                     # print the lifted amdgpu_mc IR
     luthier-opt in.co --kernel=vector_add -o k.mlir
     luthier-opt lifted.mlir -p some-pass -o out.mlir
+    luthier-opt app.hipfb --list                 # bundle entries, targets, kernels
     luthier-opt app.hipfb --offload-arch=gfx90a --lift
     luthier-opt --lift in.co -o out.co           # lift and re-emit (byte-identical)
     luthier-opt lifted.mlir --emit=obj -o out.o  # a relocatable object
@@ -35,6 +36,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import ProgressBar
 from luthier.frontend.asm import AsmError, assemble_relocatable
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
@@ -100,6 +102,9 @@ class LuthierOptMain(xDSLOptMain):
                            help="output format (default: from the -o extension, else mlir)")
         group.add_argument("--no-progress", action="store_true",
                            help="no progress bar on stderr")
+        group.add_argument("--list", action="store_true",
+                           help="list the code objects a file holds (bundle entries with "
+                                "their --offload-arch IDs, targets, kernels) and stop")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -153,6 +158,9 @@ class LuthierOptMain(xDSLOptMain):
         return EMIT_BY_EXTENSION.get(extension, "mlir")
 
     def run(self) -> None:
+        if self.args.list:
+            self._list()
+            return
         emit = self.emit_format()
         if emit == "mlir":
             super().run()
@@ -180,6 +188,17 @@ class LuthierOptMain(xDSLOptMain):
         if emit != "asm" and self.args.output_file is None and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)
+
+    def _list(self) -> None:
+        name = self.get_input_name()
+        if self.args.input_file is None:
+            data = sys.stdin.buffer.read()
+        else:
+            if not os.path.isfile(self.args.input_file):
+                raise UserError(f"{self.args.input_file}: no such file")
+            with open(self.args.input_file, "rb") as stream:
+                data = stream.read()
+        self._commit("".join(line + "\n" for line in list_contents(data, name)).encode())
 
     def _commit(self, data: bytes) -> None:
         path = self.args.output_file

@@ -1,0 +1,38 @@
+"""``luthier-opt --list``: what a code object, bundle or fat binary holds, one line each.
+
+Like ``clang-offload-bundler --list`` with what a tool writer needs next: per device code
+object, the offload entry ID (what ``--offload-arch`` selects), its target, size, code object
+version and kernels; host entries are listed too, marked as such, so nothing is hidden.
+"""
+
+from __future__ import annotations
+
+from luthier.frontend.codeobj import read_code_object, read_fatbin
+from luthier.frontend.codeobj.bundle import is_bundle
+from luthier.frontend.codeobj.elf import elf_machine
+from luthier.frontend.codeobj.model import CodeObject
+from luthier.frontend.codeobj.targets import EM_AMDGPU
+
+
+def _describe(code_object: CodeObject, size: int) -> str:
+    kernels = [kernel.name for kernel in code_object.kernels]
+    return (f"{code_object.target.offload_arch}, code object v{code_object.code_object_version},"
+            f" {size} bytes, {len(kernels)} kernel{'s' if len(kernels) != 1 else ''}"
+            + (f": {', '.join(kernels)}" if kernels else ""))
+
+
+def list_contents(data: bytes, name: str) -> list[str]:
+    """One line per code object (or bundle entry) in ``data``; raises CodeObjectError."""
+    if elf_machine(data) == EM_AMDGPU and not is_bundle(data):
+        return [f"{name}: {_describe(read_code_object(data, name=name), len(data))}"]
+    lines: list[str] = []
+    bundles = read_fatbin(data, name=name)
+    for index, bundle in enumerate(bundles):
+        label = f"{bundle.path}#{index}" if len(bundles) > 1 else bundle.path
+        for entry in bundle.entries:
+            if not entry.is_device:
+                lines.append(f"{label}: {entry.id}: host entry, {entry.size} bytes")
+                continue
+            code_object = read_code_object(entry.data, name=f"{label}[{entry.id}]")
+            lines.append(f"{label}: {entry.id}: {_describe(code_object, entry.size)}")
+    return lines
