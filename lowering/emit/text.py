@@ -138,7 +138,8 @@ class TextEncoder:
                 if not -(1 << 15) <= branch < (1 << 15):
                     raise EmitError(f"{name}: {inner.mnemonic} at {at - start:#x} cannot reach "
                                     "its target (more than 128 KiB away)")
-                data = self._encode(inner, name, at, relocations, branch)
+                # Its relocations (none for SOPP branches today) were recorded in pass 1.
+                data = self._encode(inner, name, at, [], branch)
             out += data
         return bytes(out)
 
