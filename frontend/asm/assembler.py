@@ -241,7 +241,12 @@ class Assembler:
             except StatementError as error:
                 error.line = error.line or line.number
                 raise
-        data = builder.finish()
+        try:
+            data = builder.finish()
+        except StatementError as error:
+            # llvm-mc points at the end of the .end_amdhsa_kernel statement.
+            error.column = self.line.column + len(self.line.text)
+            raise
         self._emit_descriptor(name, data)
 
     def _emit_descriptor(self, name: str, data: bytes) -> None:
@@ -304,12 +309,12 @@ class Assembler:
         try:
             for fixup in self.fixups:
                 finalizer.resolve(fixup)
-            symbols = finalizer.symbol_specs()
+            symbols = finalizer.symbol_specs(self.addrsig_symbols if self.addrsig else [])
         except StatementError as error:
             raise self.error(error) from None
         sections = finalizer.section_specs()
         if self.addrsig:
-            sections.append(addrsig_section(self.addrsig_symbols, symbols))
+            sections.append(addrsig_section(self.addrsig_symbols, symbols, self.symbols))
         return ObjectSpec(
             e_flags=self._e_flags(),
             os_abi=ELFOSABI_AMDGPU_HSA,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from luthier.frontend.asm.errors import StatementError
 from luthier.frontend.asm.expr import Evaluator, Linear, Term
 from luthier.frontend.asm.sections import Section
-from luthier.frontend.asm.state import Fixup, SymbolTable
+from luthier.frontend.asm.state import Fixup, Symbol, SymbolTable
 from luthier.lowering.elf.spec import (
     ABSOLUTE_SECTION,
     R_AMDGPU_ABS32,
@@ -167,8 +167,16 @@ class Finalizer:
 
     # --- output ------------------------------------------------------------------------------
 
-    def symbol_specs(self) -> list[SymbolSpec]:
-        """The symbol table in registration order (the writer moves locals first)."""
+    def symbol_specs(self, addrsig: list[str]) -> list[SymbolSpec]:
+        """The symbol table in registration order (the writer moves locals first).
+
+        A temporary label named by ``.addrsig_sym`` stands for its section's symbol, which
+        then joins the table (what llvm-mc does with such a label).
+        """
+        for name in addrsig:
+            symbol = self.symbols.symbols.get(name)
+            if symbol is not None and symbol.is_temporary and symbol.section is not None:
+                self.used_sections.add(symbol.section)
         specs: list[SymbolSpec] = []
         for kind, name in self.symbols.order:
             if kind == "section":
@@ -178,38 +186,40 @@ class Finalizer:
             symbol = self.symbols.get(name)
             if symbol.is_temporary:
                 continue
-            section, value = symbol.section, symbol.offset
+            section, value, base = symbol.section, symbol.offset, None
             if symbol.variable is not None:
-                section, value = self._variable_value(name)
+                section, value, base = self._variable_value(name)
             specs.append(SymbolSpec(
                 name=name,
                 section=section,
                 value=value,
-                size=self._size(name),
-                type=symbol.type,
+                size=self._size(name, base),
+                type=base.type if base is not None and symbol.type == "NOTYPE" else symbol.type,
                 binding=symbol.current_binding(),
                 visibility=symbol.visibility,
             ))
         return specs
 
-    def _variable_value(self, name: str) -> tuple[str, int]:
+    def _variable_value(self, name: str) -> tuple[str, int, Symbol | None]:
+        """Section, value and base symbol of a ``.set`` symbol (ELF gives it the base's type
+        and size unless it has its own)."""
         symbol = self.symbols.get(name)
         assert symbol.variable is not None
         value = self.evaluator.evaluate(symbol.variable)
         if value.is_absolute:
-            return ABSOLUTE_SECTION, value.constant
+            return ABSOLUTE_SECTION, value.constant, None
         if len(value.terms) == 1:
             (term, coeff), = value.terms.items()
             base = self.symbols.get(term[0])
             if coeff == 1 and not term[1] and base.section is not None:
-                return base.section, base.offset + value.constant
+                return base.section, base.offset + value.constant, base
         raise StatementError(f"cannot give '{name}' a value in the symbol table",
                              symbol.variable.column)
 
-    def _size(self, name: str) -> int:
+    def _size(self, name: str, base: Symbol | None = None) -> int:
         symbol = self.symbols.get(name)
         if symbol.size is None:
-            return 0
+            return self._size(base.name) if base is not None else 0
         value = self.evaluator.evaluate(symbol.size)
         if not value.is_absolute:
             raise StatementError("Size expression must be absolute.", symbol.size_at[1],
@@ -232,19 +242,25 @@ class Finalizer:
         return specs
 
 
-def addrsig_section(names: list[str], symbols: list[SymbolSpec]) -> SectionSpec:
+def addrsig_section(names: list[str], symbols: list[SymbolSpec],
+                    table: SymbolTable) -> SectionSpec:
     """``.llvm_addrsig``: ULEB128 symbol-table indices of the address-significant symbols.
 
-    Indices are those of the final table, which lists locals first (as the writer does);
-    a symbol that is not in the table (a temporary label) is left out, as LLVM does.
+    Indices are those of the final table, which lists locals first (as the writer does). A
+    temporary label counts as its section's symbol; a name with no entry is left out.
     """
     ordered = [s for s in symbols if s.binding == "LOCAL"] + [
         s for s in symbols if s.binding != "LOCAL"]
-    index = {s.name: i + 1 for i, s in enumerate(ordered) if s.type != "SECTION"}
+    index = {(s.type == "SECTION", s.name): i + 1 for i, s in enumerate(ordered)}
     data = bytearray()
     for name in names:
-        if name in index:
-            data += _uleb128(index[name])
+        symbol = table.symbols.get(name)
+        if symbol is not None and symbol.is_temporary and symbol.section is not None:
+            key = (True, symbol.section)
+        else:
+            key = (False, name)
+        if key in index:
+            data += _uleb128(index[key])
     return SectionSpec(".llvm_addrsig", SHT_LLVM_ADDRSIG, SHF_EXCLUDE, 1, bytes(data),
                        len(data))
 

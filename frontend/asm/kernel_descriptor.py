@@ -210,7 +210,7 @@ class KernelDescriptorBuilder:
     def directive(self, directive: str, value: int, column: int, value_column: int) -> None:
         """One ``.amdhsa_<directive> value`` line (``directive`` without the prefix)."""
         if directive in self.seen:
-            raise StatementError(".amdhsa_ directives cannot be repeated", column)
+            raise StatementError(".amdhsa_ directives cannot be repeated", value_column)
         field = _FIELDS.get(directive)
         requirement = field.requires if field is not None else _SPECIAL.get(directive)
         if requirement is None:
@@ -258,7 +258,10 @@ class KernelDescriptorBuilder:
                                      column)
 
     def finish(self) -> bytes:
-        """The descriptor bytes (code entry offset 0: it is a relocation)."""
+        """The descriptor bytes (code entry offset 0: it is a relocation).
+
+        Errors here have no column: llvm-mc reports them at the end of ``.end_amdhsa_kernel``.
+        """
         for required in ("next_free_vgpr", "next_free_sgpr"):
             if required not in self.seen:
                 raise StatementError(f".amdhsa_{required} directive is required")
