@@ -333,8 +333,8 @@ class KernelDescriptorBuilder:
 
     def _shared_vgprs(self) -> None:
         shared = self.words["rsrc3"] & 0xF
-        wave32 = bool(self.words["props"] >> 10 & 1)
-        if shared and wave32:
+        # Only an explicit .amdhsa_wavefront_size32 1 conflicts (not the target's default).
+        if shared and self.wave32:
             raise StatementError(
                 "shared_vgpr_count directive not valid on wavefront size 32")
         if shared * 2 + (self.words["rsrc1"] & 0x3F) > 63:
