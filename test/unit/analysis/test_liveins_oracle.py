@@ -1,0 +1,171 @@
+"""The liveness oracle data (test/corpus/liveness) is current, complete and well placed.
+
+A soundness check is only as good as its reference: these tests make sure that the compiler's
+live-in lists exist for every kernel and device function of every corpus code object on both
+targets, that each block's offset is the start of an instruction in the corpus ``.co`` (so the
+analysis is asked about the right point), that the data is what clang-19 prints today, and
+that ``compare`` flags a missing register and counts extra ones the way the note reports them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+
+import pytest
+
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.codeobj.model import CodeObject
+from luthier.frontend.mc.decoder import decoder_for
+
+from .liveins_oracle import (
+    LIVENESS,
+    ROOT,
+    BlockLiveIns,
+    compare,
+    load_document,
+    load_oracle,
+    register_units,
+    units_of,
+)
+
+KERNELS = ROOT / "test" / "corpus" / "kernels"
+TARGETS = ("gfx90a", "gfx942")
+THEMES = sorted(path.stem for path in KERNELS.glob("*.hip"))
+PAIRS = [(theme, target) for theme in THEMES for target in TARGETS]
+IN_CI = os.environ.get("CI") == "true"
+
+
+def pair_id(pair: tuple[str, str]) -> str:
+    return ".".join(pair)
+
+
+@cache
+def corpus(theme: str, target: str) -> CodeObject:
+    return read_code_object(KERNELS / f"{theme}.{target}.co")
+
+
+def test_corpus_has_themes() -> None:
+    assert len(THEMES) >= 8, THEMES
+
+
+def test_json_is_current() -> None:
+    """Regenerating from the HIP sources gives the committed JSON byte for byte."""
+    for tool in ("clang-19", "llvm-mc-19"):
+        if shutil.which(tool) is None:
+            if IN_CI:
+                pytest.fail(f"{tool} is missing in CI (scripts/setup.sh installs it)")
+            pytest.skip(f"{tool} is not installed (scripts/setup.sh installs it)")
+    done = subprocess.run(
+        [sys.executable, str(LIVENESS / "make_liveins.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
+def test_covers_every_function(pair: tuple[str, str]) -> None:
+    """One entry per kernel and device function of the corpus .co, none for anything else."""
+    theme, target = pair
+    co = corpus(theme, target)
+    document = load_document(theme, target)
+    assert document["target"] == target and document["theme"] == theme
+    kernels = sorted(kernel.name for kernel in co.kernels)
+    device_functions = sorted(fn.name for fn in co.device_functions)
+    assert document["kernels"] == kernels
+    assert document["device_functions"] == device_functions
+    oracle = load_oracle(theme, target)
+    assert sorted(oracle) == sorted(kernels + device_functions)
+    for name, blocks in oracle.items():
+        assert blocks, f"{name}: no blocks"
+        assert (blocks[0].block, blocks[0].offset) == ("bb.0", 0), f"{name}: entry block"
+        assert len({b.block for b in blocks}) == len(blocks), f"{name}: a block twice"
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
+def test_offsets_are_instruction_starts(pair: tuple[str, str]) -> None:
+    """Each block offset starts an instruction of its function; blocks are in layout order."""
+    theme, target = pair
+    co = corpus(theme, target)
+    code = {kernel.name: kernel.code for kernel in co.kernels}
+    code.update({fn.name: fn.code for fn in co.device_functions})
+    decoder = decoder_for(co.processor)
+    for name, blocks in load_oracle(theme, target).items():
+        starts: set[int] = set()
+        offset = 0
+        for inst in decoder.decode_all(code[name]):
+            starts.add(offset)
+            offset += inst.size
+        offsets = [block.offset for block in blocks]
+        assert offsets == sorted(offsets), f"{name}: offsets out of layout order"
+        stray = [(b.block, b.offset) for b in blocks if b.offset not in starts]
+        assert not stray, f"{name}: not at an instruction start: {stray}"
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
+def test_register_names_are_known(pair: tuple[str, str]) -> None:
+    """Every live-in is a register name the unit expansion understands."""
+    oracle = load_oracle(*pair)
+    for name, blocks in oracle.items():
+        for block in blocks:
+            for register in block.liveins:
+                assert register_units(register), f"{name} {block.block}: {register}"
+
+
+def test_register_units() -> None:
+    assert register_units("s[4:5]") == ("s4", "s5")
+    assert register_units("v0") == ("v0",)
+    assert register_units("a[0:3]") == ("a0", "a1", "a2", "a3")
+    assert register_units("ttmp[4:5]") == ("ttmp4", "ttmp5")
+    assert register_units("vcc") == ("vcc_lo", "vcc_hi")
+    assert register_units("exec_lo") == ("exec_lo",)
+    assert register_units("flat_scratch") == ("flat_scratch_lo", "flat_scratch_hi")
+    assert register_units("scc") == ("scc",)
+    assert register_units("m0") == ("m0",)
+    assert units_of(["s[0:1]", "s1", "vcc"]) == {"s0", "s1", "vcc_lo", "vcc_hi"}
+    with pytest.raises(ValueError):
+        register_units("sgpr4")
+
+
+def test_compare_flags_missing_and_counts_extras() -> None:
+    oracle = {
+        "k": [
+            BlockLiveIns("bb.0", 0, frozenset({"s[4:5]", "v0"})),
+            BlockLiveIns("bb.1", 28, frozenset({"s[2:3]", "vcc"})),
+        ],
+        "f": [BlockLiveIns("bb.0", 0, frozenset({"v[0:1]"}))],
+    }
+    ours = {
+        # spelled differently, plus s6 and v[1:3]: sound, 4 extra units
+        ("k", 0): frozenset({"s4", "s5", "s6", "v[0:2]", "v3"}),
+        # misses s3 and vcc_hi: unsound; exec is 2 extra units
+        ("k", 28): frozenset({"s2", "vcc_lo", "exec"}),
+        ("f", 0): frozenset({"v[0:1]"}),
+    }
+    report = compare(oracle, lambda function, offset: ours[(function, offset)])
+    assert not report.sound
+    assert [(u.function, u.block, u.offset, u.missing) for u in report.unsound] == [
+        ("k", "bb.1", 28, ("s3", "vcc_hi"))
+    ]
+    assert report.extra_per_block == {("k", "bb.0"): 4, ("k", "bb.1"): 2, ("f", "bb.0"): 0}
+    assert report.extra_units == 6
+    assert report.blocks == 3
+    assert report.oracle_units == 3 + 4 + 2
+    assert "UNSOUND in 1 blocks" in report.summary()
+
+
+def test_compare_sound_when_equal() -> None:
+    oracle = load_oracle("calls", "gfx942")
+    # an empty block shares its offset with the next block: live there is the union
+    by_offset: dict[tuple[str, int], frozenset[str]] = {}
+    for name, blocks in oracle.items():
+        for b in blocks:
+            by_offset[(name, b.offset)] = by_offset.get((name, b.offset), frozenset()) | b.liveins
+    report = compare(oracle, lambda function, offset: by_offset[(function, offset)])
+    assert report.sound and report.extra_units == 0
+    assert report.blocks == sum(len(bs) for bs in oracle.values())
