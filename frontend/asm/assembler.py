@@ -13,126 +13,32 @@ from collections.abc import Iterator
 
 from luthier.drivers.mc_assemble import strip_comment
 from luthier.frontend.asm import directives
+from luthier.frontend.asm.context import Context
 from luthier.frontend.asm.errors import AsmError, StatementError
-from luthier.frontend.asm.expr import Evaluator, Expr, parse_expr
+from luthier.frontend.asm.expr import Expr
 from luthier.frontend.asm.finalize import Finalizer, addrsig_section
 from luthier.frontend.asm.kernel_descriptor import KernelDescriptorBuilder
 from luthier.frontend.asm.metadata import metadata_note
-from luthier.frontend.asm.sections import DEFAULT_SECTIONS, Section
-from luthier.frontend.asm.source import SYMBOL, Line, split_args, split_lines
-from luthier.frontend.asm.state import TEMPORARY_PREFIX, Fixup, SymbolTable
+from luthier.frontend.asm.sections import DEFAULT_SECTIONS
+from luthier.frontend.asm.source import SYMBOL, Line
+from luthier.frontend.asm.state import Fixup
 from luthier.frontend.asm.yaml_reader import YamlLine, parse_document
 from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.frontend.codeobj.targets import ELFOSABI_AMDGPU_HSA, PROCESSOR_TO_MACH
 from luthier.frontend.mc.asm_expr import SymExpr
 from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.lowering.asm.errors import DirectiveError
-from luthier.lowering.asm.processors import Processor, parse_processor
 from luthier.lowering.elf.relocatable import write_relocatable
 from luthier.lowering.elf.spec import ObjectSpec
 from luthier.lowering.mc.encoder import EncodeError, encoder_for
 
 #: Code object version -> e_ident[EI_ABIVERSION] (ELFABIVERSION_AMDGPU_HSA_V4..V6).
 ABI_VERSIONS = {4: 2, 5: 3, 6: 4}
-#: LLVM 19's default code object version.
-DEFAULT_CODE_OBJECT_VERSION = 5
-_TRIPLE_PREFIX = "amdgcn-amd-amdhsa--"
 #: EF_AMDGPU_GENERIC_VERSION of every generic processor in LLVM 19.
 _GENERIC_VERSION = 1
 
 
-class Assembler:
-    """State of one assembly run; :meth:`run` reads the text, :meth:`spec` builds the object."""
-
-    def __init__(self, text: str, filename: str, target: str | None = None) -> None:
-        self.filename = filename
-        self.lines = list(split_lines(text))
-        self.index = 0
-        self.symbols = SymbolTable()
-        self.sections: dict[str, Section] = {}
-        self.section: Section | None = None
-        self.section_stack: list[tuple[Section, Section | None]] = []
-        self.previous: Section | None = None
-        self.fixups: list[Fixup] = []
-        self.processor: Processor | None = None
-        self.target_id: str | None = None
-        self.code_object_version = DEFAULT_CODE_OBJECT_VERSION
-        self.addrsig = False
-        self.addrsig_symbols: list[str] = []
-        self.ident_seen = False
-        self._dot_count = 0
-        self.line = self.lines[0] if self.lines else Line(1, "", (), "", 0)
-        if target is not None:
-            self.set_target(target, 0)
-        # llvm-mc starts in .text (initSections), aligned to 4.
-        self.switch_section(".text", *DEFAULT_SECTIONS[".text"])
-        self.current.alignment = 4
-
-    # --- helpers the directives use ---------------------------------------------------------
-
-    @property
-    def current(self) -> Section:
-        assert self.section is not None
-        return self.section
-
-    def switch_section(self, name: str, type_: int, flags: int, entry_size: int = 0) -> None:
-        """Make ``name`` current, creating it (and registering its symbol) on first use."""
-        section = self.sections.get(name)
-        if section is None:
-            section = self.sections[name] = Section(name, type_, flags, entry_size)
-        self.symbols.register(name, "section")
-        if section is not self.section:
-            self.previous = self.section
-        self.section = section
-
-    def set_target(self, target_id: str, column: int) -> None:
-        """Take (or check) the target: ``amdgcn-amd-amdhsa--gfx942[:features]``."""
-        text = target_id if target_id.startswith(_TRIPLE_PREFIX) else _TRIPLE_PREFIX + target_id
-        try:
-            processor = parse_processor(text)
-        except DirectiveError as error:
-            raise StatementError(str(error), column) from None
-        if processor.name not in PROCESSOR_TO_MACH:
-            raise StatementError(f"unknown processor '{processor.name}'", column)
-        if self.processor is not None and (processor != self.processor):
-            raise StatementError("target must match options", column)
-        self.processor = processor
-        self.target_id = text
-
-    def dot(self) -> str:
-        """A temporary label at the current location (what ``.`` means in an expression)."""
-        self._dot_count += 1
-        name = f"{TEMPORARY_PREFIX}luthier.dot.{self._dot_count}"
-        symbol = self.symbols.get(name)
-        symbol.section, symbol.offset = self.current.name, self.current.size
-        return name
-
-    def expr(self, text: str, column: int) -> Expr:
-        if not text:
-            raise StatementError("expected expression", column)
-        return parse_expr(text, column, self.dot)
-
-    def absolute(self, text: str, column: int) -> int:
-        """An operand that must be a constant now (counts, alignments, field values)."""
-        return Evaluator(self.symbols.definition).absolute(self.expr(text, column))
-
-    def use_symbols(self, expr: Expr) -> None:
-        """Register every symbol an emitted expression names, as LLVM's streamer does."""
-        for name in expr.symbols():
-            self.symbols.register(name)
-
-    def emit_value(self, expr: Expr, size: int, column: int) -> None:
-        """A data value of ``size`` bytes, patched or relocated at the end."""
-        self.use_symbols(expr)
-        offset = self.current.emit(bytes(size))
-        self.fixups.append(Fixup(self.current.name, offset, size, "data", expr,
-                                 self.line.number, column))
-
-    def define_label(self, name: str, column: int) -> None:
-        symbol = self.symbols.use(name)
-        if symbol.is_defined:
-            raise StatementError("invalid symbol redefinition", column)
-        symbol.section, symbol.offset = self.current.name, self.current.size
+class Assembler(Context):
+    """One assembly run: :meth:`run` reads the text, :meth:`spec` builds the object."""
 
     # --- the pass over the text -------------------------------------------------------------
 
@@ -160,11 +66,19 @@ class Assembler:
             return
         if line.text.startswith("."):
             self._directive(line)
-        elif "=" in line.text and SYMBOL.match(line.text) and line.text.split("=", 1)[
-                0].strip() and SYMBOL.fullmatch(line.text.split("=", 1)[0].strip()):
+        elif (
+            "=" in line.text
+            and SYMBOL.match(line.text)
+            and line.text.split("=", 1)[0].strip()
+            and SYMBOL.fullmatch(line.text.split("=", 1)[0].strip())
+        ):
             name, value = line.text.split("=", 1)
-            directives.assign(self, name.strip(), value.strip(),
-                              line.column + len(name) + 1 + len(value) - len(value.lstrip()))
+            directives.assign(
+                self,
+                name.strip(),
+                value.strip(),
+                line.column + len(name) + 1 + len(value) - len(value.lstrip()),
+            )
         else:
             self._instruction(line)
 
@@ -182,8 +96,9 @@ class Assembler:
 
     def _instruction(self, line: Line) -> None:
         if self.processor is None:
-            raise StatementError("no target: .amdgcn_target must come before instructions",
-                                 line.column)
+            raise StatementError(
+                "no target: .amdgcn_target must come before instructions", line.column
+            )
         parser = parser_for(self.processor.name)
         try:
             matched = parser.parse_statement(line.text, line.column)
@@ -192,18 +107,31 @@ class Assembler:
             raise StatementError(error.message, error.column) from None
         except EncodeError as error:
             raise StatementError(f"cannot encode instruction: {error}", line.column) from None
+        except Exception as error:  # noqa: BLE001 - an MC-layer bug must still be one line
+            raise StatementError(
+                f"internal error: {type(error).__name__}: {error}", line.column
+            ) from None
         fixups: list[tuple[int, int, str, Expr]] = []
         for fixup in matched.fixups:
             encoding[fixup.offset : fixup.offset + fixup.size] = bytes(fixup.size)
-            fixups.append((fixup.offset, fixup.size, fixup.kind,
-                           _from_sym_expr(fixup.expr, line.column)))
+            fixups.append(
+                (fixup.offset, fixup.size, fixup.kind, _from_sym_expr(fixup.expr, line.column))
+            )
         start = self.current.emit(bytes(encoding))
         for offset, size, kind, expr in fixups:
             self.use_symbols(expr)
-            self.fixups.append(Fixup(
-                self.current.name, start + offset, size,
-                "branch" if kind == "fixup_si_sopp_br" else "literal", expr,
-                line.number, line.column, pc_relative=kind == "FK_PCRel_4"))
+            self.fixups.append(
+                Fixup(
+                    self.current.name,
+                    start + offset,
+                    size,
+                    "branch" if kind == "fixup_si_sopp_br" else "literal",
+                    expr,
+                    line.number,
+                    line.column,
+                    pc_relative=kind == "FK_PCRel_4",
+                )
+            )
 
     # --- blocks -------------------------------------------------------------------------------
 
@@ -223,21 +151,26 @@ class Assembler:
         if not SYMBOL.fullmatch(name):
             raise StatementError("expected identifier in directive", column)
         if self.processor is None:
-            raise StatementError("no target: .amdgcn_target must come before .amdhsa_kernel",
-                                 column)
+            raise StatementError(
+                "no target: .amdgcn_target must come before .amdhsa_kernel", column
+            )
         builder = KernelDescriptorBuilder(name, self.processor)
         for line in self._block_lines(".end_amdhsa_kernel"):
             if not line.text:
                 continue
             if line.labels or not line.text.startswith(".amdhsa_"):
-                raise StatementError("expected .amdhsa_ directive or .end_amdhsa_kernel",
-                                     line.column, line.number)
+                raise StatementError(
+                    "expected .amdhsa_ directive or .end_amdhsa_kernel", line.column, line.number
+                )
             directive, _, value = line.text.partition(" ")
             value_column = line.column + len(line.text) - len(value.lstrip())
             try:
-                builder.directive(directive[len(".amdhsa_"):],
-                                  self.absolute(value.strip(), value_column),
-                                  line.column, value_column)
+                builder.directive(
+                    directive[len(".amdhsa_") :],
+                    self.absolute(value.strip(), value_column),
+                    line.column,
+                    value_column,
+                )
             except StatementError as error:
                 error.line = error.line or line.number
                 raise
@@ -263,11 +196,24 @@ class Assembler:
         if kernel.visibility == "DEFAULT":
             kernel.visibility = "PROTECTED"
         start = self.current.emit(data)
-        entry = Expr("-", 0, left=Expr("sym", 0, name=name, variant="rel64"),
-                     right=Expr("sym", 0, name=descriptor))
+        entry = Expr(
+            "-",
+            0,
+            left=Expr("sym", 0, name=name, variant="rel64"),
+            right=Expr("sym", 0, name=descriptor),
+        )
         self.use_symbols(entry)
-        self.fixups.append(Fixup(self.current.name, start + CODE_ENTRY_FIELD_OFFSET, 8, "data",
-                                 entry, self.line.number, 0))
+        self.fixups.append(
+            Fixup(
+                self.current.name,
+                start + CODE_ENTRY_FIELD_OFFSET,
+                8,
+                "data",
+                entry,
+                self.line.number,
+                0,
+            )
+        )
 
     def _metadata_block(self, rest: str, column: int) -> None:
         if rest.strip():
@@ -284,15 +230,14 @@ class Assembler:
             elif stripped == "..." and not ended:
                 ended = True
             elif ended:
-                raise StatementError("unexpected content after the YAML document end", 0,
-                                     line.number)
+                raise StatementError(
+                    "unexpected content after the YAML document end", 0, line.number
+                )
             else:
                 started = True
                 if text.startswith("\t"):
-                    raise StatementError("tabs are not allowed in YAML indentation", 0,
-                                         line.number)
-                yaml.append(YamlLine(line.number, len(text) - len(text.lstrip(" ")),
-                                     text.strip()))
+                    raise StatementError("tabs are not allowed in YAML indentation", 0, line.number)
+                yaml.append(YamlLine(line.number, len(text) - len(text.lstrip(" ")), text.strip()))
         note = metadata_note(parse_document(yaml))
         saved = self.section
         self.switch_section(".note", *DEFAULT_SECTIONS[".note"])

@@ -8,8 +8,8 @@ error ("unknown directive", as llvm-mc says), so nothing in the input is silentl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from luthier.frontend.asm.context import Context
 from luthier.frontend.asm.errors import StatementError
 from luthier.frontend.asm.sections import (
     DEFAULT_SECTIONS,
@@ -20,10 +20,7 @@ from luthier.frontend.asm.sections import (
 from luthier.frontend.asm.source import SYMBOL, parse_string, split_args
 from luthier.lowering.elf.spec import SHF_MERGE
 
-if TYPE_CHECKING:
-    from luthier.frontend.asm.assembler import Assembler
-
-Handler = Callable[["Assembler", str, str, int], None]
+Handler = Callable[[Context, str, str, int], None]
 
 _SYMBOL_TYPES = {
     "function": "FUNC",
@@ -35,16 +32,32 @@ _SYMBOL_TYPES = {
 }
 _BINDINGS = {".globl": "GLOBAL", ".global": "GLOBAL", ".weak": "WEAK", ".local": "LOCAL"}
 _VISIBILITIES = {".protected": "PROTECTED", ".hidden": "HIDDEN", ".internal": "INTERNAL"}
-_DATA_SIZES = {".byte": 1, ".short": 2, ".2byte": 2, ".value": 2, ".hword": 2, ".long": 4,
-               ".4byte": 4, ".int": 4, ".quad": 8, ".8byte": 8}
+_DATA_SIZES = {
+    ".byte": 1,
+    ".short": 2,
+    ".2byte": 2,
+    ".value": 2,
+    ".hword": 2,
+    ".long": 4,
+    ".4byte": 4,
+    ".int": 4,
+    ".quad": 8,
+    ".8byte": 8,
+}
 #: Alignment directives: (argument is a power of 2, fill value size).
-_ALIGNS = {".p2align": (True, 1), ".p2alignw": (True, 2), ".p2alignl": (True, 4),
-           ".balign": (False, 1), ".balignw": (False, 2), ".balignl": (False, 4),
-           ".align": (False, 1)}
+_ALIGNS = {
+    ".p2align": (True, 1),
+    ".p2alignw": (True, 2),
+    ".p2alignl": (True, 4),
+    ".balign": (False, 1),
+    ".balignw": (False, 2),
+    ".balignl": (False, 4),
+    ".align": (False, 1),
+}
 _MAX_FILL_SIZE = 8
 
 
-def dispatch(asm: Assembler, name: str, rest: str, column: int, name_column: int) -> None:
+def dispatch(asm: Context, name: str, rest: str, column: int, name_column: int) -> None:
     """Run directive ``name``; an unknown one is an error at its name."""
     handler = _HANDLERS.get(name)
     if handler is None:
@@ -85,12 +98,12 @@ def _names(rest: str, column: int) -> list[tuple[str, int]]:
 # --- sections ---------------------------------------------------------------------------------
 
 
-def _simple_section(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _simple_section(asm: Context, name: str, rest: str, column: int) -> None:
     _no_operands(rest, column)
     asm.switch_section(name, *DEFAULT_SECTIONS[name])
 
 
-def _section(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _section(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if not args:
         raise StatementError("expected identifier", column)
@@ -111,25 +124,24 @@ def _section(asm: Assembler, _: str, rest: str, column: int) -> None:
         elif len(args) > 3:
             raise StatementError("unexpected token in directive", args[3][1])
     existing = asm.sections.get(name)
-    if existing is not None and len(args) > 1 and (existing.type, existing.flags) != (
-            type_, flags):
+    if existing is not None and len(args) > 1 and (existing.type, existing.flags) != (type_, flags):
         raise StatementError(f"changed section flags or type for {name}", name_column)
     asm.switch_section(name, type_, flags, entry_size)
 
 
-def _push_section(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _push_section(asm: Context, name: str, rest: str, column: int) -> None:
     asm.section_stack.append((asm.current, asm.previous))
     _section(asm, name, rest, column)
 
 
-def _pop_section(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _pop_section(asm: Context, _: str, rest: str, column: int) -> None:
     _no_operands(rest, column)
     if not asm.section_stack:
         raise StatementError(".popsection without corresponding .pushsection", column)
     asm.section, asm.previous = asm.section_stack.pop()
 
 
-def _previous(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _previous(asm: Context, _: str, rest: str, column: int) -> None:
     _no_operands(rest, column)
     if asm.previous is None:
         raise StatementError(".previous without corresponding .section", column)
@@ -139,7 +151,7 @@ def _previous(asm: Assembler, _: str, rest: str, column: int) -> None:
 # --- alignment and fill -----------------------------------------------------------------------
 
 
-def _align(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _align(asm: Context, name: str, rest: str, column: int) -> None:
     power, fill_size = _ALIGNS[name]
     args = split_args(rest, column)
     if not args or len(args) > 3 or not args[0][0]:
@@ -165,7 +177,7 @@ def _align(asm: Assembler, name: str, rest: str, column: int) -> None:
     section.align(alignment, pattern.to_bytes(fill_size, "little"), max_bytes)
 
 
-def _zero(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _zero(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if not 1 <= len(args) <= 2:
         raise StatementError("unexpected token in directive", column)
@@ -176,7 +188,7 @@ def _zero(asm: Assembler, _: str, rest: str, column: int) -> None:
     asm.current.emit(bytes([fill & 0xFF]) * count)
 
 
-def _fill(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _fill(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if not 1 <= len(args) <= 3:
         raise StatementError("unexpected token in directive", column)
@@ -184,8 +196,9 @@ def _fill(asm: Assembler, _: str, rest: str, column: int) -> None:
     size = asm.absolute(*args[1]) if len(args) > 1 else 1
     value = asm.absolute(*args[2]) if len(args) > 2 else 0
     if count < 0:
-        raise StatementError("'.fill' directive with negative repeat count has no effect",
-                             args[0][1])
+        raise StatementError(
+            "'.fill' directive with negative repeat count has no effect", args[0][1]
+        )
     if size < 0:
         raise StatementError("'.fill' directive with negative size has no effect", args[1][1])
     size = min(size, _MAX_FILL_SIZE)
@@ -198,13 +211,13 @@ def _fill(asm: Assembler, _: str, rest: str, column: int) -> None:
 # --- data -------------------------------------------------------------------------------------
 
 
-def _data(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _data(asm: Context, name: str, rest: str, column: int) -> None:
     size = _DATA_SIZES[name]
     for text, where in split_args(rest, column):
         asm.emit_value(asm.expr(text, where), size, where)
 
 
-def _strings(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _strings(asm: Context, name: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if not args:
         raise StatementError("expected string", column)
@@ -213,7 +226,7 @@ def _strings(asm: Assembler, name: str, rest: str, column: int) -> None:
         asm.current.emit(data + (b"\0" if name != ".ascii" else b""))
 
 
-def _ident(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _ident(asm: Context, _: str, rest: str, column: int) -> None:
     text = parse_string(rest.strip(), column)
     saved, previous = asm.section, asm.previous
     asm.switch_section(".comment", *DEFAULT_SECTIONS[".comment"], entry_size=1)
@@ -227,7 +240,7 @@ def _ident(asm: Assembler, _: str, rest: str, column: int) -> None:
 # --- symbols ----------------------------------------------------------------------------------
 
 
-def _symbol_attribute(asm: Assembler, name: str, rest: str, column: int) -> None:
+def _symbol_attribute(asm: Context, name: str, rest: str, column: int) -> None:
     for symbol_name, _ in _names(rest, column):
         symbol = asm.symbols.use(symbol_name)
         if name in _BINDINGS:
@@ -236,7 +249,7 @@ def _symbol_attribute(asm: Assembler, name: str, rest: str, column: int) -> None
             symbol.visibility = _VISIBILITIES[name]
 
 
-def _type(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _type(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if len(args) != 2 or not SYMBOL.fullmatch(args[0][0]):
         raise StatementError("expected identifier", column)
@@ -247,7 +260,7 @@ def _type(asm: Assembler, _: str, rest: str, column: int) -> None:
     asm.symbols.use(args[0][0]).type = kind
 
 
-def _size(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _size(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if len(args) != 2 or not SYMBOL.fullmatch(args[0][0]):
         raise StatementError("expected identifier", column)
@@ -256,14 +269,14 @@ def _size(asm: Assembler, _: str, rest: str, column: int) -> None:
     symbol.size_at = (asm.line.number, args[1][1])
 
 
-def _set(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _set(asm: Context, _: str, rest: str, column: int) -> None:
     args = split_args(rest, column)
     if len(args) != 2 or not SYMBOL.fullmatch(args[0][0]):
         raise StatementError("expected identifier", column)
     assign(asm, args[0][0], args[1][0], args[1][1])
 
 
-def assign(asm: Assembler, name: str, value: str, column: int) -> None:
+def assign(asm: Context, name: str, value: str, column: int) -> None:
     """``.set name, value`` / ``name = value``: a symbol that stands for an expression."""
     expr = asm.expr(value, column)
     asm.use_symbols(expr)
@@ -273,28 +286,27 @@ def assign(asm: Assembler, name: str, value: str, column: int) -> None:
     symbol.variable = expr
 
 
-def _addrsig(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _addrsig(asm: Context, _: str, rest: str, column: int) -> None:
     _no_operands(rest, column)
     asm.addrsig = True
 
 
-def _addrsig_sym(asm: Assembler, _: str, rest: str, column: int) -> None:
-    for name, _ in _names(rest, column):
+def _addrsig_sym(asm: Context, _: str, rest: str, column: int) -> None:
+    for name, _where in _names(rest, column):
         asm.addrsig_symbols.append(name)
 
 
 # --- target -----------------------------------------------------------------------------------
 
 
-def _amdgcn_target(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _amdgcn_target(asm: Context, _: str, rest: str, column: int) -> None:
     asm.set_target(parse_string(rest.strip(), column).decode(), column)
 
 
-def _code_object_version(asm: Assembler, _: str, rest: str, column: int) -> None:
+def _code_object_version(asm: Context, _: str, rest: str, column: int) -> None:
     version = asm.absolute(rest.strip(), column)
     if version not in (4, 5, 6):
-        raise StatementError(f"code object version {version} is not supported (4, 5 or 6)",
-                             column)
+        raise StatementError(f"code object version {version} is not supported (4, 5 or 6)", column)
     asm.code_object_version = version
 
 

@@ -103,7 +103,9 @@ class _Parser:
         if level == len(_LEVELS):
             return self.unary()
         left = self.binary(level + 1)
-        while (token := self.peek()) is not None and token[0] == "op" and token[1] in _LEVELS[level]:
+        while (
+            (token := self.peek()) is not None and token[0] == "op" and token[1] in _LEVELS[level]
+        ):
             self.index += 1
             right = self.binary(level + 1)
             left = Expr(token[1], left.column, left=left, right=right)
@@ -121,8 +123,9 @@ class _Parser:
             inner = self.binary(0)
             closing = self.peek()
             if closing is None or closing[1] != ")":
-                raise StatementError("expected ')' in parentheses expression",
-                                     self.column_of_next())
+                raise StatementError(
+                    "expected ')' in parentheses expression", self.column_of_next()
+                )
             self.index += 1
             return inner
         if kind == "num":
@@ -212,15 +215,20 @@ class Evaluator:
                 return left
             if expr.op == "-":
                 return _scale(left, -1)
-            return Linear(self._require(left, expr.left, ~left.constant if expr.op == "~"
-                                        else int(not left.constant)))
+            return Linear(
+                self._require(
+                    left, expr.left, ~left.constant if expr.op == "~" else int(not left.constant)
+                )
+            )
         right = self.evaluate(expr.right)
         if expr.op == "+":
             return _add(left, right)
         if expr.op == "-":
             return _add(left, _scale(right, -1))
         if expr.op == "*" and (left.is_absolute or right.is_absolute):
-            return _scale(right, left.constant) if left.is_absolute else _scale(left, right.constant)
+            return (
+                _scale(right, left.constant) if left.is_absolute else _scale(left, right.constant)
+            )
         self._require(left, expr.left, 0)
         self._require(right, expr.right, 0)
         return Linear(_binary(expr, left.constant, right.constant))
@@ -235,8 +243,9 @@ class Evaluator:
         definition = self.lookup(expr.name)
         if definition.variable is not None and not expr.variant:
             if expr.name in self._expanding:
-                raise StatementError(f"cyclic dependency detected for symbol '{expr.name}'",
-                                     expr.column)
+                raise StatementError(
+                    f"cyclic dependency detected for symbol '{expr.name}'", expr.column
+                )
             self._expanding.add(expr.name)
             try:
                 return self.evaluate(definition.variable)
@@ -251,8 +260,7 @@ class Evaluator:
             definition = self.lookup(term[0])
             if term[1] or definition.section is None or definition.variable is not None:
                 continue
-            by_section.setdefault(definition.section, []).append(
-                (term, coeff, definition.offset))
+            by_section.setdefault(definition.section, []).append((term, coeff, definition.offset))
         for members in by_section.values():
             if sum(coeff for _, coeff, _ in members) != 0:
                 continue

@@ -24,8 +24,8 @@ from luthier.lowering.elf.spec import (
     R_AMDGPU_REL16,
     R_AMDGPU_REL32,
     R_AMDGPU_REL64,
-    SHT_LLVM_ADDRSIG,
     SHF_EXCLUDE,
+    SHT_LLVM_ADDRSIG,
     RelocationSpec,
     SectionSpec,
     SymbolSpec,
@@ -95,7 +95,8 @@ class Finalizer:
     def _patch(self, fixup: Fixup, value: int) -> None:
         data = self.sections[fixup.section].data
         data[fixup.offset : fixup.offset + fixup.size] = (
-            value & ((1 << (8 * fixup.size)) - 1)).to_bytes(fixup.size, "little")
+            value & ((1 << (8 * fixup.size)) - 1)
+        ).to_bytes(fixup.size, "little")
 
     def _patch_constant(self, fixup: Fixup, value: int) -> None:
         if fixup.kind == "branch":
@@ -151,19 +152,18 @@ class Finalizer:
         symbol = self.symbols.get(name)
         addend = target.addend
         if symbol.variable is not None:
-            raise FixupError(f"relocation against the variable '{name}' is not supported",
-                             fixup)
+            raise FixupError(f"relocation against the variable '{name}' is not supported", fixup)
         if symbol.section is not None and symbol.current_binding() == "LOCAL":
             # LLVM relocates against the section symbol when the symbol is local.
             self.used_sections.add(symbol.section)
             self.relocations[fixup.section].append(
-                RelocationSpec(fixup.offset, kind, symbol.section, addend + symbol.offset))
+                RelocationSpec(fixup.offset, kind, symbol.section, addend + symbol.offset)
+            )
             return
         if symbol.section is None and symbol.is_temporary:
             raise FixupError(f"Undefined temporary symbol {name}", fixup)
         self.symbols.register(name)
-        self.relocations[fixup.section].append(
-            RelocationSpec(fixup.offset, kind, name, addend))
+        self.relocations[fixup.section].append(RelocationSpec(fixup.offset, kind, name, addend))
 
     # --- output ------------------------------------------------------------------------------
 
@@ -189,15 +189,17 @@ class Finalizer:
             section, value, base = symbol.section, symbol.offset, None
             if symbol.variable is not None:
                 section, value, base = self._variable_value(name)
-            specs.append(SymbolSpec(
-                name=name,
-                section=section,
-                value=value,
-                size=self._size(name, base),
-                type=base.type if base is not None and symbol.type == "NOTYPE" else symbol.type,
-                binding=symbol.current_binding(),
-                visibility=symbol.visibility,
-            ))
+            specs.append(
+                SymbolSpec(
+                    name=name,
+                    section=section,
+                    value=value,
+                    size=self._size(name, base),
+                    type=base.type if base is not None and symbol.type == "NOTYPE" else symbol.type,
+                    binding=symbol.current_binding(),
+                    visibility=symbol.visibility,
+                )
+            )
         return specs
 
     def _variable_value(self, name: str) -> tuple[str, int, Symbol | None]:
@@ -209,12 +211,13 @@ class Finalizer:
         if value.is_absolute:
             return ABSOLUTE_SECTION, value.constant, None
         if len(value.terms) == 1:
-            (term, coeff), = value.terms.items()
+            ((term, coeff),) = value.terms.items()
             base = self.symbols.get(term[0])
             if coeff == 1 and not term[1] and base.section is not None:
                 return base.section, base.offset + value.constant, base
-        raise StatementError(f"cannot give '{name}' a value in the symbol table",
-                             symbol.variable.column)
+        raise StatementError(
+            f"cannot give '{name}' a value in the symbol table", symbol.variable.column
+        )
 
     def _size(self, name: str, base: Symbol | None = None) -> int:
         symbol = self.symbols.get(name)
@@ -222,35 +225,38 @@ class Finalizer:
             return self._size(base.name) if base is not None else 0
         value = self.evaluator.evaluate(symbol.size)
         if not value.is_absolute:
-            raise StatementError("Size expression must be absolute.", symbol.size_at[1],
-                                 symbol.size_at[0])
+            raise StatementError(
+                "Size expression must be absolute.", symbol.size_at[1], symbol.size_at[0]
+            )
         return value.constant
 
     def section_specs(self) -> list[SectionSpec]:
         specs: list[SectionSpec] = []
         for section in self.sections.values():
-            specs.append(SectionSpec(
-                name=section.name,
-                type=section.type,
-                flags=section.flags,
-                alignment=section.alignment,
-                data=b"" if section.is_virtual else bytes(section.data),
-                size=section.size,
-                relocations=tuple(self.relocations[section.name]),
-                entry_size=section.entry_size,
-            ))
+            specs.append(
+                SectionSpec(
+                    name=section.name,
+                    type=section.type,
+                    flags=section.flags,
+                    alignment=section.alignment,
+                    data=b"" if section.is_virtual else bytes(section.data),
+                    size=section.size,
+                    relocations=tuple(self.relocations[section.name]),
+                    entry_size=section.entry_size,
+                )
+            )
         return specs
 
 
-def addrsig_section(names: list[str], symbols: list[SymbolSpec],
-                    table: SymbolTable) -> SectionSpec:
+def addrsig_section(names: list[str], symbols: list[SymbolSpec], table: SymbolTable) -> SectionSpec:
     """``.llvm_addrsig``: ULEB128 symbol-table indices of the address-significant symbols.
 
     Indices are those of the final table, which lists locals first (as the writer does). A
     temporary label counts as its section's symbol; a name with no entry is left out.
     """
     ordered = [s for s in symbols if s.binding == "LOCAL"] + [
-        s for s in symbols if s.binding != "LOCAL"]
+        s for s in symbols if s.binding != "LOCAL"
+    ]
     index = {(s.type == "SECTION", s.name): i + 1 for i, s in enumerate(ordered)}
     data = bytearray()
     for name in names:
@@ -261,8 +267,7 @@ def addrsig_section(names: list[str], symbols: list[SymbolSpec],
             key = (False, name)
         if key in index:
             data += _uleb128(index[key])
-    return SectionSpec(".llvm_addrsig", SHT_LLVM_ADDRSIG, SHF_EXCLUDE, 1, bytes(data),
-                       len(data))
+    return SectionSpec(".llvm_addrsig", SHT_LLVM_ADDRSIG, SHF_EXCLUDE, 1, bytes(data), len(data))
 
 
 def _uleb128(value: int) -> bytes:

@@ -63,20 +63,25 @@ class _Field:
 
 _FIELDS: dict[str, _Field] = {
     "user_sgpr_private_segment_buffer": _Field(
-        _bits("props", "enable_sgpr_private_segment_buffer"), "no_afs", 4),
+        _bits("props", "enable_sgpr_private_segment_buffer"), "no_afs", 4
+    ),
     "user_sgpr_dispatch_ptr": _Field(_bits("props", "enable_sgpr_dispatch_ptr"), "", 2),
     "user_sgpr_queue_ptr": _Field(_bits("props", "enable_sgpr_queue_ptr"), "", 2),
     "user_sgpr_kernarg_segment_ptr": _Field(
-        _bits("props", "enable_sgpr_kernarg_segment_ptr"), "", 2),
+        _bits("props", "enable_sgpr_kernarg_segment_ptr"), "", 2
+    ),
     "user_sgpr_dispatch_id": _Field(_bits("props", "enable_sgpr_dispatch_id"), "", 2),
     "user_sgpr_flat_scratch_init": _Field(
-        _bits("props", "enable_sgpr_flat_scratch_init"), "no_afs", 2),
+        _bits("props", "enable_sgpr_flat_scratch_init"), "no_afs", 2
+    ),
     "user_sgpr_private_segment_size": _Field(
-        _bits("props", "enable_sgpr_private_segment_size"), "", 1),
+        _bits("props", "enable_sgpr_private_segment_size"), "", 1
+    ),
     "wavefront_size32": _Field(_bits("props", "enable_wavefront_size32"), "gfx10"),
     "uses_dynamic_stack": _Field(_bits("props", "uses_dynamic_stack")),
     "system_sgpr_private_segment_wavefront_offset": _Field(
-        _bits("rsrc2", "enable_private_segment"), "no_afs"),
+        _bits("rsrc2", "enable_private_segment"), "no_afs"
+    ),
     "enable_private_segment": _Field(_bits("rsrc2", "enable_private_segment"), "afs"),
     "system_sgpr_workgroup_id_x": _Field(_bits("rsrc2", "enable_sgpr_workgroup_id_x")),
     "system_sgpr_workgroup_id_y": _Field(_bits("rsrc2", "enable_sgpr_workgroup_id_y")),
@@ -98,19 +103,22 @@ _FIELDS: dict[str, _Field] = {
     # SHARED_VGPR_COUNT is bits 0-3 of RSRC3 on GFX10/GFX11 (the table is GFX90A's layout).
     "shared_vgpr_count": _Field(("rsrc3", 0, 4), "gfx10_11"),
     "exception_fp_ieee_invalid_op": _Field(
-        _bits("rsrc2", "enable_exception_ieee_754_fp_invalid_operation")),
+        _bits("rsrc2", "enable_exception_ieee_754_fp_invalid_operation")
+    ),
     "exception_fp_denorm_src": _Field(_bits("rsrc2", "enable_exception_fp_denormal_source")),
     "exception_fp_ieee_div_zero": _Field(
-        _bits("rsrc2", "enable_exception_ieee_754_fp_division_by_zero")),
+        _bits("rsrc2", "enable_exception_ieee_754_fp_division_by_zero")
+    ),
     "exception_fp_ieee_overflow": _Field(_bits("rsrc2", "enable_exception_ieee_754_fp_overflow")),
-    "exception_fp_ieee_underflow": _Field(
-        _bits("rsrc2", "enable_exception_ieee_754_fp_underflow")),
+    "exception_fp_ieee_underflow": _Field(_bits("rsrc2", "enable_exception_ieee_754_fp_underflow")),
     "exception_fp_ieee_inexact": _Field(_bits("rsrc2", "enable_exception_ieee_754_fp_inexact")),
     "exception_int_div_zero": _Field(_bits("rsrc2", "enable_exception_int_divide_by_zero")),
     "user_sgpr_kernarg_preload_length": _Field(
-        _bits("preload", "kernarg_preload_spec_length"), "preload"),
+        _bits("preload", "kernarg_preload_spec_length"), "preload"
+    ),
     "user_sgpr_kernarg_preload_offset": _Field(
-        _bits("preload", "kernarg_preload_spec_offset"), "preload"),
+        _bits("preload", "kernarg_preload_spec_offset"), "preload"
+    ),
 }
 
 #: Directives handled by hand (not a plain bit-field): name -> requirement.
@@ -171,8 +179,11 @@ class KernelDescriptorBuilder:
         self.processor = processor
         self.seen: set[str] = set()
         self.words = self._defaults()
-        self.sizes = {"group_segment_fixed_size": 0, "private_segment_fixed_size": 0,
-                      "kernarg_size": 0}
+        self.sizes = {
+            "group_segment_fixed_size": 0,
+            "private_segment_fixed_size": 0,
+            "kernarg_size": 0,
+        }
         self.implied_user_sgprs = 0
         self.explicit_user_sgprs: int | None = None
         self.next_free_vgpr = 0
@@ -254,8 +265,7 @@ class KernelDescriptorBuilder:
             elif directive == "reserve_flat_scratch":
                 self.reserve_flat_scratch = bool(value)
             elif bool(value) != self.processor.xnack_on_or_any:
-                raise StatementError(".amdhsa_reserve_xnack_mask does not match target id",
-                                     column)
+                raise StatementError(".amdhsa_reserve_xnack_mask does not match target id", column)
 
     def finish(self) -> bytes:
         """The descriptor bytes (code entry offset 0: it is a relocation).
@@ -266,10 +276,10 @@ class KernelDescriptorBuilder:
             if required not in self.seen:
                 raise StatementError(f".amdhsa_{required} directive is required")
         processor = self.processor
-        self._set(self.words, _bits("rsrc1", "granulated_workitem_vgpr_count"),
-                  self._vgpr_blocks())
-        self._set(self.words, _bits("rsrc1", "granulated_wavefront_sgpr_count"),
-                  self._sgpr_blocks())
+        self._set(self.words, _bits("rsrc1", "granulated_workitem_vgpr_count"), self._vgpr_blocks())
+        self._set(
+            self.words, _bits("rsrc1", "granulated_wavefront_sgpr_count"), self._sgpr_blocks()
+        )
         if processor.has_gfx90a_insts:
             self._accum_offset()
         if 10 <= processor.major <= 11:
@@ -335,18 +345,20 @@ class KernelDescriptorBuilder:
         shared = self.words["rsrc3"] & 0xF
         # Only an explicit .amdhsa_wavefront_size32 1 conflicts (not the target's default).
         if shared and self.wave32:
-            raise StatementError(
-                "shared_vgpr_count directive not valid on wavefront size 32")
+            raise StatementError("shared_vgpr_count directive not valid on wavefront size 32")
         if shared * 2 + (self.words["rsrc1"] & 0x3F) > 63:
-            raise StatementError("shared_vgpr_count*2 + compute_pgm_rsrc1."
-                                 "GRANULATED_WORKITEM_VGPR_COUNT cannot exceed 63")
+            raise StatementError(
+                "shared_vgpr_count*2 + compute_pgm_rsrc1."
+                "GRANULATED_WORKITEM_VGPR_COUNT cannot exceed 63"
+            )
 
     def _user_sgprs(self) -> int:
         implied = self.implied_user_sgprs
         explicit = self.explicit_user_sgprs
         if explicit is not None and implied > explicit:
             raise StatementError(
-                "amdgpu_user_sgpr_count smaller than than implied by enabled user SGPRs")
+                "amdgpu_user_sgpr_count smaller than than implied by enabled user SGPRs"
+            )
         count = explicit if explicit is not None else implied
         if count >> 5:
             raise StatementError("too many user SGPRs enabled")
@@ -354,6 +366,7 @@ class KernelDescriptorBuilder:
         length, offset = preload & 0x7F, preload >> 7
         kernarg = self.sizes["kernarg_size"]
         if length and kernarg and (length + offset) * 4 > kernarg:
-            raise StatementError("Kernarg preload length + offset is larger than the kernarg "
-                                 "segment size")
+            raise StatementError(
+                "Kernarg preload length + offset is larger than the kernarg segment size"
+            )
         return count

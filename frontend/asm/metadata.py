@@ -14,28 +14,18 @@ import struct
 from luthier.frontend.asm.yaml_reader import Value
 from luthier.frontend.codeobj.notes import AMDGPU_NOTE_NAME, NT_AMDGPU_METADATA
 
-#: msgpack::Type order, which LLVM's DocNode comparison uses first when sorting map keys.
-_KIND_ORDER = {"int": 0, "uint": 1, "nil": 2, "bool": 3, "str": 5, "array": 7, "map": 8}
-
-
-def _kind(value: Value) -> str:
-    if value is None:
-        return "nil"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int" if value < 0 else "uint"
-    if isinstance(value, str):
-        return "str"
-    return "array" if isinstance(value, list) else "map"
+#: msgpack::Type::String's rank in LLVM's DocNode ordering (kind first, then value); map keys
+#: here are always strings, so they sort bytewise.
+_STRING_KIND = 5
 
 
 def _sort_key(key: str) -> tuple[int, bytes]:
-    return _KIND_ORDER["str"], key.encode()
+    return _STRING_KIND, key.encode()
 
 
-def _sized(out: bytearray, length: int, fix: int | None, fix_limit: int,
-           codes: tuple[int, int, int]) -> None:
+def _sized(
+    out: bytearray, length: int, fix: int | None, fix_limit: int, codes: tuple[int, int, int]
+) -> None:
     """A length header: the fix form below ``fix_limit``, else 8/16/32-bit (code None = no
     8-bit form)."""
     if fix is not None and length < fix_limit:
@@ -74,8 +64,12 @@ def _write(out: bytearray, value: Value) -> None:
 
 def _write_int(out: bytearray, value: int) -> None:
     if value >= 0:
-        for limit, code, fmt in ((0x7F, None, ""), (0xFF, 0xCC, ">B"), (0xFFFF, 0xCD, ">H"),
-                                 (0xFFFFFFFF, 0xCE, ">I")):
+        for limit, code, fmt in (
+            (0x7F, None, ""),
+            (0xFF, 0xCC, ">B"),
+            (0xFFFF, 0xCD, ">H"),
+            (0xFFFFFFFF, 0xCE, ">I"),
+        ):
             if value <= limit:
                 if code is None:
                     out.append(value)
@@ -89,8 +83,11 @@ def _write_int(out: bytearray, value: int) -> None:
     if value >= -32:
         out += struct.pack(">b", value)
         return
-    for limit, code, fmt in ((-(1 << 7), 0xD0, ">b"), (-(1 << 15), 0xD1, ">h"),
-                             (-(1 << 31), 0xD2, ">i")):
+    for limit, code, fmt in (
+        (-(1 << 7), 0xD0, ">b"),
+        (-(1 << 15), 0xD1, ">h"),
+        (-(1 << 31), 0xD2, ">i"),
+    ):
         if value >= limit:
             out.append(code)
             out += struct.pack(fmt, value)

@@ -118,8 +118,7 @@ class Section:
         start = self.size
         if self.is_virtual:
             if any(data):
-                raise StatementError(
-                    f"BSS section '{self.name}' cannot have non-zero initializers")
+                raise StatementError(f"BSS section '{self.name}' cannot have non-zero initializers")
             self.nobits_size += len(data)
         else:
             self.data += data
@@ -140,6 +139,8 @@ class Section:
                 self.emit(bytes(padding))
             return
         if padding % len(fill):
-            raise StatementError(f"alignment padding of {padding} bytes is not a multiple of "
-                                 f"the {len(fill)}-byte fill value")
+            raise StatementError(
+                f"alignment padding of {padding} bytes is not a multiple of "
+                f"the {len(fill)}-byte fill value"
+            )
         self.emit(fill * (padding // len(fill)))

@@ -32,8 +32,21 @@ _FLOAT = re.compile(
     re.IGNORECASE,
 )
 _TAGS = ("!str", "!int", "!bool", "!nil", "!float")
-_DOUBLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "\\": "\\", "/": "/",
-                   " ": " ", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
+_DOUBLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "0": "\0",
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    " ": " ",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "v": "\v",
+}
 
 
 @dataclass(frozen=True)
@@ -96,8 +109,10 @@ class _Reader:
 
     def sequence(self, indent: int) -> list[Value]:
         result: list[Value] = []
-        while (line := self.current()) is not None and line.indent == indent and (
-            line.text == "-" or line.text.startswith("- ")
+        while (
+            (line := self.current()) is not None
+            and line.indent == indent
+            and (line.text == "-" or line.text.startswith("- "))
         ):
             item = line.text[1:].lstrip()
             if not item:
@@ -273,8 +288,9 @@ def _integer(text: str) -> int | None:
         radix, digits = 8, digits[1:]
     else:
         radix = 10
-    if not digits or not all(c in "0123456789abcdefABCDEF"[: radix + (radix > 10) * 6]
-                             for c in digits):
+    if not digits or not all(
+        c in "0123456789abcdefABCDEF"[: radix + (radix > 10) * 6] for c in digits
+    ):
         return None
     value = int(digits, radix)
     if negative:

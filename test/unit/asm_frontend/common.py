@@ -22,8 +22,15 @@ LLD = "ld.lld-19"
 OBJCOPY = "llvm-objcopy-19"
 CLANG = "clang-19"
 #: The flags test/corpus/kernels/build.sh compiles the corpus with.
-CLANG_FLAGS = ("-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc", "-O2",
-               "--no-gpu-bundle-output")
+CLANG_FLAGS = (
+    "-x",
+    "hip",
+    "--offload-device-only",
+    "-nogpulib",
+    "-nogpuinc",
+    "-O2",
+    "--no-gpu-bundle-output",
+)
 
 
 def require(tool: str) -> str:
@@ -37,9 +44,19 @@ def require(tool: str) -> str:
 def llvm_mc(source: Path, processor: str, output: Path) -> subprocess.CompletedProcess[str]:
     """``llvm-mc-19 -filetype=obj`` on ``source`` (the result, errors included)."""
     return subprocess.run(
-        [require(LLVM_MC), "-triple=amdgcn-amd-amdhsa", f"-mcpu={processor}", "-filetype=obj",
-         "-o", str(output), str(source)],
-        capture_output=True, text=True, check=False, timeout=120,
+        [
+            require(LLVM_MC),
+            "-triple=amdgcn-amd-amdhsa",
+            f"-mcpu={processor}",
+            "-filetype=obj",
+            "-o",
+            str(output),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
 
 
@@ -77,13 +94,25 @@ def assert_same_spec(mine: ObjectSpec, theirs: ObjectSpec) -> None:
         name = ours_section.name
         assert ours_section.data == their_section.data, f"{name}: contents differ"
         assert ours_section.relocations == their_section.relocations, f"{name}: relocations"
-        assert (ours_section.type, ours_section.flags, ours_section.alignment,
-                ours_section.size, ours_section.entry_size) == (
-            their_section.type, their_section.flags, their_section.alignment,
-            their_section.size, their_section.entry_size), f"{name}: header fields"
+        assert (
+            ours_section.type,
+            ours_section.flags,
+            ours_section.alignment,
+            ours_section.size,
+            ours_section.entry_size,
+        ) == (
+            their_section.type,
+            their_section.flags,
+            their_section.alignment,
+            their_section.size,
+            their_section.entry_size,
+        ), f"{name}: header fields"
     assert mine.symbols == theirs.symbols
     assert (mine.e_flags, mine.os_abi, mine.abi_version) == (
-        theirs.e_flags, theirs.os_abi, theirs.abi_version)
+        theirs.e_flags,
+        theirs.os_abi,
+        theirs.abi_version,
+    )
 
 
 def check_against_llvm_mc(text: str, processor: str, tmp: Path) -> bytes:

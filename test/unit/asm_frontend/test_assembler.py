@@ -15,8 +15,8 @@ import pytest
 from luthier.frontend.asm import AsmError, assemble, assemble_relocatable
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift.lifter import LiftOptions, lift_code_object
-from luthier.lowering.emit import emit_code_object
 from luthier.lowering.elf import write_relocatable
+from luthier.lowering.emit import emit_code_object
 
 from .common import CORPUS, assert_same_object
 
@@ -38,8 +38,7 @@ def test_object_equals_llvm_mc(source: Path) -> None:
 def test_spec_and_bytes_agree(source: Path) -> None:
     """``assemble_relocatable`` is ``write_relocatable(assemble(...))``: one object model."""
     text = source.read_text()
-    assert write_relocatable(assemble(text, source.name)) == assemble_relocatable(
-        text, source.name)
+    assert write_relocatable(assemble(text, source.name)) == assemble_relocatable(text, source.name)
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[p.name for p in SOURCES])
@@ -54,8 +53,9 @@ def test_target_option_must_match_the_directive() -> None:
     source = SOURCES[0]
     processor = source.name.split(".")[1]
     text = source.read_text()
-    assert assemble(text, source.name, target=processor).e_flags == assemble(
-        text, source.name).e_flags
+    assert (
+        assemble(text, source.name, target=processor).e_flags == assemble(text, source.name).e_flags
+    )
     other = "gfx90a" if processor != "gfx90a" else "gfx942"
     with pytest.raises(AsmError, match="target must match options"):
         assemble(text, source.name, target=other)

@@ -146,8 +146,9 @@ def test_directives_match_llvm_mc(name: str, target: str, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("cov", [4, 5, 6])
 def test_code_object_versions(cov: int, tmp_path: Path) -> None:
-    check_against_llvm_mc(HEADER.format(target="gfx942", cov=cov) + INPUTS["symbols"], "gfx942",
-                          tmp_path)
+    check_against_llvm_mc(
+        HEADER.format(target="gfx942", cov=cov) + INPUTS["symbols"], "gfx942", tmp_path
+    )
 
 
 @pytest.mark.parametrize("target", ["gfx90a:xnack+", "gfx942:sramecc-:xnack-", "gfx90a:sramecc+"])
@@ -155,17 +156,29 @@ def test_target_features_in_e_flags(target: str, tmp_path: Path) -> None:
     """The target ID's features become e_flags; llvm-mc gets them from -mattr."""
     processor, *features = target.split(":")
     text = HEADER.format(target=target, cov=5) + "\t.text\n\ts_endpgm\n"
-    from .common import LLVM_MC, require
-
     import subprocess
+
+    from .common import LLVM_MC, require
 
     source = tmp_path / "features.s"
     source.write_text(text)
     attrs = ",".join(f[-1] + f[:-1] for f in features)
     result = subprocess.run(
-        [require(LLVM_MC), "-triple=amdgcn-amd-amdhsa", f"-mcpu={processor}",
-         f"-mattr={attrs}", "-filetype=obj", "-o", str(tmp_path / "f.o"), str(source)],
-        capture_output=True, text=True, check=False, timeout=120)
+        [
+            require(LLVM_MC),
+            "-triple=amdgcn-amd-amdhsa",
+            f"-mcpu={processor}",
+            f"-mattr={attrs}",
+            "-filetype=obj",
+            "-o",
+            str(tmp_path / "f.o"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     from luthier.frontend.asm import assemble_relocatable
 

@@ -44,14 +44,22 @@ CASES: dict[str, tuple[str, str]] = {
     "repeated_kernel_field": ("gfx90a", _kernel(_MINIMUM + "\t\t.amdhsa_next_free_vgpr 4\n")),
     "missing_next_free_sgpr": ("gfx90a", _kernel("\t\t.amdhsa_next_free_vgpr 4\n")),
     "missing_accum_offset": ("gfx90a", _kernel(_MINIMUM, accum=False)),
-    "accum_offset_out_of_range": ("gfx942", _kernel(_MINIMUM + "\t\t.amdhsa_accum_offset 6\n",
-                                                    accum=False)),
+    "accum_offset_out_of_range": (
+        "gfx942",
+        _kernel(_MINIMUM + "\t\t.amdhsa_accum_offset 6\n", accum=False),
+    ),
     "flat_scratch_with_architected_flat_scratch": (
-        "gfx942", _kernel(_MINIMUM + "\t\t.amdhsa_reserve_flat_scratch 0\n")),
+        "gfx942",
+        _kernel(_MINIMUM + "\t\t.amdhsa_reserve_flat_scratch 0\n"),
+    ),
     "xnack_mask_against_target": (
-        "gfx90a", _kernel(_MINIMUM + "\t\t.amdhsa_reserve_xnack_mask 0\n")),
+        "gfx90a",
+        _kernel(_MINIMUM + "\t\t.amdhsa_reserve_xnack_mask 0\n"),
+    ),
     "kernel_field_out_of_range": (
-        "gfx90a", _kernel(_MINIMUM + "\t\t.amdhsa_float_round_mode_32 4\n")),
+        "gfx90a",
+        _kernel(_MINIMUM + "\t\t.amdhsa_float_round_mode_32 4\n"),
+    ),
     "byte_out_of_range": ("gfx90a", "\t.data\n\t.byte 300\n"),
     "kernel_field_needs_gfx10": ("gfx90a", _kernel(_MINIMUM + "\t\t.amdhsa_wavefront_size32 1\n")),
 }
@@ -99,9 +107,11 @@ def test_missing_end_of_block() -> None:
 
 
 def test_malformed_metadata_yaml() -> None:
-    text = (HEADER.format(target="gfx90a") +
-            "\t.amdgpu_metadata\n---\namdhsa.version:\n  - 1\n    - 2\n...\n"
-            "\t.end_amdgpu_metadata\n")
+    text = (
+        HEADER.format(target="gfx90a")
+        + "\t.amdgpu_metadata\n---\namdhsa.version:\n  - 1\n    - 2\n...\n"
+        "\t.end_amdgpu_metadata\n"
+    )
     message = _ours(text, "yaml.s")
     assert message.startswith("yaml.s:7:")
 

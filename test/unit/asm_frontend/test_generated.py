@@ -56,9 +56,20 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         batch, pending = pending[:_PARALLEL], pending[_PARALLEL:]
         running = [
             subprocess.Popen(
-                [clang, *CLANG_FLAGS, f"--offload-arch={target}", f"-cuid={theme}", "-S",
-                 "-o", f"{theme}.{target}.s", f"{theme}.hip"],
-                cwd=folder, stderr=subprocess.PIPE, text=True)
+                [
+                    clang,
+                    *CLANG_FLAGS,
+                    f"--offload-arch={target}",
+                    f"-cuid={theme}",
+                    "-S",
+                    "-o",
+                    f"{theme}.{target}.s",
+                    f"{theme}.hip",
+                ],
+                cwd=folder,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for theme, target in batch
         ]
         for process in running:
@@ -82,10 +93,31 @@ def test_lifted_and_emitted_equals_lld_link(generated: Path, theme: str, target:
     name = f"{theme}.{target}"
     stripped = generated / f"{name}.nocsdata.o"
     linked = generated / f"{name}.lld.co"
-    subprocess.run([require(OBJCOPY), "--remove-section", ".AMDGPU.csdata",
-                    str(generated / f"{name}.mc.o"), str(stripped)], check=True, timeout=120)
-    subprocess.run([require(LLD), "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o",
-                    str(linked), str(stripped)], check=True, timeout=120)
+    subprocess.run(
+        [
+            require(OBJCOPY),
+            "--remove-section",
+            ".AMDGPU.csdata",
+            str(generated / f"{name}.mc.o"),
+            str(stripped),
+        ],
+        check=True,
+        timeout=120,
+    )
+    subprocess.run(
+        [
+            require(LLD),
+            "-m",
+            "elf64_amdgpu",
+            "--no-undefined",
+            "-shared",
+            "-o",
+            str(linked),
+            str(stripped),
+        ],
+        check=True,
+        timeout=120,
+    )
     ours = assemble_relocatable((generated / f"{name}.s").read_text(), f"{name}.s")
     lifted = lift_code_object(read_code_object(ours, name=name), LiftOptions())
     assert emit_code_object(lifted.module) == linked.read_bytes()

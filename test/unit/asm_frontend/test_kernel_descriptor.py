@@ -61,11 +61,15 @@ def _text(processor: str, fields: dict[str, int], kernel: str = "\t.globl k\n") 
     required = {"next_free_vgpr": 37, "next_free_sgpr": 37}
     if _has_accum_offset(processor):
         required["accum_offset"] = 8
-    lines = "".join(f"\t\t.amdhsa_{name} {value}\n" for name, value in {**required, **fields}.items())
-    return (f'\t.amdgcn_target "amdgcn-amd-amdhsa--{processor}"\n'
-            "\t.amdhsa_code_object_version 5\n\t.text\n" + kernel + "\t.p2align 8\nk:\n"
-            "\t.section .rodata,\"a\",@progbits\n\t.p2align 6\n"
-            f"\t.amdhsa_kernel k\n{lines}\t.end_amdhsa_kernel\n")
+    lines = "".join(
+        f"\t\t.amdhsa_{name} {value}\n" for name, value in {**required, **fields}.items()
+    )
+    return (
+        f'\t.amdgcn_target "amdgcn-amd-amdhsa--{processor}"\n'
+        "\t.amdhsa_code_object_version 5\n\t.text\n" + kernel + "\t.p2align 8\nk:\n"
+        '\t.section .rodata,"a",@progbits\n\t.p2align 6\n'
+        f"\t.amdhsa_kernel k\n{lines}\t.end_amdhsa_kernel\n"
+    )
 
 
 def _compare(text: str, processor: str, tmp: Path, name: str) -> bool:
@@ -110,12 +114,14 @@ def test_each_directive_like_llvm_mc(processor: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("processor", PROCESSORS)
 def test_defaults_like_llvm_mc(processor: str, tmp_path: Path) -> None:
     text = _text(processor, {})
-    assert_same_object(assemble_relocatable(text, "defaults.s"),
-                       llvm_mc_object(text, processor, tmp_path))
+    assert_same_object(
+        assemble_relocatable(text, "defaults.s"), llvm_mc_object(text, processor, tmp_path)
+    )
 
 
 @pytest.mark.parametrize("binding", ["", "\t.globl k\n\t.hidden k\n", "\t.weak k\n"])
 def test_descriptor_symbol_copies_the_kernel_binding(binding: str, tmp_path: Path) -> None:
     text = _text("gfx942", {}, kernel=binding)
-    assert_same_object(assemble_relocatable(text, "binding.s"),
-                       llvm_mc_object(text, "gfx942", tmp_path))
+    assert_same_object(
+        assemble_relocatable(text, "binding.s"), llvm_mc_object(text, "gfx942", tmp_path)
+    )

@@ -13,18 +13,54 @@ import pytest
 
 from .common import check_against_llvm_mc
 
-SCALARS = ["1.5", '"12"', "!str 12", "-5", "0x10", "[ 1, 2 ]", "yes", "Off", "'a b'", "1e3",
-           "010", "-0x10", "18446744073709551615", "-9223372036854775808", "~", "null", '""',
-           '"a\\tb"', "{}", '!nil ""', "+5", "N", "nan", "inf", "0b101", "'it''s'",
-           "amdgcn-amd-amdhsa--gfx90a", "[]", "!int 0x20", "!bool true", "-1", "-33", "-200",
-           "70000", "4294967296", "x" * 40, "y" * 300]
+SCALARS = [
+    "1.5",
+    '"12"',
+    "!str 12",
+    "-5",
+    "0x10",
+    "[ 1, 2 ]",
+    "yes",
+    "Off",
+    "'a b'",
+    "1e3",
+    "010",
+    "-0x10",
+    "18446744073709551615",
+    "-9223372036854775808",
+    "~",
+    "null",
+    '""',
+    '"a\\tb"',
+    "{}",
+    '!nil ""',
+    "+5",
+    "N",
+    "nan",
+    "inf",
+    "0b101",
+    "'it''s'",
+    "amdgcn-amd-amdhsa--gfx90a",
+    "[]",
+    "!int 0x20",
+    "!bool true",
+    "-1",
+    "-33",
+    "-200",
+    "70000",
+    "4294967296",
+    "x" * 40,
+    "y" * 300,
+]
 
 
 def _document(extra: str) -> str:
-    return ('\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"\n\t.amdhsa_code_object_version 5\n'
-            "\t.amdgpu_metadata\n---\namdhsa.kernels: []\n"
-            f"{extra}amdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n"
-            "amdhsa.version:\n  - 1\n  - 2\n...\n\t.end_amdgpu_metadata\n")
+    return (
+        '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"\n\t.amdhsa_code_object_version 5\n'
+        "\t.amdgpu_metadata\n---\namdhsa.kernels: []\n"
+        f"{extra}amdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n"
+        "amdhsa.version:\n  - 1\n  - 2\n...\n\t.end_amdgpu_metadata\n"
+    )
 
 
 @pytest.mark.parametrize("value", SCALARS)
@@ -33,6 +69,8 @@ def test_scalar_types_like_llvm_mc(value: str, tmp_path: Path) -> None:
 
 
 def test_nested_collections_and_key_order(tmp_path: Path) -> None:
-    nested = ("b.outer:\n  - .z: 1\n    .a:\n      - 2\n      - x: [ 3 ]\n"
-              "  -\n    - 4\n  - plain\na.first:\n- 7\n- 8\n")
+    nested = (
+        "b.outer:\n  - .z: 1\n    .a:\n      - 2\n      - x: [ 3 ]\n"
+        "  -\n    - 4\n  - plain\na.first:\n- 7\n- 8\n"
+    )
     check_against_llvm_mc(_document(nested), "gfx90a", tmp_path)
