@@ -185,7 +185,7 @@ class LuthierOptMain(xDSLOptMain):
                 data = emit_relocatable(module)
         except EmitError as error:
             raise UserError(f"{self.get_input_name()}: {error}") from None
-        if emit != "asm" and self.args.output_file is None and sys.stdout.isatty():
+        if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)
 
@@ -202,7 +202,7 @@ class LuthierOptMain(xDSLOptMain):
 
     def _commit(self, data: bytes) -> None:
         path = self.args.output_file
-        if path is None:
+        if path is None or path == "-":
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return

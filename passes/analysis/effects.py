@@ -1,0 +1,131 @@
+"""What one instruction reads and writes, in register units (see :mod:`.units`).
+
+The effect of an ``amdgpu_mc`` instruction comes from its ISA record: the first ``num_defs``
+operand slots are written, the others read, and the record's implicit Defs/Uses (EXEC, VCC,
+SCC, M0, MODE, FLAT_SCR) are added. Writes are split three ways, because liveness may only
+treat a write as the end of a value when it replaces all of it:
+
+* ``scalar_defs``: SGPRs and special registers, written whole (a VALU compare writes every
+  bit of VCC, zeros for inactive lanes) — these end the old value;
+* ``vector_defs``: VGPR/AGPR writes that replace the 32 bits of every *active* lane; they end
+  the old value only where EXEC holds every lane that may still read it (see
+  :mod:`.liveness`);
+* ``partial_defs``: writes that keep part of the old value — tied operands (atomics that
+  return), D16 loads, 16-bit ALU results, SDWA and DPP forms, ``v_writelane`` — which are
+  read-modify-writes and never end a value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
+from luthier.passes.analysis.units import (
+    IMPLICIT_REGISTERS,
+    VECTOR_MASK,
+    units_of,
+)
+
+#: LDS instructions that still read M0 from GFX9 on (global wave sync, append/consume,
+#: ordered count, the add-thread-id forms). The others carry M0 among their implicit uses
+#: only because GFX9 shares their encodings' records with GFX8, which bounded LDS access
+#: by M0; from GFX9 on LLVM no longer initialises M0 for them (``ldsRequiresM0Init``).
+_DS_READS_M0 = re.compile(r"^ds_(?:gws_|append|consume|ordered_count|.*addtid)")
+
+#: 16-bit results, D16 memory forms, and encodings whose destination write can be partial.
+_PARTIAL_MNEMONIC = re.compile(r"d16|_(?:f16|i16|u16|b16)(?:_|$)|_sdwa$|_dpp$|^v_writelane")
+
+
+class EffectError(ValueError):
+    """An instruction whose register effect cannot be known (a virtual register, an
+    opcode the target does not have)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Register units an instruction reads and writes (bit masks)."""
+
+    uses: int
+    scalar_defs: int
+    vector_defs: int
+    partial_defs: int
+    #: Whether it writes EXEC (explicitly or implicitly).
+    writes_exec: bool
+
+    @property
+    def defs(self) -> int:
+        return self.scalar_defs | self.vector_defs | self.partial_defs
+
+
+def _operand_masks(desc: InstrDef, operands: ArrayAttr[Attribute],
+                   where: str) -> tuple[int, int, int]:
+    """(uses, defs, tied defs) of the explicit operands."""
+    uses = defs = tied = 0
+    tied_names = set(desc.tied)
+    for index, (slot, attr) in enumerate(zip(desc.operands, operands.data, strict=True)):
+        if isinstance(attr, VirtRegAttr):
+            raise EffectError(f"{where}: virtual register {attr.text} has no units yet")
+        if not isinstance(attr, PhysRegAttr):
+            continue
+        mask = units_of(attr.data)
+        if index < desc.num_defs:
+            defs |= mask
+            if slot.name in tied_names:
+                tied |= mask
+        else:
+            uses |= mask
+    return uses, defs, tied
+
+
+def _implicit(names: tuple[str, ...]) -> int:
+    mask = 0
+    for name in names:
+        register = IMPLICIT_REGISTERS.get(name)
+        if register is None:
+            raise EffectError(f"implicit register {name} is not modelled")
+        mask |= units_of(register)
+    return mask
+
+
+class EffectTable:
+    """Effects of one target's instructions, memoised per (opcode, operand array)."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self._memo: dict[tuple[str, int], tuple[ArrayAttr[Attribute], Effect]] = {}
+
+    def of(self, op: InstructionOpBase) -> Effect:
+        operands = op.mc_operands
+        key = (op.opcode.data, id(operands))
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is operands:
+            return hit[1]
+        effect = self._compute(op.opcode.data, op.mnemonic, operands)
+        self._memo[key] = (operands, effect)
+        return effect
+
+    def _compute(self, opcode: str, mnemonic: str, operands: ArrayAttr[Attribute]) -> Effect:
+        desc = self.isa.by_name.get(opcode)
+        if desc is None:
+            raise EffectError(f"'{opcode}' is not an instruction of {self.isa.name}")
+        uses, defs, tied = _operand_masks(desc, operands, mnemonic)
+        implicit_uses = desc.uses
+        if "DS" in desc.classes and "M0" in implicit_uses and not _DS_READS_M0.match(mnemonic):
+            implicit_uses = tuple(name for name in implicit_uses if name != "M0")
+        uses |= _implicit(implicit_uses)
+        defs |= _implicit(desc.defs)
+        exec_units = units_of("exec")
+        writes_exec = bool(defs & exec_units)
+        vector = defs & VECTOR_MASK
+        partial = tied
+        if vector and _PARTIAL_MNEMONIC.search(mnemonic):
+            partial |= vector
+        vector &= ~partial
+        scalar = defs & ~VECTOR_MASK & ~partial
+        return Effect(uses, scalar, vector, partial, writes_exec)

@@ -1,0 +1,426 @@
+"""Register liveness at every instruction of a code object, EXEC-aware and inter-procedural.
+
+A register unit is *live* before an instruction if some lane may read its current value
+later. "Dead" is the promise instrumentation needs: writing the register there, in any lane
+and under any EXEC, cannot change what the application computes.
+
+Lanes. A VALU write changes only the lanes EXEC holds; lanes a divergent branch switched off
+keep their old value and read it again after EXEC is restored. So each point carries two
+unit sets: A, needed by the currently active lanes, and I, needed by switched-off lanes
+(vector registers only). Backwards over an instruction:
+
+* a write of EXEC may move lanes between the two sides: A and I both become A | I;
+* scalar writes and full vector writes end A (the active lanes are all written), never I;
+  partial writes (:mod:`.effects`) end nothing;
+* reads add to A;
+* where EXEC is known to hold every lane the function started with (:mod:`.exec_state`),
+  no lane is switched off, so I is empty.
+
+A kernel starts with a full EXEC; a device function does not (its caller may have lanes
+off). ``live_before`` answers with A | I. Both sets are kept in one int: A in the low
+``UNIT_COUNT`` bits, I above them.
+
+Across functions:
+
+* a call with known callees (``s_swappc_b64``) reads what its callees have live at entry and
+  writes the return address; a callee's returns see the union of what is live after all its
+  call sites, iterated to a fixpoint over the call graph (recursion included);
+* a call whose target is unknown reads every register the calling convention passes
+  arguments and implicit inputs in (``s[0:29]``, ``s32``, ``s33``, ``v[0:31]``, EXEC,
+  ``flat_scratch``, ``m0``, MODE) and is reported in ``warnings``;
+* a function whose address escapes (a data relocation names it, or any call in the object has
+  an unknown target, or nothing calls it) may return anywhere: everything is live at its
+  returns;
+* an indirect branch (``s_setpc_b64`` that is not a return) has unknown successors:
+  everything is live before it, with a warning.
+
+Kernels end in ``s_endpgm`` with nothing live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FallthroughOp,
+    FunctionOp,
+    GlobalOp,
+    KernelOp,
+)
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.passes.analysis import exec_state
+from luthier.passes.analysis.effects import Effect, EffectTable
+from luthier.passes.analysis.units import (
+    ALL_UNITS,
+    UNIT_COUNT,
+    VECTOR_MASK,
+    file_range,
+    mask_of,
+    units_of,
+)
+
+#: What a call to an unknown function may read: the AMDGPU calling convention's argument and
+#: implicit-input registers (LLVM's CC_AMDGPU_Func and fixed-ABI inputs), plus the state.
+UNKNOWN_CALLEE_READS = (
+    file_range("s", 0, 30) | units_of("s32") | units_of("s33") | file_range("v", 0, 32)
+    | mask_of(("exec", "flat_scratch", "m0", "mode"))
+)
+
+#: A call's targets: callee symbol names, or None when they are not known.
+CallResolver = Callable[[InstructionOpBase], frozenset[str] | None]
+
+Function = KernelOp | FunctionOp
+
+
+@dataclass
+class _Block:
+    block: Block
+    instructions: list[InstructionOpBase]
+    successors: list[int]
+    #: ``"endpgm"``, ``"return"``, ``"indirect"`` or ``""`` (falls or branches on).
+    exit_kind: str = ""
+    live_in: int = 0
+    live_out: int = 0
+
+
+@dataclass
+class FunctionLiveness:
+    """Liveness of one function: per block, and per instruction on demand."""
+
+    function: Function
+    blocks: list[_Block]
+    exec_full: dict[int, list[bool]]
+    #: Units live when the function returns (from its callers).
+    return_live: int = 0
+    live_in: int = 0
+    #: Per block, the live-before mask of each instruction (filled lazily).
+    _before: dict[int, list[int]] = field(default_factory=dict[int, list[int]])
+
+
+class Liveness:
+    """EXEC-aware, inter-procedural register liveness of a whole code object."""
+
+    def __init__(self, code_object: CodeObjectOp, resolve: CallResolver) -> None:
+        self.code_object = code_object
+        self.effects = EffectTable(load_target(code_object.processor))
+        self.resolve = resolve
+        self.warnings: list[str] = []
+        self.functions: dict[str, FunctionLiveness] = {}
+        self._position: dict[int, tuple[FunctionLiveness, int, int]] = {}
+        self._calls: dict[str, list[tuple[int, int, frozenset[str] | None]]] = {}
+        self._solve()
+
+    # -- queries --------------------------------------------------------------------------
+
+    def live_before(self, op: InstructionOpBase) -> int:
+        """Units some lane may still read, just before ``op`` runs."""
+        function, block, index = self._where(op)
+        return _any_lane(self._block_before(function, block)[index])
+
+    def live_after(self, op: InstructionOpBase) -> int:
+        function, block, index = self._where(op)
+        return _any_lane(self._live_after_position(function, block, index))
+
+    def live_in(self, block: Block) -> int:
+        for function in self.functions.values():
+            for info in function.blocks:
+                if info.block is block:
+                    return _any_lane(info.live_in)
+        raise KeyError("block is not in an analysed function")
+
+    def function(self, name: str) -> FunctionLiveness:
+        return self.functions[name]
+
+    def _where(self, op: InstructionOpBase) -> tuple[FunctionLiveness, int, int]:
+        found = self._position.get(id(op))
+        if found is None:
+            raise KeyError(f"{op.mnemonic} is not in an analysed function")
+        return found
+
+    def _block_before(self, function: FunctionLiveness, index: int) -> list[int]:
+        cached = function._before.get(index)  # pyright: ignore[reportPrivateUsage]
+        if cached is not None:
+            return cached
+        info = function.blocks[index]
+        full = function.exec_full[index]
+        live = info.live_out
+        befores = [0] * len(info.instructions)
+        for position in range(len(info.instructions) - 1, -1, -1):
+            live = self._transfer(function, info, position, full[position], live)
+            befores[position] = live
+        function._before[index] = befores  # pyright: ignore[reportPrivateUsage]
+        return befores
+
+    # -- the analysis ---------------------------------------------------------------------
+
+    def _solve(self) -> None:
+        functions = [op for op in self.code_object.body.ops if isinstance(op, Function)]
+        for function in functions:
+            self.functions[function.sym_name.data] = self._build(function)
+        escaping = self._escaping(functions)
+        for name in escaping:
+            self.functions[name].return_live = _EVERYTHING
+        callers: dict[str, set[str]] = {name: set() for name in self.functions}
+        for name, calls in self._calls.items():
+            for _, _, targets in calls:
+                for target in targets or ():
+                    if target in callers:
+                        callers[target].add(name)
+        work = list(self.functions)
+        queued = set(work)
+        while work:
+            name = work.pop()
+            queued.discard(name)
+            function = self.functions[name]
+            before = function.live_in
+            self._solve_function(function)
+            changed = [name] if function.live_in != before else []
+            for caller in callers[name] if changed else ():
+                if caller not in queued:
+                    work.append(caller)
+                    queued.add(caller)
+            for block, position, targets in self._calls.get(name, ()):
+                after = self._live_after_position(function, block, position)
+                for target in targets or ():
+                    callee = self.functions.get(target)
+                    if callee is None or callee.return_live | after == callee.return_live:
+                        continue
+                    callee.return_live |= after
+                    if target not in queued:
+                        work.append(target)
+                        queued.add(target)
+
+    def _escaping(self, functions: list[Function]) -> set[str]:
+        """Functions that may return to a place we cannot see."""
+        names = {f.sym_name.data for f in functions if isinstance(f, FunctionOp)}
+        if any(targets is None for calls in self._calls.values() for _, _, targets in calls):
+            return names
+        escaping: set[str] = set()
+        for op in self.code_object.body.ops:
+            if isinstance(op, GlobalOp) and op.relocations is not None:
+                escaping.update(r.data[2] for r in op.relocations.data if r.data[2] in names)
+        called = {target for calls in self._calls.values() for _, _, targets in calls
+                  for target in targets or ()}
+        escaping.update(names - called)
+        return escaping
+
+    def _build(self, function: Function) -> FunctionLiveness:
+        name = function.sym_name.data
+        blocks = list(function.body.blocks)
+        index_of = {id(block): index for index, block in enumerate(blocks)}
+        infos: list[_Block] = []
+        calls: list[tuple[int, int, frozenset[str] | None]] = []
+        for block_index, block in enumerate(blocks):
+            instructions: list[InstructionOpBase] = []
+            successors: list[int] = []
+            exit_kind = ""
+            for op in block.ops:
+                if isinstance(op, FallthroughOp):
+                    successors.append(index_of[id(op.dest)])
+                    continue
+                if not isinstance(op, InstructionOpBase):
+                    raise ValueError(f"@{name}: '{op.name}' is not an instruction")
+                instructions.append(op)
+                if op.KIND == "branch":
+                    successors.extend(index_of[id(successor)] for successor in op.successors)
+                elif op.KIND == "call":
+                    targets = self.resolve(op)
+                    if targets is None:
+                        self.warnings.append(
+                            f"@{name}: {op.mnemonic} at block {block_index} calls an unknown "
+                            "target: assuming it reads every argument register")
+                    calls.append((block_index, len(instructions) - 1, targets))
+                elif op.KIND == "terminator":
+                    exit_kind = self._exit_kind(function, op, block_index)
+            infos.append(_Block(block, instructions, successors, exit_kind))
+        self._calls[name] = calls
+        result = FunctionLiveness(function, infos, self._exec_states(function, infos))
+        for block_index, info in enumerate(infos):
+            for position, op in enumerate(info.instructions):
+                self._position[id(op)] = (result, block_index, position)
+        return result
+
+    def _exit_kind(self, function: Function, op: InstructionOpBase, block: int) -> str:
+        if op.mnemonic.startswith("s_endpgm"):
+            return "endpgm"
+        if op.mnemonic == "s_setpc_b64":
+            target = op.mc_operands.data[0]
+            if isinstance(function, FunctionOp) and isinstance(target, PhysRegAttr) \
+                    and target.data == "s[30:31]":
+                return "return"
+            self.warnings.append(
+                f"@{function.sym_name.data}: s_setpc_b64 at block {block} jumps to an unknown "
+                "place (an indirect branch or tail call): everything is live before it")
+            return "indirect"
+        return "endpgm"
+
+    def _exec_states(self, function: Function, blocks: list[_Block]) -> dict[int, list[bool]]:
+        """Per block, whether EXEC is full before each instruction (forward fixpoint)."""
+        entry = exec_state.FULL if isinstance(function, KernelOp) else exec_state.PARTIAL
+        states: list[exec_state.ExecState | None] = [None] * len(blocks)
+        if blocks:
+            states[0] = entry
+        predecessors: list[list[int]] = [[] for _ in blocks]
+        for index, info in enumerate(blocks):
+            for successor in info.successors:
+                predecessors[successor].append(index)
+        outs: list[exec_state.ExecState | None] = [None] * len(blocks)
+        changed = True
+        while changed:
+            changed = False
+            for index, info in enumerate(blocks):
+                incoming = [outs[p] for p in predecessors[index] if outs[p] is not None]
+                state = entry if index == 0 else None
+                for other in incoming:
+                    assert other is not None
+                    state = other if state is None else state.join(other)
+                if state is None:
+                    state = exec_state.PARTIAL  # unreachable: assume the worst
+                states[index] = state
+                for op in info.instructions:
+                    state = exec_state.step(state, op, self.effects.of(op))
+                if outs[index] != state:
+                    outs[index] = state
+                    changed = True
+        result: dict[int, list[bool]] = {}
+        for index, info in enumerate(blocks):
+            state = states[index]
+            assert state is not None
+            fulls: list[bool] = []
+            for op in info.instructions:
+                fulls.append(state.full)
+                state = exec_state.step(state, op, self.effects.of(op))
+            result[index] = fulls
+        return result
+
+    def _transfer(self, function: FunctionLiveness, info: _Block, position: int,
+                  exec_full: bool, live: int) -> int:
+        """Live state before instruction ``position`` from the state after it (see
+        :func:`_lanes`)."""
+        op = info.instructions[position]
+        effect: Effect = self.effects.of(op)
+        if position == len(info.instructions) - 1 and info.exit_kind == "indirect":
+            return _EVERYTHING
+        if effect.writes_exec:
+            live = _across_exec_write(op, live)
+        live &= ~(effect.scalar_defs | effect.vector_defs)
+        live |= effect.uses
+        if op.KIND == "call":
+            targets = self.resolve(op)
+            if targets is None:
+                live |= UNKNOWN_CALLEE_READS
+            for target in targets or ():
+                callee = self.functions.get(target)
+                live |= _reshuffled(callee.live_in) if callee is not None \
+                    else UNKNOWN_CALLEE_READS
+        return live & ALL_UNITS if exec_full else live
+
+    def _exit_live(self, function: FunctionLiveness, info: _Block) -> int:
+        if info.exit_kind == "return":
+            return function.return_live
+        if info.exit_kind == "indirect":
+            return _EVERYTHING
+        return 0
+
+    def _solve_function(self, function: FunctionLiveness) -> None:
+        function._before.clear()  # pyright: ignore[reportPrivateUsage]
+        blocks = function.blocks
+        order = list(range(len(blocks) - 1, -1, -1))
+        changed = True
+        while changed:
+            changed = False
+            for index in order:
+                info = blocks[index]
+                live = self._exit_live(function, info)
+                for successor in info.successors:
+                    live |= blocks[successor].live_in
+                info.live_out = live
+                full = function.exec_full[index]
+                for position in range(len(info.instructions) - 1, -1, -1):
+                    live = self._transfer(function, info, position, full[position], live)
+                if live != info.live_in:
+                    info.live_in = live
+                    changed = True
+        function.live_in = blocks[0].live_in if blocks else 0
+
+    def _live_after_position(self, function: FunctionLiveness, block: int, position: int) -> int:
+        before = self._block_before(function, block)
+        return before[position + 1] if position + 1 < len(before) \
+            else function.blocks[block].live_out
+
+
+def _any_lane(live: int) -> int:
+    """Units live in some lane: the active part or the inactive part."""
+    return (live | (live >> UNIT_COUNT)) & ALL_UNITS
+
+
+def _reshuffled(live: int) -> int:
+    """Across a write of EXEC, lanes may change sides: whatever some lane needs after it,
+    both the active and the switched-off lanes may need before it."""
+    units = _any_lane(live)
+    return units | ((units & VECTOR_MASK) << UNIT_COUNT)
+
+
+def _exec_write_kind(op: InstructionOpBase) -> str:
+    """``"remove"`` when the new EXEC is a subset of the old (``s_and_saveexec_b64``,
+    ``s_andn2_b64 exec, exec, x``, ``v_cmpx_*``), ``"add"`` when it is a superset
+    (``s_or_b64 exec, exec, x``, ``s_or_saveexec_b64``), else ``""``."""
+    mnemonic = op.mnemonic
+    if mnemonic.startswith("v_cmpx") or mnemonic in _SUBSET_SAVEEXEC:
+        return "remove"
+    if mnemonic in _SUPERSET_SAVEEXEC:
+        return "add"
+    names = [attr.data if isinstance(attr, PhysRegAttr) else None
+             for attr in op.mc_operands.data]
+    if len(names) < 3 or names[0] != "exec" or "exec" not in names[1:3]:
+        return ""
+    if mnemonic == "s_and_b64" or (mnemonic == "s_andn2_b64" and names[1] == "exec"):
+        return "remove"
+    if mnemonic == "s_or_b64":
+        return "add"
+    return ""
+
+
+_SUBSET_SAVEEXEC = frozenset({"s_and_saveexec_b64", "s_andn1_saveexec_b64",
+                              "s_andn1_wrexec_b64"})
+_SUPERSET_SAVEEXEC = frozenset({"s_or_saveexec_b64", "s_orn1_saveexec_b64"})
+
+
+def _across_exec_write(op: InstructionOpBase, live: int) -> int:
+    """The live state before a write of EXEC, from the state after it.
+
+    When the write only removes lanes, the lanes active before it are the active ones after
+    plus the removed ones (now among the inactive), and the lanes inactive before stay
+    inactive: A before is A | I, I stays. When it only adds lanes, the lanes active before
+    stay active, and the inactive ones before may be the added ones: A stays, I before is
+    A | I. Otherwise lanes may move either way (:func:`_reshuffled`).
+    """
+    kind = _exec_write_kind(op)
+    union = _any_lane(live)
+    if kind == "remove":
+        return union | (live & ~ALL_UNITS)
+    if kind == "add":
+        return (live & ALL_UNITS) | ((union & VECTOR_MASK) << UNIT_COUNT)
+    return _reshuffled(live)
+
+
+#: Every unit live, in active and inactive lanes.
+_EVERYTHING = ALL_UNITS | (VECTOR_MASK << UNIT_COUNT)
+
+
+def analyze(code_object: CodeObjectOp, resolve: CallResolver) -> Liveness:
+    """Liveness of every function of ``code_object``."""
+    return Liveness(code_object, resolve)
+
+
+def instructions(function: Function) -> Iterable[InstructionOpBase]:
+    for block in function.body.blocks:
+        for op in block.ops:
+            if isinstance(op, InstructionOpBase):
+                yield op
