@@ -150,10 +150,13 @@ def _run_name(prefix: str, first: int, last: int) -> str:
 def convert_livein(text: str, out: Converted) -> None:
     """Add one MIR live-in (``$sgpr4_sgpr5``, ``$vgpr0_vgpr1:0x000000000000000C``) to ``out``.
 
-    A lane mask narrows a tuple to the sub-registers it covers: on AMDGPU every 32-bit
-    register has two lane bits (lo16 = bit 2i, hi16 = bit 2i+1 for the i-th 32-bit part), so
-    ``$vgpr0_vgpr1:0xC`` is ``v1`` and ``$sgpr0_sgpr1_sgpr2_sgpr3:0xF0`` is ``s[2:3]``. Unknown
-    register kinds raise, so a new kind is looked at by a person before it lands in the data.
+    A lane mask narrows a tuple to the sub-registers it covers: on AMDGPU every 32-bit part
+    ``sub<i>`` of a register has two lane bits, ``0x3 << 2i``, of which the lower one is its
+    *hi16* half and the upper one its *lo16* half (``SubRegIndexLaneMaskTable`` that
+    ``llvm-tblgen-19 -gen-register-info`` makes from ``AMDGPU.td``: ``hi16`` 0x1, ``lo16`` 0x2,
+    ``sub1`` 0xC, ``sub1_hi16`` 0x4, ``sub1_lo16`` 0x8). So ``$vgpr0_vgpr1:0xC`` is ``v1`` and
+    ``$sgpr0_sgpr1_sgpr2_sgpr3:0xF0`` is ``s[2:3]``. Unknown register kinds raise, so a new
+    kind is looked at by a person before it lands in the data.
     """
     reg, _, mask_text = text.partition(":")
     if not reg.startswith("$"):
@@ -178,12 +181,12 @@ def convert_livein(text: str, out: Converted) -> None:
         return
     half = _HALF.fullmatch(reg)
     if half is not None:
-        _check_full_mask(mask_text, 0x3, text)
+        _no_mask(mask_text, text)
         out.add_half(f"{_FILES[half[1]]}{half[2]}", half[3])
         return
     if reg in _SPECIAL_32:
-        _check_full_mask(mask_text, 0x3, text)
-        out.names.add(_SPECIAL_32[reg])
+        special = _SPECIAL_32[reg]
+        _add_masked(out, [special], mask_text, text, lambda a, b: special)
         return
     if reg in _SPECIAL_64:
         whole, low, high = _SPECIAL_64[reg]
@@ -197,15 +200,15 @@ def convert_livein(text: str, out: Converted) -> None:
         return
     special_half = _SPECIAL_HALF.fullmatch(reg)
     if special_half is not None and special_half[1] in _SPECIAL_32:
-        _check_full_mask(mask_text, 0x3, text)
+        _no_mask(mask_text, text)
         out.add_half(_SPECIAL_32[special_half[1]], special_half[2])
         return
     raise OracleError(f"live-in {text!r}: register kind not known to make_liveins.py")
 
 
-def _check_full_mask(mask_text: str, full: int, text: str) -> None:
-    if mask_text and int(mask_text, 16) & full != full:
-        raise OracleError(f"live-in {text!r}: a lane mask on a 32-bit register is not handled")
+def _no_mask(mask_text: str, text: str) -> None:
+    if mask_text:
+        raise OracleError(f"live-in {text!r}: a lane mask on a 16-bit register is not handled")
 
 
 def _add_masked(
@@ -230,7 +233,7 @@ def _add_masked(
             i += 1
             continue
         if lanes != 0x3:
-            out.add_half(units[i], "lo16" if lanes == 0x1 else "hi16")
+            out.add_half(units[i], "hi16" if lanes == 0x1 else "lo16")
             i += 1
             continue
         j = i

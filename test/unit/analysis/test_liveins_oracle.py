@@ -9,11 +9,13 @@ that ``compare`` flags a missing register and counts extra ones the way the note
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from functools import cache
+from types import ModuleType
 
 import pytest
 
@@ -169,3 +171,57 @@ def test_compare_sound_when_equal() -> None:
     report = compare(oracle, lambda function, offset: by_offset[(function, offset)])
     assert report.sound and report.extra_units == 0
     assert report.blocks == sum(len(bs) for bs in oracle.values())
+
+
+@cache
+def _make_liveins() -> ModuleType:
+    """make_liveins.py is a script, not a package module: load it from its path.
+
+    Registered in sys.modules while it runs, because its dataclasses look their module up.
+    """
+    name = "_liveness_make_liveins"
+    spec = importlib.util.spec_from_file_location(name, LIVENESS / "make_liveins.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("mir", "names", "halves"),
+    [
+        (["$sgpr4_sgpr5"], ["s[4:5]"], {}),
+        (["$vgpr0"], ["v0"], {}),
+        (["$agpr0_agpr1_agpr2_agpr3:0x00000000000000FF"], ["a[0:3]"], {}),
+        # lane bits 0x3 << 2i are the i-th 32-bit part
+        (["$vgpr0_vgpr1:0x000000000000000C"], ["v1"], {}),
+        (["$sgpr0_sgpr1_sgpr2_sgpr3:0x00000000000000F0"], ["s[2:3]"], {}),
+        (["$sgpr0_sgpr1_sgpr2_sgpr3:0x0000000000000033"], ["s0", "s2"], {}),
+        # within a part the lower bit is hi16, the upper lo16 (AMDGPU.td's lane mask table)
+        (["$vgpr2_vgpr3:0x0000000000000008"], ["v3"], {"v3": "lo16"}),
+        (["$vgpr2_vgpr3:0x0000000000000001"], ["v2"], {"v2": "hi16"}),
+        (["$vgpr7_lo16"], ["v7"], {"v7": "lo16"}),
+        (["$vgpr7_lo16", "$vgpr7_hi16"], ["v7"], {}),
+        (["$vcc"], ["vcc"], {}),
+        (["$vcc:0x0000000000000003"], ["vcc_lo"], {}),
+        (["$exec_hi", "$scc", "$m0"], ["exec_hi", "m0", "scc"], {}),
+        (["$flat_scr"], ["flat_scratch"], {}),
+        (["$sgpr_null"], ["null"], {}),
+        (["$ttmp4_ttmp5"], ["ttmp[4:5]"], {}),
+    ],
+)
+def test_mir_register_conversion(mir: list[str], names: list[str], halves: dict[str, str]) -> None:
+    make_liveins = _make_liveins()
+    converted = make_liveins.Converted()
+    for item in mir:
+        make_liveins.convert_livein(item, converted)
+    assert sorted(converted.names) == sorted(names)
+    assert converted.halves == halves
+
+
+@pytest.mark.parametrize("mir", ["$private_rsrc_reg", "$sgpr0_sgpr2", "%5", "$vgpr0_lo16:0x1"])
+def test_mir_register_conversion_refuses_unknown(mir: str) -> None:
+    make_liveins = _make_liveins()
+    with pytest.raises(make_liveins.OracleError):
+        make_liveins.convert_livein(mir, make_liveins.Converted())
