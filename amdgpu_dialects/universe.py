@@ -19,7 +19,22 @@ def _amdgpu_mc() -> Dialect:
     return make_dialect()
 
 
+def _print_cfg() -> type[ModulePass]:
+    from luthier.passes.analysis.print_passes import PrintCFGPass
+
+    return PrintCFGPass
+
+
+def _print_callgraph() -> type[ModulePass]:
+    from luthier.passes.analysis.print_passes import PrintCallGraphPass
+
+    return PrintCallGraphPass
+
+
 LUTHIER_DIALECTS: dict[str, Callable[[], Dialect]] = {"amdgpu_mc": _amdgpu_mc}
-LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "print-cfg": _print_cfg,
+    "print-callgraph": _print_callgraph,
+}
 
 LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)

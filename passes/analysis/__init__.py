@@ -1,0 +1,1 @@
+"""Analyses over amdgpu_mc functions: CFG, call sites, the call graph."""
