@@ -13,10 +13,11 @@ the live set at exactly that point of the corpus ``.co``.
 The mapping goes through the ``.s`` that the same clang run writes: the printer marks every
 block with a ``.LBB<f>_<n>:`` label or a ``; %bb.<n>:`` comment, in MIR block order. We put a
 label of our own in front of each block's first instruction, assemble with llvm-mc-19 and read
-the labels' offsets. That is only trusted after a check: the assembled function bytes must be
-the corpus ``.co``'s bytes (outside relocated fields) and the assembled ``.text`` must equal
-the corpus ``.o``'s; otherwise the script fails, because offsets into different code would be
-meaningless.
+the labels' offsets. That is only trusted after a check: the assembled ``.text`` must equal the
+corpus ``.o``'s, and each assembled function must have the corpus ``.co``'s instructions at the
+same offsets (equal bytes outside relocated fields, or the same instruction where clang's
+printer drops bits; see ``compare_code``); otherwise the script fails, because offsets into
+different code would be meaningless.
 
     python3 test/corpus/liveness/make_liveins.py           # rewrite <theme>.<target>.json here
     python3 test/corpus/liveness/make_liveins.py --check   # regenerate into a temp dir, diff
