@@ -15,27 +15,12 @@ from typing import TextIO
 
 from luthier.frontend.mc.asm_expr import Fixup
 from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
+from luthier.frontend.mc.asm_text import strip_comment
 from luthier.lowering.mc.encoder import EncodeError, encoder_for
 from luthier.lowering.mc.printer import printer_for
 
 _LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 _HANDLED_DIRECTIVES = frozenset({".text", ".amdgcn_target"})
-
-
-def strip_comment(line: str) -> str:
-    """Drop ``//`` and ``;`` comments, and a whole line starting with ``#``."""
-    if line.lstrip().startswith("#"):
-        return ""
-    if '"' not in line:
-        cut = min((i for i in (line.find(";"), line.find("//")) if i >= 0), default=-1)
-        return line if cut < 0 else line[:cut]
-    in_string = False
-    for index, char in enumerate(line):
-        if char == '"':
-            in_string = not in_string
-        elif not in_string and (char == ";" or line.startswith("//", index)):
-            return line[:index]
-    return line
 
 
 def encoding_lines(text: str, encoding: bytes, fixups: list[Fixup]) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from luthier.drivers.mc_assemble import strip_comment
 from luthier.frontend.asm import directives
 from luthier.frontend.asm.context import Context
 from luthier.frontend.asm.errors import AsmError, StatementError
@@ -27,6 +26,7 @@ from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.frontend.codeobj.targets import ELFOSABI_AMDGPU_HSA, PROCESSOR_TO_MACH
 from luthier.frontend.mc.asm_expr import SymExpr
 from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
+from luthier.frontend.mc.asm_text import strip_comment
 from luthier.lowering.elf.relocatable import write_relocatable
 from luthier.lowering.elf.spec import ObjectSpec
 from luthier.lowering.mc.encoder import EncodeError, encoder_for
