@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -164,8 +165,8 @@ class Liveness:
         for function in functions:
             self.functions[function.sym_name.data] = self._build(function)
         escaping = self._escaping(functions)
-        for name in escaping:
-            self.functions[name].return_live = _EVERYTHING
+        #: Live after any call with an unknown target: where an escaping function returns.
+        unknown_after = 0
         callers: dict[str, set[str]] = {name: set() for name in self.functions}
         for name, calls in self._calls.items():
             for _, _, targets in calls:
@@ -174,40 +175,65 @@ class Liveness:
                         callers[target].add(name)
         work = list(self.functions)
         queued = set(work)
+
+        def enqueue(name: str) -> None:
+            if name not in queued:
+                work.append(name)
+                queued.add(name)
+
         while work:
             name = work.pop()
             queued.discard(name)
             function = self.functions[name]
             before = function.live_in
             self._solve_function(function)
-            changed = [name] if function.live_in != before else []
-            for caller in callers[name] if changed else ():
-                if caller not in queued:
-                    work.append(caller)
-                    queued.add(caller)
+            if function.live_in != before:
+                for caller in callers[name]:
+                    enqueue(caller)
             for block, position, targets in self._calls.get(name, ()):
                 after = self._live_after_position(function, block, position)
-                for target in targets or ():
+                if targets is None:
+                    if unknown_after | after != unknown_after:
+                        unknown_after |= after
+                        for target in escaping:
+                            self.functions[target].return_live |= after
+                            enqueue(target)
+                    continue
+                for target in targets:
                     callee = self.functions.get(target)
                     if callee is None or callee.return_live | after == callee.return_live:
                         continue
                     callee.return_live |= after
-                    if target not in queued:
-                        work.append(target)
-                        queued.add(target)
+                    enqueue(target)
 
     def _escaping(self, functions: list[Function]) -> set[str]:
-        """Functions that may return to a place we cannot see."""
+        """Device functions an unknown call may reach: their address is stored in data (a
+        relocation in a variable names them) or computed in code for something other than
+        the calls we resolved (more symbol references than two per resolved call: the
+        ``@lo``/``@hi`` pair of each), or nothing calls them. A code object is closed (no
+        other code object calls into it), so their returns see what is live after the
+        unknown calls of this object."""
         names = {f.sym_name.data for f in functions if isinstance(f, FunctionOp)}
-        if any(targets is None for calls in self._calls.values() for _, _, targets in calls):
-            return names
         escaping: set[str] = set()
         for op in self.code_object.body.ops:
             if isinstance(op, GlobalOp) and op.relocations is not None:
                 escaping.update(r.data[2] for r in op.relocations.data if r.data[2] in names)
-        called = {target for calls in self._calls.values() for _, _, targets in calls
-                  for target in targets or ()}
-        escaping.update(names - called)
+        calls: dict[str, int] = dict.fromkeys(names, 0)
+        for sites in self._calls.values():
+            for _, _, targets in sites:
+                for target in targets or ():
+                    if target in calls:
+                        calls[target] += 1
+        references: dict[str, int] = dict.fromkeys(names, 0)
+        for function in functions:
+            for op in instructions(function):
+                for attr in op.mc_operands.data:
+                    if isinstance(attr, SymbolOperandAttr):
+                        reference = attr.reference
+                        if reference is not None and reference.symbol in references:
+                            references[reference.symbol] += 1
+        escaping.update(name for name in names
+                        if calls[name] == 0 or references[name] > 2 * calls[name])
         return escaping
 
     def _build(self, function: Function) -> FunctionLiveness:
@@ -414,9 +440,30 @@ def _across_exec_write(op: InstructionOpBase, live: int) -> int:
 _EVERYTHING = ALL_UNITS | (VECTOR_MASK << UNIT_COUNT)
 
 
-def analyze(code_object: CodeObjectOp, resolve: CallResolver) -> Liveness:
-    """Liveness of every function of ``code_object``."""
-    return Liveness(code_object, resolve)
+def call_resolver(code_object: CodeObjectOp) -> CallResolver:
+    """Callees of every call in ``code_object``, from the call-site analysis
+    (:mod:`.calls`): a set of one symbol, or None where the target is not known."""
+    from luthier.passes.analysis.calls import find_call_sites
+    from luthier.passes.analysis.cfg import FunctionCFG
+
+    isa = load_target(code_object.processor)
+    targets: dict[int, frozenset[str] | None] = {}
+    for op in code_object.body.ops:
+        if isinstance(op, KernelOp | FunctionOp):
+            for site in find_call_sites(FunctionCFG.build(op, isa)):
+                targets[id(site.op)] = (frozenset((site.callee,)) if site.callee is not None
+                                        else None)
+
+    def resolve(op: InstructionOpBase) -> frozenset[str] | None:
+        return targets.get(id(op))
+
+    return resolve
+
+
+def analyze(code_object: CodeObjectOp, resolve: CallResolver | None = None) -> Liveness:
+    """Liveness of every function of ``code_object`` (calls resolved by
+    :func:`call_resolver` unless ``resolve`` is given)."""
+    return Liveness(code_object, resolve if resolve is not None else call_resolver(code_object))
 
 
 def instructions(function: Function) -> Iterable[InstructionOpBase]:
