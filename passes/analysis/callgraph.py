@@ -74,10 +74,10 @@ class CallGraph:
         self._callers = {name: tuple(found) for name, found in callers.items()}
         self.sccs: tuple[tuple[str, ...], ...] = self._strongly_connected()
         self._scc_of = {name: index for index, scc in enumerate(self.sccs) for name in scc}
-        #: Problems, one line each: every CFG's, then the unknown-target calls.
-        self.warnings: list[str] = [warning for cfg in cfgs.values()
-                                    for warning in cfg.warnings]
+        #: Problems, one line each, function by function: the CFG's, then the calls'.
+        self.warnings: list[str] = []
         for cfg in cfgs.values():
+            self.warnings.extend(cfg.warnings)
             for site in cfg.call_sites:
                 if site.callee is None and site.op is not cfg.blocks[site.block].last_op:
                     self.warnings.append(f"{cfg.where(site.block)}: {site.op.mnemonic} "

@@ -331,16 +331,18 @@ class _Describe:
 
 
 def _incoming(start: int, joins: int) -> _Unknown:
-    """What a register not written on the way from ``^bb{start}`` to the call holds."""
+    """What a register not written on the way from ``^bb{start}`` to the call (or jump)
+    holds."""
     if start == 0 and joins == 0:
-        return _Unknown("not written before the call (a value the function receives)")
+        return _Unknown("not written in the function before this point (a value the function "
+                        "receives)")
     if joins == 0:
-        return _Unknown(f"not written in ^bb{start} before the call, and ^bb{start} is "
+        return _Unknown(f"not written in ^bb{start} before this point, and ^bb{start} is "
                         "unreachable")
     if joins == 1:
-        return _Unknown(f"not written between the entry of ^bb{start} and the call (the "
+        return _Unknown(f"not written between the entry of ^bb{start} and this point (the "
                         "search stops there)")
-    return _Unknown(f"not written between the entry of ^bb{start} and the call, and "
+    return _Unknown(f"not written between the entry of ^bb{start} and this point, and "
                     f"^bb{start} has {joins} predecessors")
 
 

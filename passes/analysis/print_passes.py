@@ -43,13 +43,14 @@ def _at(cfg: FunctionCFG, block: int) -> str:
 
 
 def format_call_site(cfg: FunctionCFG, site: CallSite) -> str:
-    """``call ^bb0 +0x5c: s_swappc_b64 s[4:5] -> @callee (how)``."""
+    """``call ^bb0 +0x5c: s_swappc_b64 s[4:5] -> @callee via <how>`` or ``... -> unknown:
+    <why>``."""
     offsets = cfg.instruction_offsets
     where = block_name(site.block)
     if offsets is not None:
         where += f" +{offsets[site.op]:#x}"
-    target = f"@{site.callee}" if site.callee is not None else "unknown"
-    return f"{site.kind} {where}: {site.op.mnemonic} {site.target} -> {target} ({site.reason})"
+    target = f"@{site.callee} via" if site.callee is not None else "unknown:"
+    return f"{site.kind} {where}: {site.op.mnemonic} {site.target} -> {target} {site.reason}"
 
 
 def format_cfg(cfg: FunctionCFG) -> list[str]:
