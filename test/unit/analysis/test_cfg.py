@@ -12,6 +12,7 @@ import pytest
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
+
 from .corpus import (
     KERNELS,
     ROCRAND,
@@ -121,11 +122,14 @@ def _reference_dominators(cfg: FunctionCFG) -> list[set[int]]:
     changed = True
     while changed:
         changed = False
-        for block in reachable[1:] if reachable and reachable[0] == 0 else reachable:
+        for block in reachable:
             if block == 0:
                 continue
-            preds = [dom[p] for p in cfg.predecessors[block] if cfg.reachable[p]]
-            new = set.intersection(*preds) | {block}
+            new: set[int] = set(reachable)
+            for pred in cfg.predecessors[block]:
+                if cfg.reachable[pred]:
+                    new &= dom[pred]
+            new.add(block)
             if new != dom[block]:
                 dom[block] = new
                 changed = True
