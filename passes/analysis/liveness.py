@@ -49,13 +49,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
-    FallthroughOp,
     FunctionOp,
     GlobalOp,
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.passes.analysis import exec_state
+from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.effects import Effect, EffectTable
 from luthier.passes.analysis.units import (
     ALL_UNITS,
@@ -107,10 +107,13 @@ class FunctionLiveness:
 class Liveness:
     """EXEC-aware, inter-procedural register liveness of a whole code object."""
 
-    def __init__(self, code_object: CodeObjectOp, resolve: CallResolver) -> None:
+    def __init__(self, code_object: CodeObjectOp, resolve: CallResolver | None = None) -> None:
         self.code_object = code_object
-        self.effects = EffectTable(load_target(code_object.processor))
-        self.resolve = resolve
+        isa = load_target(code_object.processor)
+        self.effects = EffectTable(isa)
+        self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
+                     for op in code_object.body.ops if isinstance(op, Function)}
+        self.resolve = resolve if resolve is not None else _resolver(self.cfgs.values())
         self.warnings: list[str] = []
         self.functions: dict[str, FunctionLiveness] = {}
         self._position: dict[int, tuple[FunctionLiveness, int, int]] = {}
@@ -163,7 +166,8 @@ class Liveness:
     def _solve(self) -> None:
         functions = [op for op in self.code_object.body.ops if isinstance(op, Function)]
         for function in functions:
-            self.functions[function.sym_name.data] = self._build(function)
+            name = function.sym_name.data
+            self.functions[name] = self._build(function, self.cfgs[name])
         escaping = self._escaping(functions)
         #: Live after any call with an unknown target: where an escaping function returns.
         unknown_after = 0
@@ -236,55 +240,36 @@ class Liveness:
                         if calls[name] == 0 or references[name] > 2 * calls[name])
         return escaping
 
-    def _build(self, function: Function) -> FunctionLiveness:
+    def _build(self, function: Function, cfg: FunctionCFG) -> FunctionLiveness:
+        """Blocks, edges and exits from the function's CFG (:mod:`.cfg`); the calls and
+        their targets from ``resolve``."""
         name = function.sym_name.data
-        blocks = list(function.body.blocks)
-        index_of = {id(block): index for index, block in enumerate(blocks)}
         infos: list[_Block] = []
         calls: list[tuple[int, int, frozenset[str] | None]] = []
-        for block_index, block in enumerate(blocks):
-            instructions: list[InstructionOpBase] = []
-            successors: list[int] = []
-            exit_kind = ""
-            for op in block.ops:
-                if isinstance(op, FallthroughOp):
-                    successors.append(index_of[id(op.dest)])
+        for block_index, block in enumerate(cfg.blocks):
+            instructions = [op for op in block.ops if isinstance(op, InstructionOpBase)]
+            for position, op in enumerate(instructions):
+                if op.KIND != "call":
                     continue
-                if not isinstance(op, InstructionOpBase):
-                    raise ValueError(f"@{name}: '{op.name}' is not an instruction")
-                instructions.append(op)
-                if op.KIND == "branch":
-                    successors.extend(index_of[id(successor)] for successor in op.successors)
-                elif op.KIND == "call":
-                    targets = self.resolve(op)
-                    if targets is None:
-                        self.warnings.append(
-                            f"@{name}: {op.mnemonic} at block {block_index} calls an unknown "
-                            "target: assuming it reads every argument register")
-                    calls.append((block_index, len(instructions) - 1, targets))
-                elif op.KIND == "terminator":
-                    exit_kind = self._exit_kind(function, op, block_index)
-            infos.append(_Block(block, instructions, successors, exit_kind))
+                targets = self.resolve(op)
+                if targets is None:
+                    self.warnings.append(
+                        f"@{name}: {op.mnemonic} at block {block_index} calls an unknown "
+                        "target: assuming it reads every argument register")
+                calls.append((block_index, position, targets))
+            exit_kind = _EXIT_KINDS.get(cfg.exits.get(block_index), "")
+            if exit_kind == "indirect":
+                self.warnings.append(
+                    f"@{name}: block {block_index} leaves the function for a place we do not "
+                    f"follow ({cfg.exits[block_index]}): everything is live before it")
+            infos.append(_Block(block, instructions, list(cfg.successors[block_index]),
+                                exit_kind))
         self._calls[name] = calls
         result = FunctionLiveness(function, infos, self._exec_states(function, infos))
         for block_index, info in enumerate(infos):
             for position, op in enumerate(info.instructions):
                 self._position[id(op)] = (result, block_index, position)
         return result
-
-    def _exit_kind(self, function: Function, op: InstructionOpBase, block: int) -> str:
-        if op.mnemonic.startswith("s_endpgm"):
-            return "endpgm"
-        if op.mnemonic == "s_setpc_b64":
-            target = op.mc_operands.data[0]
-            if isinstance(function, FunctionOp) and isinstance(target, PhysRegAttr) \
-                    and target.data == "s[30:31]":
-                return "return"
-            self.warnings.append(
-                f"@{function.sym_name.data}: s_setpc_b64 at block {block} jumps to an unknown "
-                "place (an indirect branch or tail call): everything is live before it")
-            return "indirect"
-        return "endpgm"
 
     def _exec_states(self, function: Function, blocks: list[_Block]) -> dict[int, list[bool]]:
         """Per block, whether EXEC is full before each instruction (forward fixpoint)."""
@@ -436,23 +421,29 @@ def _across_exec_write(op: InstructionOpBase, live: int) -> int:
     return _reshuffled(live)
 
 
+#: How liveness treats each way of leaving a function: nothing is live after ``s_endpgm``,
+#: the callers' sets after a return, and everything where control goes where we do not
+#: follow it (a tail call's callee may return to our caller; an unknown terminator).
+_EXIT_KINDS: dict[ExitKind | None, str] = {
+    ExitKind.ENDPGM: "endpgm",
+    ExitKind.RETURN: "return",
+    ExitKind.TAIL_CALL: "indirect",
+    ExitKind.INDIRECT_BRANCH: "indirect",
+    ExitKind.UNKNOWN: "indirect",
+}
+
 #: Every unit live, in active and inactive lanes.
 _EVERYTHING = ALL_UNITS | (VECTOR_MASK << UNIT_COUNT)
 
 
-def call_resolver(code_object: CodeObjectOp) -> CallResolver:
-    """Callees of every call in ``code_object``, from the call-site analysis
-    (:mod:`.calls`): a set of one symbol, or None where the target is not known."""
-    from luthier.passes.analysis.calls import find_call_sites
-    from luthier.passes.analysis.cfg import FunctionCFG
-
-    isa = load_target(code_object.processor)
+def _resolver(cfgs: Iterable[FunctionCFG]) -> CallResolver:
+    """Callees of every call, from the call-site analysis (:mod:`.calls`): a set of one
+    symbol, or None where the target is not known."""
     targets: dict[int, frozenset[str] | None] = {}
-    for op in code_object.body.ops:
-        if isinstance(op, KernelOp | FunctionOp):
-            for site in find_call_sites(FunctionCFG.build(op, isa)):
-                targets[id(site.op)] = (frozenset((site.callee,)) if site.callee is not None
-                                        else None)
+    for cfg in cfgs:
+        for site in cfg.call_sites:
+            targets[id(site.op)] = (frozenset((site.callee,)) if site.callee is not None
+                                    else None)
 
     def resolve(op: InstructionOpBase) -> frozenset[str] | None:
         return targets.get(id(op))
@@ -461,12 +452,13 @@ def call_resolver(code_object: CodeObjectOp) -> CallResolver:
 
 
 def analyze(code_object: CodeObjectOp, resolve: CallResolver | None = None) -> Liveness:
-    """Liveness of every function of ``code_object`` (calls resolved by
-    :func:`call_resolver` unless ``resolve`` is given)."""
-    return Liveness(code_object, resolve if resolve is not None else call_resolver(code_object))
+    """Liveness of every function of ``code_object`` (calls resolved by the call-site
+    analysis unless ``resolve`` is given)."""
+    return Liveness(code_object, resolve)
 
 
 def instructions(function: Function) -> Iterable[InstructionOpBase]:
+    """The instructions of ``function`` in layout order."""
     for block in function.body.blocks:
         for op in block.ops:
             if isinstance(op, InstructionOpBase):

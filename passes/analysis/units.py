@@ -15,8 +15,9 @@ The 16-bit halves of a VGPR are not separate units: a write of one half is a par
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+
+from luthier.amdgpu_dialects.amdgpu_mc.registers import register_units
 
 SGPR_COUNT = 106
 TTMP_COUNT = 16
@@ -64,7 +65,6 @@ NO_UNITS = frozenset({
     "src_pops_exiting_wave_id", "src_lds_direct", "null", "lds_direct",
 })
 
-_TUPLE = re.compile(r"(s|v|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])")
 _FILE_BASE = {"s": (SGPR_BASE, SGPR_COUNT), "ttmp": (TTMP_BASE, TTMP_COUNT),
               "v": (VGPR_BASE, VGPR_COUNT), "a": (AGPR_BASE, AGPR_COUNT)}
 
@@ -88,11 +88,9 @@ def units_of(name: str) -> int:
     mask = _mask_cache.get(name)
     if mask is not None:
         return mask
-    match = _TUPLE.fullmatch(name)
-    if match is not None:
-        prefix, single, first, last = match.groups()
-        start = int(single) if single is not None else int(first)
-        count = 1 if single is not None else int(last) - int(first) + 1
+    tuple_ = register_units(name)
+    if tuple_ is not None:
+        prefix, start, count = tuple_
         base, limit = _FILE_BASE[prefix]
         if start + count > limit or count <= 0:
             raise UnknownRegisterError(f"register {name} is outside its register file")
