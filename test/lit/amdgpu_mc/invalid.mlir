@@ -77,3 +77,12 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
   }
 }
 // CHECK: unknown kernel descriptor field 'rsrc1.no_such_field'
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f <{padding_fill = "ones"}> {
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: @f: padding_fill is one of 's_nop', 'zero', not 'ones'
