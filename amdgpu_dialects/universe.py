@@ -31,10 +31,24 @@ def _print_callgraph() -> type[ModulePass]:
     return PrintCallGraphPass
 
 
+def _print_liveness() -> type[ModulePass]:
+    from luthier.passes.analysis.print_liveness import PrintLivenessPass
+
+    return PrintLivenessPass
+
+
+def _print_register_usage() -> type[ModulePass]:
+    from luthier.passes.analysis.print_liveness import PrintRegisterUsagePass
+
+    return PrintRegisterUsagePass
+
+
 LUTHIER_DIALECTS: dict[str, Callable[[], Dialect]] = {"amdgpu_mc": _amdgpu_mc}
 LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "print-cfg": _print_cfg,
     "print-callgraph": _print_callgraph,
+    "print-liveness": _print_liveness,
+    "print-register-usage": _print_register_usage,
 }
 
 LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)

@@ -55,8 +55,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.passes.analysis import exec_state
-from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
-from luthier.passes.analysis.effects import Effect, EffectTable
+from luthier.passes.analysis.cfg import ExitKind, FunctionCFG, block_name
+from luthier.passes.analysis.effects import Effect, EffectError, EffectTable
 from luthier.passes.analysis.units import (
     ALL_UNITS,
     UNIT_COUNT,
@@ -127,6 +127,12 @@ class Liveness:
         function, block, index = self._where(op)
         return _any_lane(self._block_before(function, block)[index])
 
+    def inactive_before(self, op: InstructionOpBase) -> int:
+        """Vector units that lanes EXEC has switched off may still read, before ``op``
+        (a subset of :meth:`live_before`; empty where EXEC holds every lane)."""
+        function, block, index = self._where(op)
+        return self._block_before(function, block)[index] >> UNIT_COUNT
+
     def live_after(self, op: InstructionOpBase) -> int:
         function, block, index = self._where(op)
         return _any_lane(self._live_after_position(function, block, index))
@@ -167,7 +173,10 @@ class Liveness:
         functions = [op for op in self.code_object.body.ops if isinstance(op, Function)]
         for function in functions:
             name = function.sym_name.data
-            self.functions[name] = self._build(function, self.cfgs[name])
+            try:
+                self.functions[name] = self._build(function, self.cfgs[name])
+            except EffectError as error:
+                raise EffectError(f"@{name}: {error}") from None
         escaping = self._escaping(functions)
         #: Live after any call with an unknown target: where an escaping function returns.
         unknown_after = 0
@@ -254,14 +263,14 @@ class Liveness:
                 targets = self.resolve(op)
                 if targets is None:
                     self.warnings.append(
-                        f"@{name}: {op.mnemonic} at block {block_index} calls an unknown "
+                        f"@{name} {block_name(block_index)}: {op.mnemonic} calls an unknown "
                         "target: assuming it reads every argument register")
                 calls.append((block_index, position, targets))
             exit_kind = _EXIT_KINDS.get(cfg.exits.get(block_index), "")
             if exit_kind == "indirect":
                 self.warnings.append(
-                    f"@{name}: block {block_index} leaves the function for a place we do not "
-                    f"follow ({cfg.exits[block_index]}): everything is live before it")
+                    f"@{name} {block_name(block_index)}: leaves the function for code we do "
+                    f"not follow ({cfg.exits[block_index]}): everything is live before it")
             infos.append(_Block(block, instructions, list(cfg.successors[block_index]),
                                 exit_kind))
         self._calls[name] = calls
@@ -328,8 +337,9 @@ class Liveness:
                 live |= UNKNOWN_CALLEE_READS
             for target in targets or ():
                 callee = self.functions.get(target)
-                live |= _reshuffled(callee.live_in) if callee is not None \
-                    else UNKNOWN_CALLEE_READS
+                # The callee's reads of the return address are the call's own write.
+                live |= _reshuffled(callee.live_in) & ~effect.scalar_defs \
+                    if callee is not None else UNKNOWN_CALLEE_READS
         return live & ALL_UNITS if exec_full else live
 
     def _exit_live(self, function: FunctionLiveness, info: _Block) -> int:
