@@ -25,6 +25,7 @@ MAPPED_FOLDERS: dict[str, str] = {
     "passes": f"{NAMESPACE}.passes",
     "drivers": f"{NAMESPACE}.drivers",
     "conformance": f"{NAMESPACE}.conformance",
+    "emulator": f"{NAMESPACE}.emulator",
 }
 
 #: Non-Python files installed with a package, as globs relative to the package folder.

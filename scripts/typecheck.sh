@@ -20,7 +20,7 @@ for arg in "$@"; do
     esac
 done
 
-MAPPED=(amdgpu_dialects frontend lowering passes drivers conformance)
+MAPPED=(amdgpu_dialects frontend lowering passes drivers conformance emulator)
 
 rm -rf .typecheck
 mkdir -p .typecheck/luthier

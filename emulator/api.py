@@ -1,0 +1,158 @@
+"""``run_kernel``: run one kernel of a code object (a file, a read code object, lifted IR or
+a compiled :class:`~luthier.emulator.program.Program`) on arguments, get the buffers back.
+
+Arguments are given in the kernel's order: NumPy arrays are buffers (copied into the
+emulator's global memory, copied back after the run), Python ints/floats and NumPy scalars
+are by-value arguments. The result holds every buffer argument's final contents, the code
+object's global variables, and the instructions each wave executed.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.emulator.dispatch import DispatchSetup, dispatch
+from luthier.emulator.errors import EmulationError
+from luthier.emulator.kernarg import LaunchShape, build_segment, explicit_specs, pack_scalar
+from luthier.emulator.memory import GlobalMemory
+from luthier.emulator.program import Program, compile_program
+
+#: One kernel argument: a buffer (array) or a by-value scalar.
+KernelArgument = Union[npt.NDArray[Any], int, float, np.generic]  # noqa: UP007
+
+Dim3 = tuple[int, int, int]
+
+#: Default per-lane scratch for kernels with a dynamic stack (recursion, indirect calls).
+DYNAMIC_STACK_BYTES = 16 * 1024
+#: Default limit of instructions per wave (catches kernels that never end).
+MAX_INSTRUCTIONS = 50_000_000
+
+
+@dataclass
+class RunResult:
+    """What a run produced."""
+
+    #: Final contents of each buffer argument, by argument position (None for scalars).
+    buffers: list[npt.NDArray[Any] | None]
+    #: Final bytes of the code object's global variables, by symbol.
+    globals: dict[str, bytes] = field(default_factory=lambda: dict[str, bytes]())
+    #: Instructions executed by each wave, in dispatch order (workgroup, then wave).
+    wave_instructions: list[int] = field(default_factory=lambda: list[int]())
+    wave_size: int = 64
+
+    @property
+    def instructions(self) -> int:
+        return sum(self.wave_instructions)
+
+    @property
+    def waves(self) -> int:
+        return len(self.wave_instructions)
+
+
+def _dim3(value: int | tuple[int, ...] | list[int], what: str) -> Dim3:
+    parts = [value] if isinstance(value, int) else list(value)
+    if not 1 <= len(parts) <= 3 or any(not isinstance(p, int) or p <= 0 for p in parts):
+        raise EmulationError(f"{what} must be 1 to 3 positive integers, got {value!r}")
+    padded = [*parts, 1, 1][:3]
+    return padded[0], padded[1], padded[2]
+
+
+def load_program(code: str | Path | Any) -> Program:
+    """A compiled program from a path, a read code object, lifted IR or a program."""
+    if isinstance(code, Program):
+        return code
+    if isinstance(code, CodeObjectOp):
+        return compile_program(code)
+    from luthier.frontend.codeobj.reader import read_code_object
+    from luthier.frontend.lift import LiftError, lift_code_object
+
+    if isinstance(code, str | Path):
+        path = Path(code)
+        if not path.is_file():
+            raise EmulationError(f"{path}: no such file")
+        try:
+            code = read_code_object(path)
+        except Exception as error:  # the reader's errors are many; say which file
+            raise EmulationError(f"{path}: cannot read the code object: {error}") from None
+    try:
+        module = lift_code_object(code).module
+    except LiftError as error:
+        raise EmulationError(str(error)) from None
+    return compile_program(module)
+
+
+def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
+               block: int | tuple[int, ...], args: list[KernelArgument], *,
+               dynamic_lds: int = 0, scratch_per_lane: int | None = None,
+               max_instructions: int = MAX_INSTRUCTIONS) -> RunResult:
+    """Run ``kernel`` over ``grid`` workgroups of ``block`` work-items (HIP's gridDim and
+    blockDim) with ``args``, and return the buffers and instruction counts."""
+    program = load_program(code)
+    info = program.kernels.get(kernel)
+    if info is None:
+        raise EmulationError(f"no kernel named {kernel} (kernels: "
+                             f"{', '.join(sorted(program.kernels)) or 'none'})")
+    grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+    memory = GlobalMemory()
+    globals_ = program.map_globals(memory)
+    specs = explicit_specs(info.metadata)
+    if len(args) != len(specs):
+        raise EmulationError(f"kernel {kernel} takes {len(specs)} arguments, got {len(args)}")
+    packed: list[bytes] = []
+    buffers: list[tuple[int, Any, npt.NDArray[Any]]] = []
+    for position, (spec, value) in enumerate(zip(specs, args, strict=True)):
+        where = f"argument {position} of {kernel}"
+        if isinstance(value, np.ndarray):
+            array = np.ascontiguousarray(value)
+            buffer = memory.allocate(array.nbytes, f"arg{position}",
+                                     array.view(np.uint8).reshape(-1))
+            buffers.append((position, buffer, array))
+            packed.append(struct.pack("<Q", buffer.base))
+        elif isinstance(value, np.generic):
+            data = np.asarray(value).tobytes()
+            if len(data) != spec.size:
+                raise EmulationError(f"{where}: a {value.dtype} is {len(data)} bytes, the "
+                                     f"argument {spec.size}")
+            packed.append(data)
+        else:
+            packed.append(pack_scalar(value, spec.size, where))
+    queue = memory.allocate(256, "queue")
+    shape = LaunchShape(grid3, block3, dynamic_lds, queue.base)
+    segment = build_segment(info.metadata, packed, shape, kernel)
+    kernarg = memory.allocate(len(segment), "kernarg", segment)
+    packet = memory.allocate(64, "dispatch_packet", _dispatch_packet(
+        grid3, block3, info, dynamic_lds, kernarg.base))
+    uses_stack = bool(info.metadata.get(".uses_dynamic_stack", False)) or \
+        info.descriptor.kernel_code_properties.uses_dynamic_stack
+    scratch = scratch_per_lane if scratch_per_lane is not None else (
+        DYNAMIC_STACK_BYTES if uses_stack else 0)
+    setup = DispatchSetup(grid3, block3, kernarg.base, packet.base, queue.base, dynamic_lds,
+                          scratch, max_instructions)
+    groups = dispatch(program, kernel, setup, memory)
+    out: list[npt.NDArray[Any] | None] = [None] * len(args)
+    for position, buffer, array in buffers:
+        out[position] = buffer.data[:array.nbytes].view(array.dtype).reshape(
+            array.shape).copy()
+    final_globals = {name: buffer.data.tobytes() for name, buffer in globals_.items()}
+    counts = [wave.executed for group in groups for wave in group.waves]
+    lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
+    return RunResult(out, final_globals, counts, lanes)
+
+
+def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,
+                     kernarg: int) -> bytes:
+    """An ``hsa_kernel_dispatch_packet_t``: sizes in work-items, as the packet holds them."""
+    dimensions = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 \
+        else 1
+    return struct.pack(
+        "<HHHHHHIIIIIQQQQ", 0, dimensions, block[0], block[1], block[2], 0,
+        grid[0] * block[0], grid[1] * block[1], grid[2] * block[2],
+        info.descriptor.private_segment_fixed_size,
+        info.descriptor.group_segment_fixed_size + dynamic_lds, 0, kernarg, 0, 0)

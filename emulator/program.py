@@ -1,0 +1,359 @@
+"""A lifted code object made runnable: code laid out at addresses, steps compiled.
+
+The IR is symbolic (branch targets are blocks, PC-relative constants are ``sym@rel32@lo``
+expressions), so the emulator lays the code object out itself, as a loader would: every
+function at an aligned address in a text segment, every instruction at the offset its
+encoding gives it, every global variable in a data segment after the text. Symbolic
+operands are then resolved against these addresses exactly as the linker's relocation
+would (``S + A - P``, P being the literal's address), so ``s_getpc_b64`` + ``s_add_u32``
+computes the variable's address, and ``s_swappc_b64`` to a computed address finds the
+callee's first instruction. All functions share one step table; a pc is an index into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, IntegerAttr
+from xdsl.ir import Attribute, Block
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    LiteralAttr,
+    SymbolOperandAttr,
+    is_absent,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    DataRelocationAttr,
+    FallthroughOp,
+    FunctionOp,
+    GlobalOp,
+    KernelOp,
+)
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
+from luthier.emulator import semantics as _semantics  # noqa: F401  (registers handlers)
+from luthier.emulator.errors import EmulationError
+from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
+from luthier.emulator.semantics.registry import (
+    SEMANTICS,
+    Builder,
+    Instruction,
+    Step,
+    missing,
+)
+from luthier.emulator.semantics.vop import base_name
+from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.frontend.mc.decoder import MCInst
+from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.lowering.mc.encoder import EncodeError, encoder_for
+
+_MASK32 = 0xFFFFFFFF
+
+
+@dataclass
+class GlobalPlacement:
+    name: str
+    address: int
+    size: int
+    data: bytes
+    relocations: list[tuple[int, str, str, int]]
+
+
+@dataclass
+class KernelInfo:
+    """What the dispatch needs to know about one kernel."""
+
+    name: str
+    entry: int
+    descriptor: KernelDescriptor
+    #: The kernel's entry of ``amdhsa.kernels`` (``.args``, ``.kernarg_segment_size``...).
+    metadata: dict[str, Any]
+
+
+@dataclass
+class Program:
+    """Every function of a code object as steps in one table, plus the layout."""
+
+    processor: str
+    wave_size: int
+    steps: list[Step] = field(default_factory=lambda: list[Step]())
+    instructions: list[Instruction] = field(default_factory=lambda: list[Instruction]())
+    kernels: dict[str, KernelInfo] = field(default_factory=lambda: dict[str, KernelInfo]())
+    #: Function or variable name -> address.
+    symbols: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    #: Instruction address -> pc, for indirect jumps and calls.
+    pc_of_address: dict[int, int] = field(default_factory=lambda: dict[int, int]())
+    globals: list[GlobalPlacement] = field(default_factory=lambda: list[GlobalPlacement]())
+    #: Symbol -> address of its GOT entry (made for ``gotpcrel`` references).
+    got: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    got_address: int = 0
+
+    def pc_at(self, address: int, where: str) -> int:
+        pc = self.pc_of_address.get(address)
+        if pc is None:
+            raise EmulationError(f"{where}: jump to {address:#x}, which is not the start of "
+                                 "an instruction of the code object")
+        return pc
+
+    def map_globals(self, memory: GlobalMemory) -> dict[str, Buffer]:
+        """Place the code object's variables (and GOT) into a run's global memory."""
+        buffers: dict[str, Buffer] = {}
+        for placement in self.globals:
+            data = bytearray(placement.data)
+            for offset, kind, symbol, addend in placement.relocations:
+                target = self.symbols.get(symbol)
+                if target is None:
+                    raise EmulationError(f"relocation in {placement.name} against unknown "
+                                         f"symbol {symbol}")
+                value = target + addend
+                if kind in ("R_AMDGPU_ABS64", "R_AMDGPU_RELATIVE64"):
+                    data[offset:offset + 8] = value.to_bytes(8, "little")
+                elif kind in ("R_AMDGPU_ABS32", "R_AMDGPU_ABS32_LO"):
+                    data[offset:offset + 4] = (value & _MASK32).to_bytes(4, "little")
+                elif kind == "R_AMDGPU_ABS32_HI":
+                    data[offset:offset + 4] = (value >> 32).to_bytes(4, "little")
+                else:
+                    raise EmulationError(f"relocation {kind} in {placement.name} is not "
+                                         "supported")
+            buffer = Buffer(placement.name, placement.address,
+                            bytearray_to_array(bytes(data), placement.size))
+            buffers[placement.name] = memory.map(buffer)
+        if self.got:
+            table = bytearray(8 * len(self.got))
+            for symbol, address in self.got.items():
+                at = address - self.got_address
+                table[at:at + 8] = self.symbols[symbol].to_bytes(8, "little")
+            memory.map(Buffer(".got", self.got_address,
+                              bytearray_to_array(bytes(table), len(table))))
+        return buffers
+
+
+def bytearray_to_array(data: bytes, size: int) -> Any:
+    import numpy as np
+
+    array = np.zeros(max(size, 1), np.uint8)
+    raw = np.frombuffer(data, np.uint8)[:size]
+    array[:raw.size] = raw
+    return array
+
+
+def _align(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def _int_property(op: Any, name: str, default: int) -> int:
+    attr = op.properties.get(name)
+    if isinstance(attr, IntegerAttr):
+        return int(cast(IntegerAttr[Any], attr).value.data)
+    return default
+
+
+class _Compiler:
+    def __init__(self, module: CodeObjectOp) -> None:
+        self.module = module
+        self.processor = module.processor
+        self.isa: TargetISA = load_target(self.processor)
+        self.encoder = encoder_for(self.processor)
+        self.program = Program(self.processor, self.isa.wavefront_size)
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def _size(self, op: InstructionOpBase, desc: InstrDef, where: str) -> int:
+        operands: list[Operand] = []
+        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr):
+                operands.append(Literal(0))
+            elif isinstance(attr, VirtRegAttr):
+                raise EmulationError(f"{where}: virtual register {attr.text}: allocate "
+                                     "registers before running")
+            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
+                operands.append(0)
+            elif isinstance(attr, PhysRegAttr):
+                operands.append(attr.data)
+            elif isinstance(attr, LiteralAttr):
+                operands.append(Literal(attr.data))
+            elif isinstance(attr, IntAttr):
+                operands.append(cast(int, attr.data))
+            else:
+                operands.append(None)
+        try:
+            return len(self.encoder.encode(MCInst(desc, operands, desc.size),
+                                           keep_literals=True))
+        except EncodeError:
+            literal = any(isinstance(attr, LiteralAttr | SymbolOperandAttr)
+                          for attr in op.mc_operands.data)
+            return desc.size + (4 if literal else 0)
+
+    def _functions(self) -> list[KernelOp | FunctionOp]:
+        return [op for op in self.module.body.block.ops if isinstance(op, KernelOp | FunctionOp)]
+
+    def layout(self) -> list[tuple[KernelOp | FunctionOp, list[tuple[Any, int, int]]]]:
+        """Addresses of every function and instruction; variables after the text."""
+        address = TEXT_BASE
+        laid: list[tuple[KernelOp | FunctionOp, list[tuple[Any, int, int]]]] = []
+        for function in self._functions():
+            name = function.sym_name.data
+            address = _align(address, _int_property(function, "alignment", 4))
+            self.program.symbols[name] = address
+            start = address
+            placed: list[tuple[Any, int, int]] = []
+            for block in function.body.blocks:
+                for op in block.ops:
+                    if not isinstance(op, InstructionOpBase):
+                        continue
+                    desc = self.isa.by_name.get(op.opcode.data)
+                    if desc is None:
+                        raise EmulationError(f"{name}: '{op.opcode.data}' is not an "
+                                             f"instruction of {self.processor}")
+                    size = self._size(op, desc, f"{name} at offset {address - start:#x}")
+                    placed.append((op, address, size))
+                    address += size
+            laid.append((function, placed))
+        data = _align(address + 4096, 4096)
+        for op in self.module.body.block.ops:
+            if not isinstance(op, GlobalOp):
+                continue
+            data = _align(data, max(_int_property(op, "alignment", 1), 1))
+            name = op.sym_name.data
+            size = int(op.size.value.data)
+            relocations: list[tuple[int, str, str, int]] = []
+            if op.relocations is not None:
+                for relocation in cast(ArrayAttr[DataRelocationAttr], op.relocations).data:
+                    relocations.append(relocation.data)
+            self.program.globals.append(
+                GlobalPlacement(name, data, size, op.initial_bytes, relocations))
+            self.program.symbols[name] = data
+            data += max(size, 1)
+        self.program.got_address = _align(data + 256, 256)
+        return laid
+
+    # -- symbols ---------------------------------------------------------------------------
+
+    def _got_entry(self, symbol: str) -> int:
+        entry = self.program.got.get(symbol)
+        if entry is None:
+            entry = self.program.got[symbol] = self.program.got_address + 8 * len(
+                self.program.got)
+        return entry
+
+    def _resolve(self, attr: SymbolOperandAttr, literal_address: int, where: str) -> int:
+        reference = attr.reference
+        if reference is None:
+            raise EmulationError(f"{where}: cannot resolve symbolic operand {attr.data}")
+        symbol = self.program.symbols.get(reference.symbol)
+        if symbol is None:
+            raise EmulationError(f"{where}: symbol {reference.symbol} is not defined in the "
+                                 "code object")
+        variant = reference.variant
+        if variant.startswith("gotpcrel"):
+            value = self._got_entry(reference.symbol) + reference.addend - literal_address
+        elif variant.startswith("abs32") or variant == "abs64":
+            value = symbol + reference.addend
+        else:
+            value = symbol + reference.addend - literal_address
+        if variant.endswith("@hi"):
+            return (value >> 32) & _MASK32
+        return value & _MASK32
+
+    # -- compile ---------------------------------------------------------------------------
+
+    def compile(self) -> Program:
+        laid = self.layout()
+        program = self.program
+        pending: list[tuple[Instruction, list[Block]]] = []
+        for function, placed in laid:
+            name = function.sym_name.data
+            start = program.symbols[name]
+            block_pc: dict[Block, int] = {}
+            addresses = iter(placed)
+            blocks = list(function.body.blocks)
+            for index, block in enumerate(blocks):
+                block_pc[block] = len(program.instructions)
+                for op in block.ops:
+                    if isinstance(op, FallthroughOp):
+                        if index + 1 >= len(blocks) or op.dest is not blocks[index + 1]:
+                            raise EmulationError(f"{name}: amdgpu_mc.fallthrough must name "
+                                                 "the next block")
+                        continue
+                    if not isinstance(op, InstructionOpBase):
+                        raise EmulationError(f"{name}: '{op.name}' is not an instruction")
+                    _, address, size = next(addresses)
+                    inst = self._instruction(op, address, size, name, start)
+                    program.pc_of_address[address] = inst.pc
+                    program.instructions.append(inst)
+                    if op.KIND == "branch":
+                        pending.append((inst, list(op.successors)))
+            for inst, successors in pending:
+                inst.targets = [block_pc[block] for block in successors]
+            pending.clear()
+            if isinstance(function, KernelOp):
+                program.kernels[name] = KernelInfo(name, block_pc[blocks[0]] if blocks else 0,
+                                                   function.descriptor.data, {})
+        self._kernel_metadata()
+        for inst in program.instructions:
+            builder = semantics_of(inst.mnemonic)
+            step = missing(inst) if builder is None else builder(inst)
+            program.steps.append(step)
+        return program
+
+    def _instruction(self, op: InstructionOpBase, address: int, size: int, function: str,
+                     start: int) -> Instruction:
+        desc = self.isa.by_name[op.opcode.data]
+        where = f"'{op.mnemonic}' in {function} at offset {address - start:#x}"
+        operands: dict[str, Any] = {}
+        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+            operands[slot.name] = self._operand(attr, address + desc.size, where)
+        return Instruction(op.mnemonic, desc, operands, address, size,
+                           len(self.program.instructions), function, address - start,
+                           wave_size=self.program.wave_size, program=self.program)
+
+    def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
+        if isinstance(attr, PhysRegAttr):
+            return attr.data
+        if isinstance(attr, LiteralAttr):
+            return int(attr.data)
+        if isinstance(attr, IntAttr):
+            return int(cast(int, attr.data))
+        if isinstance(attr, SymbolOperandAttr):
+            return self._resolve(attr, literal_address, where)
+        if is_absent(attr):
+            return None
+        if isinstance(attr, VirtRegAttr):
+            raise EmulationError(f"{where}: virtual register {attr.text}: allocate registers "
+                                 "before running")
+        raise EmulationError(f"{where}: operand {attr} cannot be emulated")
+
+    def _kernel_metadata(self) -> None:
+        metadata = self.module.metadata
+        if metadata is None:
+            return
+        raw = attr_to_metadata(cast(DictionaryAttr, metadata))
+        for entry in cast(list[dict[str, Any]], raw.get("amdhsa.kernels", [])):
+            name = str(entry.get(".name", ""))
+            info = self.program.kernels.get(name)
+            if info is not None:
+                info.metadata = entry
+
+
+def semantics_of(mnemonic: str) -> Builder | None:
+    """The builder of ``mnemonic``: its own, else that of its base operation (the VOP3,
+    VOP2/VOPC and SDWA encodings share semantics; DPP does not and has none)."""
+    builder = SEMANTICS.get(mnemonic)
+    if builder is None:
+        base = base_name(mnemonic)
+        if not mnemonic.endswith("_dpp") and base != mnemonic:
+            builder = SEMANTICS.get(base)
+    return builder
+
+
+def compile_program(module: CodeObjectOp) -> Program:
+    """Lay out and compile every function of ``module``."""
+    return _Compiler(module).compile()
+
+
+def kernel_names(module: CodeObjectOp) -> list[str]:
+    return [op.sym_name.data for op in module.body.block.ops if isinstance(op, KernelOp)]

@@ -1,0 +1,16 @@
+"""Instruction semantics, one module per instruction family; importing this package
+registers them all in :data:`.registry.SEMANTICS`."""
+
+from luthier.emulator.semantics import (  # noqa: F401  (registration by import)
+    ds,
+    flow,
+    salu,
+    smem,
+    valu_float,
+    valu_int,
+    vmem,
+    vopc,
+)
+from luthier.emulator.semantics.registry import SEMANTICS, Instruction, Step, semantics
+
+__all__ = ["SEMANTICS", "Instruction", "Step", "semantics"]

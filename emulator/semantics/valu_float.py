@@ -1,0 +1,306 @@
+"""VALU floating point: f32 and f64 arithmetic, FMA, min/max, conversions, packed f32.
+
+NumPy's float32/float64 arithmetic is IEEE round-to-nearest-even, which is what the
+hardware does with denormals enabled (the mode every corpus kernel runs in). FMA must round
+once: NumPy has none, so :func:`fma32` computes the exact product in float64 and rounds the
+sum to odd before the final rounding to float32 (53 >= 24 + 2 bits makes that exact), and
+:func:`fma64` uses Boldo and Melquiond's emulation (error-free product and sum, then one
+round-to-odd addition). ``v_min``/``v_max`` follow IEEE mode: a NaN operand yields the other
+operand. Float-to-integer conversions truncate, saturate and send NaN to 0.
+Transcendental approximations (``v_rcp``, ``v_sqrt``...) are computed correctly rounded,
+within the hardware's documented error of 1 ulp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from luthier.emulator.semantics.registry import Instruction, Step, semantics
+from luthier.emulator.semantics.vop import base_name, destination, float_output, source
+from luthier.emulator.state import Vec, Wave
+
+F32 = np.float32
+F64 = np.float64
+U32 = np.uint32
+U64 = np.uint64
+I32 = np.int32
+INF = np.inf
+
+
+def _round_to_odd_sum(x: Vec, y: Vec) -> Vec:
+    """x + y rounded to odd in float64: the nearest-even sum, moved one ulp toward the
+    exact sum when it was inexact and its last bit is even."""
+    total = x + y
+    back = total - x
+    error = (x - (total - back)) + (y - back)
+    even = (np.asarray(total, F64).view(U64) & U64(1)) == 0
+    fix = (error != 0) & even & np.isfinite(total)
+    toward = np.where(error > 0, INF, -INF)
+    return np.where(fix, np.nextafter(total, toward), total)
+
+
+def fma32(a: Vec, b: Vec, c: Vec) -> Vec:
+    """a * b + c with one rounding to float32."""
+    product = np.asarray(a, F32).astype(F64) * np.asarray(b, F32).astype(F64)  # exact
+    return _round_to_odd_sum(product, np.asarray(c, F32).astype(F64)).astype(F32)
+
+
+_SPLIT = F64(134217729.0)  # 2**27 + 1 (Veltkamp)
+
+
+def _two_product(a: Vec, b: Vec) -> tuple[Vec, Vec]:
+    product = a * b
+    ta = _SPLIT * a
+    a_high = ta - (ta - a)
+    a_low = a - a_high
+    tb = _SPLIT * b
+    b_high = tb - (tb - b)
+    b_low = b - b_high
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
+
+
+def _two_sum(a: Vec, b: Vec) -> tuple[Vec, Vec]:
+    total = a + b
+    back = total - a
+    return total, (a - (total - back)) + (b - back)
+
+
+def fma64(a: Vec, b: Vec, c: Vec) -> Vec:
+    """a * b + c with one rounding to float64 (finite, non-extreme operands; overflowing
+    or non-finite cases fall back to the two-rounding result, which then agrees)."""
+    a, b, c = np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64)
+    product_high, product_low = _two_product(a, b)
+    sum_high, sum_low = _two_sum(c, product_high)
+    result = sum_high + _round_to_odd_sum(sum_low, product_low)
+    plain = a * b + c
+    exact = np.isfinite(result) & np.isfinite(product_low) & np.isfinite(sum_low)
+    return np.where(exact, result, plain)
+
+
+def _max(a: Vec, b: Vec) -> Vec:
+    return np.fmax(a, b)
+
+
+def _min(a: Vec, b: Vec) -> Vec:
+    return np.fmin(a, b)
+
+
+def _to_int(value: Vec, low: float, high: float, dtype: type[np.integer[object]]) -> Vec:
+    truncated = np.trunc(np.asarray(value, F64))
+    clipped = np.clip(np.where(np.isnan(truncated), 0.0, truncated), low, high)
+    return clipped.astype(dtype)
+
+
+def _fract(value: Vec, dtype: type[np.floating[object]]) -> Vec:
+    largest_below_one = np.nextafter(dtype(1), dtype(0))
+    result = np.minimum(value - np.floor(value), largest_below_one)
+    return np.where(np.isinf(value), dtype(np.nan), result)
+
+
+def _frexp_mant(value: Vec) -> Vec:
+    mantissa, _ = np.frexp(value)
+    return np.where(np.isfinite(value), mantissa, value)
+
+
+def _frexp_exp(value: Vec) -> Vec:
+    _, exponent = np.frexp(value)
+    return np.where(np.isfinite(value), exponent, 0).astype(I32).view(U32)
+
+
+def _legacy_mul(a: Vec, b: Vec) -> Vec:
+    return np.where((a == 0) | (b == 0), F32(0), a * b)
+
+
+def _cvt_ubyte(byte: int) -> Callable[[Vec], Vec]:
+    return lambda a: ((np.asarray(a, U32) >> U32(8 * byte)) & U32(0xFF)).astype(F32)
+
+
+# name -> (slots, input kinds per slot, output kind, fn). Kinds: f32, f64, u32, i32.
+FloatOp = tuple[tuple[str, ...], tuple[str, ...], str, Callable[..., Vec]]
+_A = ("src0",)
+_AB = ("src0", "src1")
+_ABC = ("src0", "src1", "src2")
+_F1 = ("f32",)
+_F2 = ("f32", "f32")
+_F3 = ("f32", "f32", "f32")
+_D1 = ("f64",)
+_D2 = ("f64", "f64")
+_D3 = ("f64", "f64", "f64")
+
+FLOAT_OPS: dict[str, FloatOp] = {
+    "v_add_f32": (_AB, _F2, "f32", lambda a, b: a + b),
+    "v_sub_f32": (_AB, _F2, "f32", lambda a, b: a - b),
+    "v_subrev_f32": (_AB, _F2, "f32", lambda a, b: b - a),
+    "v_mul_f32": (_AB, _F2, "f32", lambda a, b: a * b),
+    "v_mul_legacy_f32": (_AB, _F2, "f32", _legacy_mul),
+    "v_max_f32": (_AB, _F2, "f32", _max),
+    "v_min_f32": (_AB, _F2, "f32", _min),
+    "v_fma_f32": (_ABC, _F3, "f32", fma32),
+    "v_fmac_f32": (_ABC, _F3, "f32", fma32),
+    "v_mad_f32": (_ABC, _F3, "f32", lambda a, b, c: a * b + c),
+    "v_mac_f32": (_ABC, _F3, "f32", lambda a, b, c: a * b + c),
+    "v_max3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmax(np.fmax(a, b), c)),
+    "v_min3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
+    "v_med3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmax(
+        np.fmin(a, b), np.fmin(np.fmax(a, b), c))),
+    "v_ldexp_f32": (_AB, ("f32", "i32"), "f32", lambda a, b: np.ldexp(
+        a, np.clip(b, -1000, 1000).astype(I32)).astype(F32)),
+    "v_sqrt_f32": (_A, _F1, "f32", np.sqrt),
+    "v_rsq_f32": (_A, _F1, "f32", lambda a: F32(1) / np.sqrt(a)),
+    "v_rcp_f32": (_A, _F1, "f32", lambda a: F32(1) / a),
+    "v_rcp_iflag_f32": (_A, _F1, "f32", lambda a: F32(1) / a),
+    "v_exp_f32": (_A, _F1, "f32", np.exp2),
+    "v_log_f32": (_A, _F1, "f32", np.log2),
+    "v_sin_f32": (_A, _F1, "f32", lambda a: np.sin(a.astype(F64) * 2 * np.pi).astype(F32)),
+    "v_cos_f32": (_A, _F1, "f32", lambda a: np.cos(a.astype(F64) * 2 * np.pi).astype(F32)),
+    "v_floor_f32": (_A, _F1, "f32", np.floor),
+    "v_ceil_f32": (_A, _F1, "f32", np.ceil),
+    "v_trunc_f32": (_A, _F1, "f32", np.trunc),
+    "v_rndne_f32": (_A, _F1, "f32", np.rint),
+    "v_fract_f32": (_A, _F1, "f32", lambda a: _fract(a, F32)),
+    "v_frexp_mant_f32": (_A, _F1, "f32", _frexp_mant),
+    "v_frexp_exp_i32_f32": (_A, _F1, "u32", _frexp_exp),
+    "v_cvt_f32_i32": (_A, ("i32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_f32_u32": (_A, ("u32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_u32_f32": (_A, _F1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
+    "v_cvt_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+        a, -2147483648, 2147483647, I32).view(U32)),
+    "v_cvt_flr_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+        np.floor(a), -2147483648, 2147483647, I32).view(U32)),
+    "v_cvt_rpi_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+        np.floor(a + F32(0.5)), -2147483648, 2147483647, I32).view(U32)),
+    "v_cvt_f32_ubyte0": (_A, ("u32",), "f32", _cvt_ubyte(0)),
+    "v_cvt_f32_ubyte1": (_A, ("u32",), "f32", _cvt_ubyte(1)),
+    "v_cvt_f32_ubyte2": (_A, ("u32",), "f32", _cvt_ubyte(2)),
+    "v_cvt_f32_ubyte3": (_A, ("u32",), "f32", _cvt_ubyte(3)),
+    "v_cvt_f32_f64": (_A, _D1, "f32", lambda a: a.astype(F32)),
+    "v_cvt_f64_f32": (_A, _F1, "f64", lambda a: a.astype(F64)),
+    "v_cvt_f64_i32": (_A, ("i32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_f64_u32": (_A, ("u32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_i32_f64": (_A, _D1, "u32", lambda a: _to_int(
+        a, -2147483648, 2147483647, I32).view(U32)),
+    "v_cvt_u32_f64": (_A, _D1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
+    "v_add_f64": (_AB, _D2, "f64", lambda a, b: a + b),
+    "v_mul_f64": (_AB, _D2, "f64", lambda a, b: a * b),
+    "v_max_f64": (_AB, _D2, "f64", _max),
+    "v_min_f64": (_AB, _D2, "f64", _min),
+    "v_fma_f64": (_ABC, _D3, "f64", fma64),
+    "v_fmac_f64": (_ABC, _D3, "f64", fma64),
+    "v_ldexp_f64": (_AB, ("f64", "i32"), "f64", lambda a, b: np.ldexp(
+        a, np.clip(b, -3000, 3000).astype(I32))),
+    "v_sqrt_f64": (_A, _D1, "f64", np.sqrt),
+    "v_rsq_f64": (_A, _D1, "f64", lambda a: F64(1) / np.sqrt(a)),
+    "v_rcp_f64": (_A, _D1, "f64", lambda a: F64(1) / a),
+    "v_floor_f64": (_A, _D1, "f64", np.floor),
+    "v_ceil_f64": (_A, _D1, "f64", np.ceil),
+    "v_trunc_f64": (_A, _D1, "f64", np.trunc),
+    "v_rndne_f64": (_A, _D1, "f64", np.rint),
+    "v_fract_f64": (_A, _D1, "f64", lambda a: _fract(a, F64)),
+    "v_frexp_mant_f64": (_A, _D1, "f64", _frexp_mant),
+    "v_frexp_exp_i32_f64": (_A, _D1, "u32", _frexp_exp),
+}
+
+_VIEWS: dict[str, tuple[int, Callable[[Vec], Vec]]] = {
+    "f32": (32, lambda bits: np.asarray(bits, U32).view(F32)),
+    "f64": (64, lambda bits: np.asarray(bits, U64).view(F64)),
+    "u32": (32, lambda bits: np.asarray(bits, U32)),
+    "i32": (32, lambda bits: np.asarray(bits, U32).view(I32)),
+}
+
+
+def _typed(inst: Instruction, slot: str, kind: str) -> Callable[[Wave], Vec]:
+    bits, view = _VIEWS[kind]
+    read = source(inst, slot, bits)
+    return lambda wave: view(read(wave))
+
+
+@semantics(*FLOAT_OPS)
+def _float_op(inst: Instruction) -> Step:
+    slots, kinds, result, fn = FLOAT_OPS[base_name(inst.mnemonic)]
+    readers = [_typed(inst, slot, kind) for slot, kind in zip(slots, kinds, strict=True)]
+    bits = 64 if result == "f64" else 32
+    write = destination(inst, bits=bits)
+    post = float_output(inst, F64 if result == "f64" else F32) if result.startswith("f") \
+        else (lambda value: value)
+    dtype = {"f32": F32, "f64": F64, "u32": U32}[result]
+    raw = U64 if bits == 64 else U32
+    following = inst.next_pc
+
+    def finish(wave: Wave, value: Vec) -> None:
+        write(wave, np.asarray(post(np.asarray(value, dtype)), dtype).view(raw))
+
+    if len(readers) == 1:
+        (r0,) = readers
+
+        def step1(wave: Wave) -> int:
+            finish(wave, fn(r0(wave)))
+            return following
+        return step1
+    if len(readers) == 2:
+        r0, r1 = readers
+
+        def step2(wave: Wave) -> int:
+            finish(wave, fn(r0(wave), r1(wave)))
+            return following
+        return step2
+    r0, r1, r2 = readers
+
+    def step3(wave: Wave) -> int:
+        finish(wave, fn(r0(wave), r1(wave), r2(wave)))
+        return following
+
+    return step3
+
+
+# -- packed f32 (VOP3P) --------------------------------------------------------------------
+
+OP_SEL = 4
+OP_SEL_HI = 8
+NEG_HI = 2
+
+_PACKED: dict[str, Callable[..., Vec]] = {
+    "v_pk_add_f32": lambda a, b: a + b,
+    "v_pk_mul_f32": lambda a, b: a * b,
+    "v_pk_fma_f32": fma32,
+}
+
+
+def _half(inst: Instruction, slot: str, high: bool) -> Callable[[Wave], Vec]:
+    """One f32 half of a packed operand, picked by op_sel/op_sel_hi, negated by
+    neg_lo/neg_hi (bits of ``<slot>_modifiers``)."""
+    read = inst.vector(slot, 64)
+    modifiers = inst.get(f"{slot}_modifiers", 0)
+    take_high = bool(modifiers & (OP_SEL_HI if high else OP_SEL))
+    negate = bool(modifiers & (NEG_HI if high else 1))
+    shift = U64(32 if take_high else 0)
+    sign = U32(0x80000000 if negate else 0)
+
+    def half(wave: Wave) -> Vec:
+        bits = ((np.asarray(read(wave), U64) >> shift) & U64(0xFFFFFFFF)).astype(U32)
+        return (bits ^ sign).view(F32)
+
+    return half
+
+
+@semantics(*_PACKED)
+def _packed(inst: Instruction) -> Step:
+    fn = _PACKED[inst.mnemonic]
+    slots = [slot for slot in ("src0", "src1", "src2") if inst.desc.has(slot)]
+    low = [_half(inst, slot, False) for slot in slots]
+    high = [_half(inst, slot, True) for slot in slots]
+    _, index, _ = inst.vdst()
+    if inst.get("clamp", 0):
+        raise inst.unsupported("clamp of packed f32 is not modelled")
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        result_low = np.asarray(fn(*(read(wave) for read in low)), F32)
+        result_high = np.asarray(fn(*(read(wave) for read in high)), F32)
+        wave.write_v(index, result_low.view(U32))
+        wave.write_v(index + 1, result_high.view(U32))
+        return following
+
+    return step
