@@ -1,0 +1,128 @@
+"""Whole kernels of test/corpus/kernels/control_flow.hip: uniform and divergent loops,
+EXEC-masked if/else, nested branches, early returns, a switch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .common import TARGETS, fma32_reference, out, run
+
+RNG = np.random.default_rng(11)
+F32 = np.float32
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("iterations", [0, 1, 7])
+def test_counted_loop(target: str, iterations: int) -> None:
+    inputs = RNG.standard_normal(256).astype(F32)
+    result = run("control_flow", target, "counted_loop", 2, 128,
+                 [inputs, np.zeros(256, F32), iterations])
+    acc = inputs.copy()
+    for k in range(iterations):
+        acc = fma32_reference(acc, np.full(256, 0.5, F32), np.full(256, k, F32))
+    np.testing.assert_array_equal(out(result, 1), acc)
+
+
+def _collatz_steps(value: int) -> int:
+    steps = 0
+    while value != 1 and steps < 1000:
+        value = 3 * value + 1 if value & 1 else value >> 1
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_data_dependent_loop_diverges_per_lane(target: str) -> None:
+    inputs = RNG.integers(1, 5000, 256).astype(np.int32)
+    inputs[:4] = [1, 2, 27, 97]
+    result = run("control_flow", target, "data_dependent_loop", 4, 64,
+                 [inputs, np.zeros(256, np.int32)])
+    expected = np.array([_collatz_steps(int(v)) for v in inputs], np.int32)
+    np.testing.assert_array_equal(out(result, 1), expected)
+    counts = result.wave_instructions
+    assert len(set(counts)) > 1  # waves with longer Collatz chains run longer
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_unrolled_loop(target: str) -> None:
+    inputs = RNG.standard_normal(128 * 8).astype(F32)
+    result = run("control_flow", target, "unrolled_loop", 2, 64,
+                 [inputs, np.zeros(128, F32)])
+    # The compiler contracts some of the eight multiply-adds into FMAs and not others (C
+    # allows either), so the sum is compared to within rounding, not bit for bit.
+    expected = (inputs.reshape(128, 8).astype(np.float64) * np.arange(1, 9)).sum(axis=1)
+    np.testing.assert_allclose(out(result, 1), expected, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_grid_stride_loop_reads_grid_size(target: str) -> None:
+    n = 1000
+    inputs = RNG.standard_normal(n).astype(F32)
+    result = run("control_flow", target, "grid_stride_loop", 2, 128,
+                 [inputs, np.zeros(n, F32), n])
+    np.testing.assert_array_equal(out(result, 1), inputs * inputs)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_if_else_on_thread_id(target: str) -> None:
+    n = 128
+    a = RNG.standard_normal(n * 4).astype(F32)
+    b = RNG.standard_normal(n).astype(F32)
+    result = run("control_flow", target, "if_else_tid", 2, 64,
+                 [a, b, np.zeros(2 * n, F32), n])
+    got = out(result, 2)
+    index = np.arange(n)
+    odd = (index % 64) & 1 == 1
+    # Multiply-adds the compiler may or may not contract: equal to within rounding.
+    s = (a.reshape(n, 4).astype(np.float64) * np.arange(4)).sum(axis=1)
+    np.testing.assert_allclose(got[:n][odd], s[odd], rtol=2e-6, atol=1e-6)
+    np.testing.assert_array_equal(got[n:][~odd], np.sqrt(np.abs(b))[~odd] + F32(1))
+    assert not got[:n][~odd].any() and not got[n:][odd].any()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_nested_branches_with_division(target: str) -> None:
+    inputs = RNG.integers(-50, 50, 128).astype(np.int32)
+    threshold = 10
+    result = run("control_flow", target, "nested_branches", 2, 64,
+                 [inputs, np.zeros(128, np.int32), threshold])
+    expected = np.zeros(128, np.int32)
+    for i, v in enumerate(inputs.tolist()):
+        if v > threshold:
+            if i % 64 < 32:
+                r = v - threshold
+            elif v & 4:
+                r = v * 3
+            else:
+                r = -v
+        elif v < 0:
+            r = int(inputs[(i + 1) % 64]) + 7
+        else:
+            r = int(v / (threshold | 1))
+        expected[i] = r
+    np.testing.assert_array_equal(out(result, 1), expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_early_return(target: str) -> None:
+    n = 200
+    inputs = RNG.standard_normal(256).astype(F32)
+    output = np.full(256, 9.0, F32)
+    result = run("control_flow", target, "early_return", 2, 128, [inputs, output, n])
+    expected = output.copy()
+    keep = (np.arange(256) < n) & (inputs >= 0)
+    expected[keep] = inputs[keep] * F32(2)
+    np.testing.assert_array_equal(out(result, 1), expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_switch_dispatch(target: str) -> None:
+    ops = RNG.integers(0, 7, 256).astype(np.int32)
+    x = np.abs(RNG.standard_normal(256)).astype(F32)
+    result = run("control_flow", target, "switch_dispatch", 4, 64,
+                 [ops, x, np.zeros(256, F32)])
+    expected = np.select([ops == 0, ops == 1, ops == 2, ops == 3, ops == 4],
+                         [x + F32(1), x * F32(3), np.sqrt(x), -x, x * x * x],
+                         F32(0)).astype(F32)
+    np.testing.assert_array_equal(out(result, 2), expected)
