@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from luthier.emulator.errors import EmulationError
-from luthier.emulator.memory import PRIVATE_APERTURE, GlobalMemory, LocalMemory, PrivateMemory
+from luthier.emulator.memory import (
+    PRIVATE_APERTURE,
+    SCRATCH_BACKING,
+    GlobalMemory,
+    LocalMemory,
+    PrivateMemory,
+)
 from luthier.emulator.program import KernelInfo, Program
 from luthier.emulator.semantics.registry import BARRIER, END
 from luthier.emulator.state import M0, Wave
@@ -66,8 +72,8 @@ def _user_sgprs(wave: Wave, info: KernelInfo, setup: DispatchSetup, memory: Glob
         index += dwords
 
     if properties.enable_sgpr_private_segment_buffer:
-        put(PRIVATE_APERTURE & 0xFFFFFFFF, 1)
-        put(PRIVATE_APERTURE >> 32, 1)
+        put(SCRATCH_BACKING & 0xFFFFFFFF, 1)
+        put(SCRATCH_BACKING >> 32, 1)
         put(0xFFFFFFFF, 1)
         put(_SCRATCH_RSRC_WORD3, 1)
     if properties.enable_sgpr_dispatch_ptr:

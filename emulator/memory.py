@@ -11,6 +11,8 @@ Address map (the apertures are the ones the hardware reports through ``src_share
 
 * ``0x0000_1000_0000_0000`` up: global buffers (arguments, code object globals, kernarg
   segment, dispatch packet); the code object's text is placed at :data:`TEXT_BASE`.
+* ``SCRATCH_BACKING``: the base of the scratch V# (never mapped; MUBUF accesses through a
+  V# with this base go to the lane's scratch).
 * ``SHARED_APERTURE`` (4 GiB): flat addresses that reach the workgroup's LDS.
 * ``PRIVATE_APERTURE`` (4 GiB): flat addresses that reach the lane's scratch.
 """
@@ -33,6 +35,9 @@ PRIVATE_APERTURE_HI = 0x0002_0000
 SHARED_APERTURE = SHARED_APERTURE_HI << 32
 PRIVATE_APERTURE = PRIVATE_APERTURE_HI << 32
 APERTURE_SIZE = 1 << 32
+#: Base address of the scratch V# (private segment buffer) the dispatch hands out: a
+#: 48-bit address in no buffer, by which buffer instructions recognise scratch accesses.
+SCRATCH_BACKING = 0x0000_5C00_0000_0000
 #: Unmapped bytes left after every buffer, so an overrun hits nothing.
 GUARD = 4096
 

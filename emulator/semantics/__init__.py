@@ -4,6 +4,7 @@ registers them all in :data:`.registry.SEMANTICS`."""
 from luthier.emulator.semantics import (  # noqa: F401  (registration by import)
     ds,
     flow,
+    mfma,
     salu,
     smem,
     valu_float,

@@ -24,6 +24,7 @@ from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import (
     APERTURE_SIZE,
     PRIVATE_APERTURE,
+    SCRATCH_BACKING,
     SHARED_APERTURE,
 )
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
@@ -90,7 +91,7 @@ def _buffer_offset(inst: Instruction) -> Addresses:
 
     def offsets(wave: Wave) -> Vec:
         base = resource(wave) & 0xFFFFFFFFFFFF
-        if base != PRIVATE_APERTURE:
+        if base != SCRATCH_BACKING:
             raise EmulationError(f"{where}: buffer access through a V# other than the "
                                  "private segment buffer is not modelled")
         wave_bytes = soffset(wave) if soffset is not None else 0
@@ -100,6 +101,12 @@ def _buffer_offset(inst: Instruction) -> Addresses:
         return total
 
     return offsets
+
+
+def _located(where: str, error: EmulationError) -> EmulationError:
+    """``error`` prefixed with the instruction, unless it already names one."""
+    text = str(error)
+    return error if text.startswith("'") else EmulationError(f"{where}: {text}")
 
 
 def _to_dwords(raw: Vec, nbytes: int, signed: bool) -> list[Vec]:
@@ -235,7 +242,7 @@ def _load(inst: Instruction) -> Step:
         try:
             raw = space.load(wave, address(wave), mask, nbytes)
         except EmulationError as error:
-            raise EmulationError(f"{where}: {error}") from None
+            raise _located(where, error) from None
         for k, column in enumerate(_to_dwords(raw, nbytes, signed)):
             if file == "v":
                 wave.write_v(index + k, column)
@@ -263,7 +270,7 @@ def _store(inst: Instruction) -> Step:
         try:
             space.store(wave, address(wave), mask, data)
         except EmulationError as error:
-            raise EmulationError(f"{where}: {error}") from None
+            raise _located(where, error) from None
         return following
 
     return step
