@@ -69,9 +69,9 @@ def _operand_masks(desc: InstrDef, operands: ArrayAttr[Attribute],
     uses = defs = tied = 0
     tied_names = set(desc.tied)
     for index, (slot, attr) in enumerate(zip(desc.operands, operands.data, strict=True)):
-        if isinstance(attr, VirtRegAttr):
-            raise EffectError(f"{where}: virtual register {attr.text} has no units yet")
-        if not isinstance(attr, PhysRegAttr):
+        if type(attr) is not PhysRegAttr and not isinstance(attr, PhysRegAttr):
+            if isinstance(attr, VirtRegAttr):
+                raise EffectError(f"{where}: virtual register {attr.text} has no units yet")
             continue
         mask = units_of(attr.data)
         if index < desc.num_defs:

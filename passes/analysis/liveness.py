@@ -59,6 +59,7 @@ from luthier.passes.analysis.cfg import ExitKind, FunctionCFG, block_name
 from luthier.passes.analysis.effects import Effect, EffectError, EffectTable
 from luthier.passes.analysis.units import (
     ALL_UNITS,
+    SGPR_MASK,
     UNIT_COUNT,
     VECTOR_MASK,
     file_range,
@@ -88,6 +89,11 @@ class _Block:
     exit_kind: str = ""
     live_in: int = 0
     live_out: int = 0
+    #: The effect of each instruction (looked up once).
+    effects: list[Effect] = field(default_factory=list[Effect])
+    #: For a block without calls, EXEC writes or an unknown exit, its whole transfer as
+    #: ``live_in = live_out & keep | gen`` (see :func:`_summary`); None otherwise.
+    summary: tuple[int, int] | None = None
 
 
 @dataclass
@@ -228,6 +234,8 @@ class Liveness:
         unknown calls of this object."""
         names = {f.sym_name.data for f in functions if isinstance(f, FunctionOp)}
         escaping: set[str] = set()
+        if not names:
+            return escaping
         for op in self.code_object.body.ops:
             if isinstance(op, GlobalOp) and op.relocations is not None:
                 escaping.update(r.data[2] for r in op.relocations.data if r.data[2] in names)
@@ -271,60 +279,87 @@ class Liveness:
                 self.warnings.append(
                     f"@{name} {block_name(block_index)}: leaves the function for code we do "
                     f"not follow ({cfg.exits[block_index]}): everything is live before it")
+            effects = [self.effects.of(op) for op in instructions]
             infos.append(_Block(block, instructions, list(cfg.successors[block_index]),
-                                exit_kind))
+                                exit_kind, effects=effects))
         self._calls[name] = calls
-        result = FunctionLiveness(function, infos, self._exec_states(function, infos))
+        result = FunctionLiveness(function, infos, self._exec_states(function, infos, cfg))
         for block_index, info in enumerate(infos):
+            if info.exit_kind != "indirect" and not any(
+                    effect.writes_exec for effect in info.effects) and not any(
+                    op.KIND == "call" for op in info.instructions):
+                info.summary = _summary(info.effects, result.exec_full[block_index])
             for position, op in enumerate(info.instructions):
                 self._position[id(op)] = (result, block_index, position)
         return result
 
-    def _exec_states(self, function: Function, blocks: list[_Block]) -> dict[int, list[bool]]:
-        """Per block, whether EXEC is full before each instruction (forward fixpoint)."""
+    def _exec_states(self, function: Function, blocks: list[_Block],
+                     cfg: FunctionCFG) -> dict[int, list[bool]]:
+        """Per block, whether EXEC is full before each instruction (forward fixpoint).
+
+        Only instructions that write EXEC or an SGPR can change the state (an SGPR write
+        may overwrite a saved copy of EXEC); the others are skipped."""
         entry = exec_state.FULL if isinstance(function, KernelOp) else exec_state.PARTIAL
+        relevant = [[position for position, effect in enumerate(info.effects)
+                     if effect.writes_exec or (effect.scalar_defs | effect.partial_defs)
+                     & SGPR_MASK] for info in blocks]
+
+        def run(index: int, state: exec_state.ExecState) -> exec_state.ExecState:
+            info = blocks[index]
+            for position in relevant[index]:
+                state = exec_state.step(state, info.instructions[position],
+                                        info.effects[position])
+            return state
+
         states: list[exec_state.ExecState | None] = [None] * len(blocks)
-        if blocks:
-            states[0] = entry
-        predecessors: list[list[int]] = [[] for _ in blocks]
-        for index, info in enumerate(blocks):
-            for successor in info.successors:
-                predecessors[successor].append(index)
         outs: list[exec_state.ExecState | None] = [None] * len(blocks)
-        changed = True
-        while changed:
-            changed = False
-            for index, info in enumerate(blocks):
-                incoming = [outs[p] for p in predecessors[index] if outs[p] is not None]
-                state = entry if index == 0 else None
-                for other in incoming:
-                    assert other is not None
-                    state = other if state is None else state.join(other)
-                if state is None:
-                    state = exec_state.PARTIAL  # unreachable: assume the worst
-                states[index] = state
-                for op in info.instructions:
-                    state = exec_state.step(state, op, self.effects.of(op))
-                if outs[index] != state:
-                    outs[index] = state
-                    changed = True
+        order = list(cfg.reverse_post_order) + list(cfg.unreachable)
+        pending = set(order)
+        while pending:  # sweeps in reverse post-order over the blocks still to visit
+            for index in order:
+                if index in pending:
+                    pending.discard(index)
+                    self._exec_visit(index, entry, blocks, cfg, states, outs, run, pending)
         result: dict[int, list[bool]] = {}
         for index, info in enumerate(blocks):
-            state = states[index]
-            assert state is not None
-            fulls: list[bool] = []
-            for op in info.instructions:
-                fulls.append(state.full)
-                state = exec_state.step(state, op, self.effects.of(op))
+            state = states[index] or exec_state.PARTIAL
+            fulls = [False] * len(info.instructions)
+            position = 0
+            for change in relevant[index]:
+                if state.full:
+                    fulls[position:change + 1] = [True] * (change + 1 - position)
+                position = change + 1
+                state = exec_state.step(state, info.instructions[change], info.effects[change])
+            if state.full:
+                fulls[position:] = [True] * (len(fulls) - position)
             result[index] = fulls
         return result
+
+    @staticmethod
+    def _exec_visit(index: int, entry: exec_state.ExecState, blocks: list[_Block],
+                    cfg: FunctionCFG, states: list[exec_state.ExecState | None],
+                    outs: list[exec_state.ExecState | None],
+                    run: Callable[[int, exec_state.ExecState], exec_state.ExecState],
+                    pending: set[int]) -> None:
+        state = entry if index == 0 else None
+        for predecessor in cfg.predecessors[index]:
+            other = outs[predecessor]
+            if other is not None:
+                state = other if state is None else state.join(other)
+        if state is None:
+            state = exec_state.PARTIAL  # unreachable: assume the worst
+        states[index] = state
+        out = run(index, state)
+        if outs[index] != out:
+            outs[index] = out
+            pending.update(blocks[index].successors)
 
     def _transfer(self, function: FunctionLiveness, info: _Block, position: int,
                   exec_full: bool, live: int) -> int:
         """Live state before instruction ``position`` from the state after it (see
         :func:`_lanes`)."""
         op = info.instructions[position]
-        effect: Effect = self.effects.of(op)
+        effect = info.effects[position]
         if position == len(info.instructions) - 1 and info.exit_kind == "indirect":
             return _EVERYTHING
         if effect.writes_exec:
@@ -350,30 +385,64 @@ class Liveness:
         return 0
 
     def _solve_function(self, function: FunctionLiveness) -> None:
+        """Backward fixpoint over the blocks: a worklist seeded with every block, in
+        post-order of the CFG (successors first), re-queuing the predecessors of a block
+        whose live-in grew."""
         function._before.clear()  # pyright: ignore[reportPrivateUsage]
         blocks = function.blocks
-        order = list(range(len(blocks) - 1, -1, -1))
-        changed = True
-        while changed:
-            changed = False
-            for index in order:
-                info = blocks[index]
-                live = self._exit_live(function, info)
-                for successor in info.successors:
-                    live |= blocks[successor].live_in
-                info.live_out = live
+        predecessors: list[list[int]] = [[] for _ in blocks]
+        for index, info in enumerate(blocks):
+            for successor in info.successors:
+                predecessors[successor].append(index)
+        work = list(range(len(blocks)))  # popped from the end: last block first
+        queued = [True] * len(blocks)
+        while work:
+            index = work.pop()
+            queued[index] = False
+            info = blocks[index]
+            live = self._exit_live(function, info)
+            for successor in info.successors:
+                live |= blocks[successor].live_in
+            info.live_out = live
+            if info.summary is not None:
+                keep, gen = info.summary
+                live = live & keep | gen
+            else:
                 full = function.exec_full[index]
                 for position in range(len(info.instructions) - 1, -1, -1):
                     live = self._transfer(function, info, position, full[position], live)
-                if live != info.live_in:
-                    info.live_in = live
-                    changed = True
+            if live != info.live_in:
+                info.live_in = live
+                for predecessor in predecessors[index]:
+                    if not queued[predecessor]:
+                        queued[predecessor] = True
+                        work.append(predecessor)
         function.live_in = blocks[0].live_in if blocks else 0
 
     def _live_after_position(self, function: FunctionLiveness, block: int, position: int) -> int:
         before = self._block_before(function, block)
         return before[position + 1] if position + 1 < len(before) \
             else function.blocks[block].live_out
+
+
+#: Every bit of a live state: active units and inactive vector units.
+_STATE_BITS = (1 << (2 * UNIT_COUNT)) - 1
+
+
+def _summary(effects: list[Effect], exec_full: list[bool]) -> tuple[int, int]:
+    """A block's transfer as ``(keep, gen)``: ``live_in = live_out & keep | gen``.
+
+    Without EXEC writes or calls each instruction maps ``x`` to
+    ``(x & ~defs | uses) & mask`` (``mask`` drops the inactive part where EXEC is full),
+    and functions of the form ``x & k | g`` compose into one of the same form."""
+    keep, gen = _STATE_BITS, 0
+    for position in range(len(effects) - 1, -1, -1):
+        effect = effects[position]
+        mask = ALL_UNITS if exec_full[position] else _STATE_BITS
+        ends = ~(effect.scalar_defs | effect.vector_defs)
+        keep &= ends & mask
+        gen = (gen & ends | effect.uses) & mask
+    return keep, gen
 
 
 def _any_lane(live: int) -> int:
