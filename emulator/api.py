@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -57,10 +57,10 @@ class RunResult:
 
 
 def _dim3(value: int | tuple[int, ...] | list[int], what: str) -> Dim3:
-    parts = [value] if isinstance(value, int) else list(value)
+    parts: list[object] = [value] if isinstance(value, int) else list(value)
     if not 1 <= len(parts) <= 3 or any(not isinstance(p, int) or p <= 0 for p in parts):
         raise EmulationError(f"{what} must be 1 to 3 positive integers, got {value!r}")
-    padded = [*parts, 1, 1][:3]
+    padded = [int(cast(int, p)) for p in parts] + [1, 1]
     return padded[0], padded[1], padded[2]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -148,7 +149,7 @@ class GlobalMemory:
         groups: list[tuple[Buffer, Mask]] = []
         bases = np.array(self._bases, dtype=np.uint64)
         slot = np.searchsorted(bases, addresses, side="right").astype(np.intp) - 1
-        for index in np.unique(slot[mask]).tolist():
+        for index in cast(list[int], np.unique(slot[mask]).tolist()):
             lanes = mask & (slot == index)
             lane_addresses = addresses[lanes]
             first = int(lane_addresses.min())

@@ -108,7 +108,7 @@ def vector_reader(value: object, bits: int) -> VectorRead:
 
     Uniform operands (SGPRs, constants) come back as 0-d arrays, which broadcast."""
     if isinstance(value, str):
-        file, index, dwords = register(value)
+        file, index, _ = register(value)
         if file in ("v", "a"):
             if bits == 64:
                 def read64(wave: Wave) -> Vec:
@@ -131,7 +131,7 @@ def vector_target(value: object) -> tuple[str, int, int]:
     """(file ``v``/``a``, index, dwords) of a vector destination."""
     if not isinstance(value, str):
         raise EmulationError(f"operand {value!r} is not a vector register")
-    file, index, dwords = register(value)
+    file, index, count = register(value)
     if file not in ("v", "a"):
         raise EmulationError(f"register {value} is not a vector register")
-    return file, index, dwords
+    return file, index, count

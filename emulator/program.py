@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntAttr, IntegerAttr
+from xdsl.dialects.builtin import IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
@@ -28,14 +28,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
-    DataRelocationAttr,
     FallthroughOp,
     FunctionOp,
     GlobalOp,
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.emulator import semantics as _semantics  # noqa: F401  (registers handlers)
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
 from luthier.emulator.semantics.registry import (
@@ -177,7 +175,7 @@ class _Compiler:
             elif isinstance(attr, LiteralAttr):
                 operands.append(Literal(attr.data))
             elif isinstance(attr, IntAttr):
-                operands.append(cast(int, attr.data))
+                operands.append(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
             else:
                 operands.append(None)
         try:
@@ -222,7 +220,7 @@ class _Compiler:
             size = int(op.size.value.data)
             relocations: list[tuple[int, str, str, int]] = []
             if op.relocations is not None:
-                for relocation in cast(ArrayAttr[DataRelocationAttr], op.relocations).data:
+                for relocation in op.relocations.data:
                     relocations.append(relocation.data)
             self.program.globals.append(
                 GlobalPlacement(name, data, size, op.initial_bytes, relocations))
@@ -317,7 +315,7 @@ class _Compiler:
         if isinstance(attr, LiteralAttr):
             return int(attr.data)
         if isinstance(attr, IntAttr):
-            return int(cast(int, attr.data))
+            return int(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
         if isinstance(attr, SymbolOperandAttr):
             return self._resolve(attr, literal_address, where)
         if is_absent(attr):
@@ -331,7 +329,7 @@ class _Compiler:
         metadata = self.module.metadata
         if metadata is None:
             return
-        raw = attr_to_metadata(cast(DictionaryAttr, metadata))
+        raw = attr_to_metadata(metadata)
         for entry in cast(list[dict[str, Any]], raw.get("amdhsa.kernels", [])):
             name = str(entry.get(".name", ""))
             info = self.program.kernels.get(name)

@@ -1,7 +1,7 @@
 """Instruction semantics, one module per instruction family; importing this package
 registers them all in :data:`.registry.SEMANTICS`."""
 
-from luthier.emulator.semantics import (  # noqa: F401  (registration by import)
+from luthier.emulator.semantics import (
     ds,
     flow,
     mfma,
@@ -14,4 +14,5 @@ from luthier.emulator.semantics import (  # noqa: F401  (registration by import)
 )
 from luthier.emulator.semantics.registry import SEMANTICS, Instruction, Step, semantics
 
-__all__ = ["SEMANTICS", "Instruction", "Step", "semantics"]
+__all__ = ["SEMANTICS", "Instruction", "Step", "ds", "flow", "mfma", "salu", "semantics", "smem",
+           "valu_float", "valu_int", "vmem", "vopc"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.semantics.vmem import _atomic_ops, _from_dwords, _to_dwords
+from luthier.emulator.semantics.vmem import atomic_ops, from_dwords, to_dwords
 from luthier.emulator.state import Wave
 
 U32 = np.uint32
@@ -54,7 +54,7 @@ def _read(inst: Instruction) -> Step:
             raw = wave.workgroup.lds.load(address(wave), mask, nbytes)
         except EmulationError as error:
             raise _wrap(where, error) from None
-        for k, column in enumerate(_to_dwords(raw, nbytes, signed)):
+        for k, column in enumerate(to_dwords(raw, nbytes, signed)):
             wave.write_v(index + k, column)
         return following
 
@@ -71,7 +71,7 @@ def _write(inst: Instruction) -> Step:
     where = inst.where
 
     def step(wave: Wave) -> int:
-        data = _from_dwords([wave.v[index + k] for k in range(dwords)], nbytes)
+        data = from_dwords([wave.v[index + k] for k in range(dwords)], nbytes)
         try:
             wave.workgroup.lds.store(address(wave), wave.active(), data)
         except EmulationError as error:
@@ -104,7 +104,7 @@ def _read2(inst: Instruction) -> Step:
             high = wave.workgroup.lds.load(second(wave), mask, element)
         except EmulationError as error:
             raise _wrap(where, error) from None
-        columns = _to_dwords(low, element, False) + _to_dwords(high, element, False)
+        columns = to_dwords(low, element, False) + to_dwords(high, element, False)
         for k, column in enumerate(columns[:2 * per]):
             wave.write_v(index + k, column)
         return following
@@ -125,8 +125,8 @@ def _write2(inst: Instruction) -> Step:
 
     def step(wave: Wave) -> int:
         mask = wave.active()
-        data0 = _from_dwords([wave.v[index0 + k] for k in range(per)], element)
-        data1 = _from_dwords([wave.v[index1 + k] for k in range(per)], element)
+        data0 = from_dwords([wave.v[index0 + k] for k in range(per)], element)
+        data1 = from_dwords([wave.v[index1 + k] for k in range(per)], element)
         try:
             wave.workgroup.lds.store(first(wave), mask, data0)
             wave.workgroup.lds.store(second(wave), mask, data1)
@@ -166,7 +166,7 @@ def _ds_op(mnemonic: str) -> str:
 
 @semantics(*_ds_atomic_names())
 def _ds_atomic(inst: Instruction) -> Step:
-    fn = _atomic_ops(32)[_ds_op(inst.mnemonic)]
+    fn = atomic_ops(32)[_ds_op(inst.mnemonic)]
     address = _address(inst, inst.get("offset", 0))
     cmpst = inst.mnemonic.startswith("ds_cmpst")
     # ds_cmpst: data0 is the compare value, data1 the new value.

@@ -143,11 +143,12 @@ def _mfma(inst: Instruction) -> Step:
                 if shape.result != "i32" else c_bits.T.view(np.int32).astype(np.int64)
         else:
             c_items = np.full((64, items), constant, dtype)
-        total = product[d_row, d_col] + c_items
+        total: Vec = np.asarray(product[d_row, d_col] + c_items)
+        bits: Vec
         if shape.result == "f32":
             bits = total.astype(np.float32).view(U32)
         elif shape.result == "i32":
-            bits = (total & 0xFFFFFFFF).astype(U32)
+            bits = (total.astype(np.int64) & 0xFFFFFFFF).astype(U32)
         else:
             bits = np.ascontiguousarray(total.astype(np.float64)).view(U32)
         target = wave.v if d_file == "v" else wave.a

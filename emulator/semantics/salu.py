@@ -238,14 +238,12 @@ SOP1: dict[str, tuple[int, int, bool, Callable[[int], int]]] = {
     "s_sext_i32_i8": (32, 32, False, lambda a: (a & 0xFF) - ((a & 0x80) << 1) & M32),
     "s_sext_i32_i16": (32, 32, False, lambda a: (a & 0xFFFF) - ((a & 0x8000) << 1) & M32),
     "s_abs_i32": (32, 32, True, lambda a: abs(s32(a)) & M32),
-    "s_bitset0_b32": (32, 32, False, lambda a: a),  # replaced below (reads the destination)
 }
-del SOP1["s_bitset0_b32"]
 
 
 @semantics(*SOP1)
 def _sop1(inst: Instruction) -> Step:
-    bits, src_bits, sets_scc, fn = SOP1[inst.mnemonic]
+    _, src_bits, sets_scc, fn = SOP1[inst.mnemonic]
     read = inst.scalar("src0", src_bits)
     index, dwords = inst.sdst()
     following = inst.next_pc

@@ -14,6 +14,7 @@ within the hardware's documented error of 1 ulp.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -88,13 +89,13 @@ def _min(a: Vec, b: Vec) -> Vec:
     return np.fmin(a, b)
 
 
-def _to_int(value: Vec, low: float, high: float, dtype: type[np.integer[object]]) -> Vec:
+def _to_int(value: Vec, low: float, high: float, dtype: type[np.integer[Any]]) -> Vec:
     truncated = np.trunc(np.asarray(value, F64))
     clipped = np.clip(np.where(np.isnan(truncated), 0.0, truncated), low, high)
     return clipped.astype(dtype)
 
 
-def _fract(value: Vec, dtype: type[np.floating[object]]) -> Vec:
+def _fract(value: Vec, dtype: type[np.floating[Any]]) -> Vec:
     largest_below_one = np.nextafter(dtype(1), dtype(0))
     result = np.minimum(value - np.floor(value), largest_below_one)
     return np.where(np.isinf(value), dtype(np.nan), result)
@@ -118,11 +119,7 @@ def _cvt_ubyte(byte: int) -> Callable[[Vec], Vec]:
     return lambda a: ((np.asarray(a, U32) >> U32(8 * byte)) & U32(0xFF)).astype(F32)
 
 
-# name -> (slots, input kinds per slot, output kind, fn). Kinds: f32, f64, u32, i32.
-FloatOp = tuple[tuple[str, ...], tuple[str, ...], str, Callable[..., Vec]]
-_A = ("src0",)
-_AB = ("src0", "src1")
-_ABC = ("src0", "src1", "src2")
+# name -> (input kind per source, result kind, fn). Kinds: f32, f64, u32, i32.
 _F1 = ("f32",)
 _F2 = ("f32", "f32")
 _F3 = ("f32", "f32", "f32")
@@ -130,78 +127,88 @@ _D1 = ("f64",)
 _D2 = ("f64", "f64")
 _D3 = ("f64", "f64", "f64")
 
-FLOAT_OPS: dict[str, FloatOp] = {
-    "v_add_f32": (_AB, _F2, "f32", lambda a, b: a + b),
-    "v_sub_f32": (_AB, _F2, "f32", lambda a, b: a - b),
-    "v_subrev_f32": (_AB, _F2, "f32", lambda a, b: b - a),
-    "v_mul_f32": (_AB, _F2, "f32", lambda a, b: a * b),
-    "v_mul_legacy_f32": (_AB, _F2, "f32", _legacy_mul),
-    "v_max_f32": (_AB, _F2, "f32", _max),
-    "v_min_f32": (_AB, _F2, "f32", _min),
-    "v_fma_f32": (_ABC, _F3, "f32", fma32),
-    "v_fmac_f32": (_ABC, _F3, "f32", fma32),
-    "v_mad_f32": (_ABC, _F3, "f32", lambda a, b, c: a * b + c),
-    "v_mac_f32": (_ABC, _F3, "f32", lambda a, b, c: a * b + c),
-    "v_max3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmax(np.fmax(a, b), c)),
-    "v_min3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
-    "v_med3_f32": (_ABC, _F3, "f32", lambda a, b, c: np.fmax(
-        np.fmin(a, b), np.fmin(np.fmax(a, b), c))),
-    "v_ldexp_f32": (_AB, ("f32", "i32"), "f32", lambda a, b: np.ldexp(
-        a, np.clip(b, -1000, 1000).astype(I32)).astype(F32)),
-    "v_sqrt_f32": (_A, _F1, "f32", np.sqrt),
-    "v_rsq_f32": (_A, _F1, "f32", lambda a: F32(1) / np.sqrt(a)),
-    "v_rcp_f32": (_A, _F1, "f32", lambda a: F32(1) / a),
-    "v_rcp_iflag_f32": (_A, _F1, "f32", lambda a: F32(1) / a),
-    "v_exp_f32": (_A, _F1, "f32", np.exp2),
-    "v_log_f32": (_A, _F1, "f32", np.log2),
-    "v_sin_f32": (_A, _F1, "f32", lambda a: np.sin(a.astype(F64) * 2 * np.pi).astype(F32)),
-    "v_cos_f32": (_A, _F1, "f32", lambda a: np.cos(a.astype(F64) * 2 * np.pi).astype(F32)),
-    "v_floor_f32": (_A, _F1, "f32", np.floor),
-    "v_ceil_f32": (_A, _F1, "f32", np.ceil),
-    "v_trunc_f32": (_A, _F1, "f32", np.trunc),
-    "v_rndne_f32": (_A, _F1, "f32", np.rint),
-    "v_fract_f32": (_A, _F1, "f32", lambda a: _fract(a, F32)),
-    "v_frexp_mant_f32": (_A, _F1, "f32", _frexp_mant),
-    "v_frexp_exp_i32_f32": (_A, _F1, "u32", _frexp_exp),
-    "v_cvt_f32_i32": (_A, ("i32",), "f32", lambda a: a.astype(F32)),
-    "v_cvt_f32_u32": (_A, ("u32",), "f32", lambda a: a.astype(F32)),
-    "v_cvt_u32_f32": (_A, _F1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
-    "v_cvt_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+Unary = Callable[[Vec], Vec]
+Binary = Callable[[Vec, Vec], Vec]
+Ternary = Callable[[Vec, Vec, Vec], Vec]
+
+UNARY: dict[str, tuple[tuple[str, ...], str, Unary]] = {
+    "v_sqrt_f32": (_F1, "f32", np.sqrt),
+    "v_rsq_f32": (_F1, "f32", lambda a: F32(1) / np.sqrt(a)),
+    "v_rcp_f32": (_F1, "f32", lambda a: F32(1) / a),
+    "v_rcp_iflag_f32": (_F1, "f32", lambda a: F32(1) / a),
+    "v_exp_f32": (_F1, "f32", np.exp2),
+    "v_log_f32": (_F1, "f32", np.log2),
+    "v_sin_f32": (_F1, "f32", lambda a: np.sin(a.astype(F64) * 2 * np.pi).astype(F32)),
+    "v_cos_f32": (_F1, "f32", lambda a: np.cos(a.astype(F64) * 2 * np.pi).astype(F32)),
+    "v_floor_f32": (_F1, "f32", np.floor),
+    "v_ceil_f32": (_F1, "f32", np.ceil),
+    "v_trunc_f32": (_F1, "f32", np.trunc),
+    "v_rndne_f32": (_F1, "f32", np.rint),
+    "v_fract_f32": (_F1, "f32", lambda a: _fract(a, F32)),
+    "v_frexp_mant_f32": (_F1, "f32", _frexp_mant),
+    "v_frexp_exp_i32_f32": (_F1, "u32", _frexp_exp),
+    "v_cvt_f32_i32": (("i32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_f32_u32": (("u32",), "f32", lambda a: a.astype(F32)),
+    "v_cvt_u32_f32": (_F1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
+    "v_cvt_i32_f32": (_F1, "u32", lambda a: _to_int(
         a, -2147483648, 2147483647, I32).view(U32)),
-    "v_cvt_flr_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+    "v_cvt_flr_i32_f32": (_F1, "u32", lambda a: _to_int(
         np.floor(a), -2147483648, 2147483647, I32).view(U32)),
-    "v_cvt_rpi_i32_f32": (_A, _F1, "u32", lambda a: _to_int(
+    "v_cvt_rpi_i32_f32": (_F1, "u32", lambda a: _to_int(
         np.floor(a + F32(0.5)), -2147483648, 2147483647, I32).view(U32)),
-    "v_cvt_f32_ubyte0": (_A, ("u32",), "f32", _cvt_ubyte(0)),
-    "v_cvt_f32_ubyte1": (_A, ("u32",), "f32", _cvt_ubyte(1)),
-    "v_cvt_f32_ubyte2": (_A, ("u32",), "f32", _cvt_ubyte(2)),
-    "v_cvt_f32_ubyte3": (_A, ("u32",), "f32", _cvt_ubyte(3)),
-    "v_cvt_f32_f64": (_A, _D1, "f32", lambda a: a.astype(F32)),
-    "v_cvt_f64_f32": (_A, _F1, "f64", lambda a: a.astype(F64)),
-    "v_cvt_f64_i32": (_A, ("i32",), "f64", lambda a: a.astype(F64)),
-    "v_cvt_f64_u32": (_A, ("u32",), "f64", lambda a: a.astype(F64)),
-    "v_cvt_i32_f64": (_A, _D1, "u32", lambda a: _to_int(
+    "v_cvt_f32_ubyte0": (("u32",), "f32", _cvt_ubyte(0)),
+    "v_cvt_f32_ubyte1": (("u32",), "f32", _cvt_ubyte(1)),
+    "v_cvt_f32_ubyte2": (("u32",), "f32", _cvt_ubyte(2)),
+    "v_cvt_f32_ubyte3": (("u32",), "f32", _cvt_ubyte(3)),
+    "v_cvt_f32_f64": (_D1, "f32", lambda a: a.astype(F32)),
+    "v_cvt_f64_f32": (_F1, "f64", lambda a: a.astype(F64)),
+    "v_cvt_f64_i32": (("i32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_f64_u32": (("u32",), "f64", lambda a: a.astype(F64)),
+    "v_cvt_i32_f64": (_D1, "u32", lambda a: _to_int(
         a, -2147483648, 2147483647, I32).view(U32)),
-    "v_cvt_u32_f64": (_A, _D1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
-    "v_add_f64": (_AB, _D2, "f64", lambda a, b: a + b),
-    "v_mul_f64": (_AB, _D2, "f64", lambda a, b: a * b),
-    "v_max_f64": (_AB, _D2, "f64", _max),
-    "v_min_f64": (_AB, _D2, "f64", _min),
-    "v_fma_f64": (_ABC, _D3, "f64", fma64),
-    "v_fmac_f64": (_ABC, _D3, "f64", fma64),
-    "v_ldexp_f64": (_AB, ("f64", "i32"), "f64", lambda a, b: np.ldexp(
-        a, np.clip(b, -3000, 3000).astype(I32))),
-    "v_sqrt_f64": (_A, _D1, "f64", np.sqrt),
-    "v_rsq_f64": (_A, _D1, "f64", lambda a: F64(1) / np.sqrt(a)),
-    "v_rcp_f64": (_A, _D1, "f64", lambda a: F64(1) / a),
-    "v_floor_f64": (_A, _D1, "f64", np.floor),
-    "v_ceil_f64": (_A, _D1, "f64", np.ceil),
-    "v_trunc_f64": (_A, _D1, "f64", np.trunc),
-    "v_rndne_f64": (_A, _D1, "f64", np.rint),
-    "v_fract_f64": (_A, _D1, "f64", lambda a: _fract(a, F64)),
-    "v_frexp_mant_f64": (_A, _D1, "f64", _frexp_mant),
-    "v_frexp_exp_i32_f64": (_A, _D1, "u32", _frexp_exp),
+    "v_cvt_u32_f64": (_D1, "u32", lambda a: _to_int(a, 0, 4294967295, U32)),
+    "v_sqrt_f64": (_D1, "f64", np.sqrt),
+    "v_rsq_f64": (_D1, "f64", lambda a: F64(1) / np.sqrt(a)),
+    "v_rcp_f64": (_D1, "f64", lambda a: F64(1) / a),
+    "v_floor_f64": (_D1, "f64", np.floor),
+    "v_ceil_f64": (_D1, "f64", np.ceil),
+    "v_trunc_f64": (_D1, "f64", np.trunc),
+    "v_rndne_f64": (_D1, "f64", np.rint),
+    "v_fract_f64": (_D1, "f64", lambda a: _fract(a, F64)),
+    "v_frexp_mant_f64": (_D1, "f64", _frexp_mant),
+    "v_frexp_exp_i32_f64": (_D1, "u32", _frexp_exp),
 }
+BINARY: dict[str, tuple[tuple[str, ...], str, Binary]] = {
+    "v_add_f32": (_F2, "f32", lambda a, b: a + b),
+    "v_sub_f32": (_F2, "f32", lambda a, b: a - b),
+    "v_subrev_f32": (_F2, "f32", lambda a, b: b - a),
+    "v_mul_f32": (_F2, "f32", lambda a, b: a * b),
+    "v_mul_legacy_f32": (_F2, "f32", _legacy_mul),
+    "v_max_f32": (_F2, "f32", _max),
+    "v_min_f32": (_F2, "f32", _min),
+    "v_ldexp_f32": (("f32", "i32"), "f32", lambda a, b: np.ldexp(
+        a, np.clip(b, -1000, 1000).astype(I32)).astype(F32)),
+    "v_add_f64": (_D2, "f64", lambda a, b: a + b),
+    "v_mul_f64": (_D2, "f64", lambda a, b: a * b),
+    "v_max_f64": (_D2, "f64", _max),
+    "v_min_f64": (_D2, "f64", _min),
+    "v_ldexp_f64": (("f64", "i32"), "f64", lambda a, b: np.ldexp(
+        a, np.clip(b, -3000, 3000).astype(I32))),
+}
+TERNARY: dict[str, tuple[tuple[str, ...], str, Ternary]] = {
+    "v_fma_f32": (_F3, "f32", fma32),
+    "v_fmac_f32": (_F3, "f32", fma32),
+    "v_mad_f32": (_F3, "f32", lambda a, b, c: a * b + c),
+    "v_mac_f32": (_F3, "f32", lambda a, b, c: a * b + c),
+    "v_max3_f32": (_F3, "f32", lambda a, b, c: np.fmax(np.fmax(a, b), c)),
+    "v_min3_f32": (_F3, "f32", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
+    "v_med3_f32": (_F3, "f32", lambda a, b, c: np.fmax(
+        np.fmin(a, b), np.fmin(np.fmax(a, b), c))),
+    "v_fma_f64": (_D3, "f64", fma64),
+    "v_fmac_f64": (_D3, "f64", fma64),
+}
+FLOAT_OPS: dict[str, tuple[tuple[str, ...], str, Unary | Binary | Ternary]] = {
+    **UNARY, **BINARY, **TERNARY}
 
 _VIEWS: dict[str, tuple[int, Callable[[Vec], Vec]]] = {
     "f32": (32, lambda bits: np.asarray(bits, U32).view(F32)),
@@ -209,6 +216,10 @@ _VIEWS: dict[str, tuple[int, Callable[[Vec], Vec]]] = {
     "u32": (32, lambda bits: np.asarray(bits, U32)),
     "i32": (32, lambda bits: np.asarray(bits, U32).view(I32)),
 }
+
+
+def _identity(value: Vec) -> Vec:
+    return value
 
 
 def _typed(inst: Instruction, slot: str, kind: str) -> Callable[[Wave], Vec]:
@@ -219,12 +230,17 @@ def _typed(inst: Instruction, slot: str, kind: str) -> Callable[[Wave], Vec]:
 
 @semantics(*FLOAT_OPS)
 def _float_op(inst: Instruction) -> Step:
-    slots, kinds, result, fn = FLOAT_OPS[base_name(inst.mnemonic)]
+    name = base_name(inst.mnemonic)
+    kinds, result, _ = FLOAT_OPS[name]
+    slots = ("src0", "src1", "src2")[:len(kinds)]
     readers = [_typed(inst, slot, kind) for slot, kind in zip(slots, kinds, strict=True)]
     bits = 64 if result == "f64" else 32
     write = destination(inst, bits=bits)
-    post = float_output(inst, F64 if result == "f64" else F32) if result.startswith("f") \
-        else (lambda value: value)
+    post: Callable[[Vec], Vec] = _identity
+    if result == "f64":
+        post = float_output(inst, F64)
+    elif result == "f32":
+        post = float_output(inst, F32)
     dtype = {"f32": F32, "f64": F64, "u32": U32}[result]
     raw = U64 if bits == 64 else U32
     following = inst.next_pc
@@ -232,24 +248,27 @@ def _float_op(inst: Instruction) -> Step:
     def finish(wave: Wave, value: Vec) -> None:
         write(wave, np.asarray(post(np.asarray(value, dtype)), dtype).view(raw))
 
-    if len(readers) == 1:
+    if name in UNARY:
+        unary = UNARY[name][2]
         (r0,) = readers
 
         def step1(wave: Wave) -> int:
-            finish(wave, fn(r0(wave)))
+            finish(wave, unary(r0(wave)))
             return following
         return step1
-    if len(readers) == 2:
+    if name in BINARY:
+        binary = BINARY[name][2]
         r0, r1 = readers
 
         def step2(wave: Wave) -> int:
-            finish(wave, fn(r0(wave), r1(wave)))
+            finish(wave, binary(r0(wave), r1(wave)))
             return following
         return step2
+    ternary = TERNARY[name][2]
     r0, r1, r2 = readers
 
     def step3(wave: Wave) -> int:
-        finish(wave, fn(r0(wave), r1(wave), r2(wave)))
+        finish(wave, ternary(r0(wave), r1(wave), r2(wave)))
         return following
 
     return step3
@@ -261,9 +280,17 @@ OP_SEL = 4
 OP_SEL_HI = 8
 NEG_HI = 2
 
+def _add(a: Vec, b: Vec) -> Vec:
+    return a + b
+
+
+def _mul(a: Vec, b: Vec) -> Vec:
+    return a * b
+
+
 _PACKED: dict[str, Callable[..., Vec]] = {
-    "v_pk_add_f32": lambda a, b: a + b,
-    "v_pk_mul_f32": lambda a, b: a * b,
+    "v_pk_add_f32": _add,
+    "v_pk_mul_f32": _mul,
     "v_pk_fma_f32": fma32,
 }
 

@@ -86,80 +86,89 @@ def _med3(a: Vec, b: Vec, c: Vec) -> Vec:
     return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
 
 
-# name -> (operand slots, width of each slot, result width, fn)
-IntOp = tuple[tuple[str, ...], int, Callable[..., Vec]]
-_AB = ("src0", "src1")
-_ABC = ("src0", "src1", "src2")
+Unary = Callable[[Vec], Vec]
+Binary = Callable[[Vec, Vec], Vec]
+Ternary = Callable[[Vec, Vec, Vec], Vec]
 
-INT_OPS: dict[str, IntOp] = {
-    "v_mov_b32": (("src0",), 32, lambda a: a),
-    "v_not_b32": (("src0",), 32, lambda a: ~a),
-    "v_bfrev_b32": (("src0",), 32, _bfrev),
-    "v_ffbh_u32": (("src0",), 32, _ffbh),
-    "v_ffbl_b32": (("src0",), 32, _ffbl),
-    "v_add_u32": (_AB, 32, lambda a, b: a + b),
-    "v_sub_u32": (_AB, 32, lambda a, b: a - b),
-    "v_subrev_u32": (_AB, 32, lambda a, b: b - a),
-    "v_and_b32": (_AB, 32, lambda a, b: a & b),
-    "v_or_b32": (_AB, 32, lambda a, b: a | b),
-    "v_xor_b32": (_AB, 32, lambda a, b: a ^ b),
-    "v_xnor_b32": (_AB, 32, lambda a, b: ~(a ^ b)),
-    "v_lshlrev_b32": (_AB, 32, lambda a, b: b << (a & SH5)),
-    "v_lshrrev_b32": (_AB, 32, lambda a, b: b >> (a & SH5)),
-    "v_ashrrev_i32": (_AB, 32, lambda a, b: (_i32(b) >> _i32(a & SH5)).view(U32)),
-    "v_mul_lo_u32": (_AB, 32, lambda a, b: _u32(a.astype(U64) * b.astype(U64))),
-    "v_mul_hi_u32": (_AB, 32, lambda a, b: _u32((a.astype(U64) * b.astype(U64)) >> U64(32))),
-    "v_mul_hi_i32": (_AB, 32, lambda a, b: _u32(
-        (_i32(a).astype(I64) * _i32(b).astype(I64)) >> I64(32))),
-    "v_mul_u32_u24": (_AB, 32, lambda a, b: (a & M24) * (b & M24)),
-    "v_mul_hi_u32_u24": (_AB, 32, lambda a, b: _u32(
-        ((a & M24).astype(U64) * (b & M24).astype(U64)) >> U64(32))),
-    "v_mul_i32_i24": (_AB, 32, lambda a, b: _u32(_sext24(a) * _sext24(b))),
-    "v_mul_hi_i32_i24": (_AB, 32, lambda a, b: _u32((_sext24(a) * _sext24(b)) >> I64(32))),
-    "v_max_i32": (_AB, 32, lambda a, b: np.maximum(_i32(a), _i32(b)).view(U32)),
-    "v_min_i32": (_AB, 32, lambda a, b: np.minimum(_i32(a), _i32(b)).view(U32)),
-    "v_max_u32": (_AB, 32, lambda a, b: np.maximum(a, b)),
-    "v_min_u32": (_AB, 32, lambda a, b: np.minimum(a, b)),
-    "v_bcnt_u32_b32": (_AB, 32, lambda a, b: np.bitwise_count(a).astype(U32) + b),
-    "v_bfm_b32": (_AB, 32, lambda a, b: _u32(
-        ((U64(1) << (a & SH5).astype(U64)) - U64(1)) << (b & SH5).astype(U64))),
-    "v_mad_u32_u24": (_ABC, 32, lambda a, b, c: (a & M24) * (b & M24) + c),
-    "v_mad_i32_i24": (_ABC, 32, lambda a, b, c: _u32(_sext24(a) * _sext24(b) + _i32(c))),
-    "v_add3_u32": (_ABC, 32, lambda a, b, c: a + b + c),
-    "v_lshl_add_u32": (_ABC, 32, lambda a, b, c: (a << (b & SH5)) + c),
-    "v_add_lshl_u32": (_ABC, 32, lambda a, b, c: (a + b) << (c & SH5)),
-    "v_lshl_or_b32": (_ABC, 32, lambda a, b, c: (a << (b & SH5)) | c),
-    "v_and_or_b32": (_ABC, 32, lambda a, b, c: (a & b) | c),
-    "v_or3_b32": (_ABC, 32, lambda a, b, c: a | b | c),
-    "v_xad_u32": (_ABC, 32, lambda a, b, c: (a ^ b) + c),
-    "v_bfe_u32": (_ABC, 32, _bfe_u32),
-    "v_bfe_i32": (_ABC, 32, _bfe_i32),
-    "v_bfi_b32": (_ABC, 32, lambda a, b, c: (a & b) | (~a & c)),
-    "v_alignbit_b32": (_ABC, 32, lambda a, b, c: _u32(
-        ((a.astype(U64) << U64(32)) | b.astype(U64)) >> (c & SH5).astype(U64))),
-    "v_alignbyte_b32": (_ABC, 32, lambda a, b, c: _u32(
-        ((a.astype(U64) << U64(32)) | b.astype(U64)) >> ((c & U32(3)) * U32(8)).astype(U64))),
-    "v_min3_i32": (_ABC, 32, lambda a, b, c: np.minimum(np.minimum(_i32(a), _i32(b)),
-                                                        _i32(c)).view(U32)),
-    "v_max3_i32": (_ABC, 32, lambda a, b, c: np.maximum(np.maximum(_i32(a), _i32(b)),
-                                                        _i32(c)).view(U32)),
-    "v_min3_u32": (_ABC, 32, lambda a, b, c: np.minimum(np.minimum(a, b), c)),
-    "v_max3_u32": (_ABC, 32, lambda a, b, c: np.maximum(np.maximum(a, b), c)),
-    "v_med3_i32": (_ABC, 32, lambda a, b, c: _med3(_i32(a), _i32(b), _i32(c)).view(U32)),
-    "v_med3_u32": (_ABC, 32, _med3),
-    "v_sad_u32": (_ABC, 32, lambda a, b, c: _u32(np.abs(a.astype(I64) - b.astype(I64))) + c),
-    # 64-bit forms: shift amounts are 32-bit operands, values 64-bit.
-    "v_mov_b64": (("src0",), 64, lambda a: a),
-    "v_lshlrev_b64": (_AB, 64, lambda a, b: b << (a.astype(U64) & SH6)),
-    "v_lshrrev_b64": (_AB, 64, lambda a, b: b >> (a.astype(U64) & SH6)),
-    "v_ashrrev_i64": (_AB, 64, lambda a, b: (b.view(I64) >> (a.astype(I64) & I64(63))).view(U64)),
-    "v_lshl_add_u64": (_ABC, 64, lambda a, b, c: (a << (b.astype(U64) & U64(7))) + c),
+# name -> (width of the value operands and result, fn); 64-bit forms take 32-bit shift
+# amounts, which their readers widen.
+UNARY: dict[str, tuple[int, Unary]] = {
+    "v_mov_b32": (32, lambda a: a),
+    "v_not_b32": (32, lambda a: ~a),
+    "v_bfrev_b32": (32, _bfrev),
+    "v_ffbh_u32": (32, _ffbh),
+    "v_ffbl_b32": (32, _ffbl),
+    "v_mov_b64": (64, lambda a: a),
 }
+BINARY: dict[str, tuple[int, Binary]] = {
+    "v_add_u32": (32, lambda a, b: a + b),
+    "v_sub_u32": (32, lambda a, b: a - b),
+    "v_subrev_u32": (32, lambda a, b: b - a),
+    "v_and_b32": (32, lambda a, b: a & b),
+    "v_or_b32": (32, lambda a, b: a | b),
+    "v_xor_b32": (32, lambda a, b: a ^ b),
+    "v_xnor_b32": (32, lambda a, b: ~(a ^ b)),
+    "v_lshlrev_b32": (32, lambda a, b: b << (a & SH5)),
+    "v_lshrrev_b32": (32, lambda a, b: b >> (a & SH5)),
+    "v_ashrrev_i32": (32, lambda a, b: (_i32(b) >> _i32(a & SH5)).view(U32)),
+    "v_mul_lo_u32": (32, lambda a, b: _u32(a.astype(U64) * b.astype(U64))),
+    "v_mul_hi_u32": (32, lambda a, b: _u32((a.astype(U64) * b.astype(U64)) >> U64(32))),
+    "v_mul_hi_i32": (32, lambda a, b: _u32(
+        (_i32(a).astype(I64) * _i32(b).astype(I64)) >> I64(32))),
+    "v_mul_u32_u24": (32, lambda a, b: (a & M24) * (b & M24)),
+    "v_mul_hi_u32_u24": (32, lambda a, b: _u32(
+        ((a & M24).astype(U64) * (b & M24).astype(U64)) >> U64(32))),
+    "v_mul_i32_i24": (32, lambda a, b: _u32(_sext24(a) * _sext24(b))),
+    "v_mul_hi_i32_i24": (32, lambda a, b: _u32((_sext24(a) * _sext24(b)) >> I64(32))),
+    "v_max_i32": (32, lambda a, b: np.maximum(_i32(a), _i32(b)).view(U32)),
+    "v_min_i32": (32, lambda a, b: np.minimum(_i32(a), _i32(b)).view(U32)),
+    "v_max_u32": (32, lambda a, b: np.maximum(a, b)),
+    "v_min_u32": (32, lambda a, b: np.minimum(a, b)),
+    "v_bcnt_u32_b32": (32, lambda a, b: np.bitwise_count(a).astype(U32) + b),
+    "v_bfm_b32": (32, lambda a, b: _u32(
+        ((U64(1) << (a & SH5).astype(U64)) - U64(1)) << (b & SH5).astype(U64))),
+    "v_lshlrev_b64": (64, lambda a, b: b << (a.astype(U64) & SH6)),
+    "v_lshrrev_b64": (64, lambda a, b: b >> (a.astype(U64) & SH6)),
+    "v_ashrrev_i64": (64, lambda a, b: (b.view(I64) >> (a.astype(I64) & I64(63))).view(U64)),
+}
+TERNARY: dict[str, tuple[int, Ternary]] = {
+    "v_mad_u32_u24": (32, lambda a, b, c: (a & M24) * (b & M24) + c),
+    "v_mad_i32_i24": (32, lambda a, b, c: _u32(_sext24(a) * _sext24(b) + _i32(c))),
+    "v_add3_u32": (32, lambda a, b, c: a + b + c),
+    "v_lshl_add_u32": (32, lambda a, b, c: (a << (b & SH5)) + c),
+    "v_add_lshl_u32": (32, lambda a, b, c: (a + b) << (c & SH5)),
+    "v_lshl_or_b32": (32, lambda a, b, c: (a << (b & SH5)) | c),
+    "v_and_or_b32": (32, lambda a, b, c: (a & b) | c),
+    "v_or3_b32": (32, lambda a, b, c: a | b | c),
+    "v_xad_u32": (32, lambda a, b, c: (a ^ b) + c),
+    "v_bfe_u32": (32, _bfe_u32),
+    "v_bfe_i32": (32, _bfe_i32),
+    "v_bfi_b32": (32, lambda a, b, c: (a & b) | (~a & c)),
+    "v_alignbit_b32": (32, lambda a, b, c: _u32(
+        ((a.astype(U64) << U64(32)) | b.astype(U64)) >> (c & SH5).astype(U64))),
+    "v_alignbyte_b32": (32, lambda a, b, c: _u32(
+        ((a.astype(U64) << U64(32)) | b.astype(U64)) >> ((c & U32(3)) * U32(8)).astype(U64))),
+    "v_min3_i32": (32, lambda a, b, c: np.minimum(np.minimum(_i32(a), _i32(b)),
+                                                        _i32(c)).view(U32)),
+    "v_max3_i32": (32, lambda a, b, c: np.maximum(np.maximum(_i32(a), _i32(b)),
+                                                        _i32(c)).view(U32)),
+    "v_min3_u32": (32, lambda a, b, c: np.minimum(np.minimum(a, b), c)),
+    "v_max3_u32": (32, lambda a, b, c: np.maximum(np.maximum(a, b), c)),
+    "v_med3_i32": (32, lambda a, b, c: _med3(_i32(a), _i32(b), _i32(c)).view(U32)),
+    "v_med3_u32": (32, _med3),
+    "v_sad_u32": (32, lambda a, b, c: _u32(np.abs(a.astype(I64) - b.astype(I64))) + c),
+    "v_lshl_add_u64": (64, lambda a, b, c: (a << (b.astype(U64) & U64(7))) + c),
+}
+INT_OPS: dict[str, tuple[int, Unary | Binary | Ternary]] = {**UNARY, **BINARY, **TERNARY}
+_SLOTS = {**dict.fromkeys(UNARY, ("src0",)), **dict.fromkeys(BINARY, ("src0", "src1")),
+          **dict.fromkeys(TERNARY, ("src0", "src1", "src2"))}
 
 
 @semantics(*INT_OPS)
 def _int_op(inst: Instruction) -> Step:
-    slots, bits, fn = INT_OPS[base_name(inst.mnemonic)]
+    name = base_name(inst.mnemonic)
+    bits, _ = INT_OPS[name]
+    slots = _SLOTS[name]
     readers = [source(inst, slot) for slot in slots]
     if bits == 64:
         readers = [_as(reader, 64 if inst.bits(slot) == 64 else 32)
@@ -168,24 +177,27 @@ def _int_op(inst: Instruction) -> Step:
     following = inst.next_pc
     if inst.get("clamp", 0) and inst.desc.has("clamp"):
         raise inst.unsupported("integer clamp is not modelled")
-    if len(readers) == 1:
+    if name in UNARY:
+        unary = UNARY[name][1]
         (r0,) = readers
 
         def step1(wave: Wave) -> int:
-            write(wave, fn(r0(wave)))
+            write(wave, unary(r0(wave)))
             return following
         return step1
-    if len(readers) == 2:
+    if name in BINARY:
+        binary = BINARY[name][1]
         r0, r1 = readers
 
         def step2(wave: Wave) -> int:
-            write(wave, fn(r0(wave), r1(wave)))
+            write(wave, binary(r0(wave), r1(wave)))
             return following
         return step2
+    ternary = TERNARY[name][1]
     r0, r1, r2 = readers
 
     def step3(wave: Wave) -> int:
-        write(wave, fn(r0(wave), r1(wave), r2(wave)))
+        write(wave, ternary(r0(wave), r1(wave), r2(wave)))
         return following
 
     return step3

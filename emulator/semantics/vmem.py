@@ -109,7 +109,7 @@ def _located(where: str, error: EmulationError) -> EmulationError:
     return error if text.startswith("'") else EmulationError(f"{where}: {text}")
 
 
-def _to_dwords(raw: Vec, nbytes: int, signed: bool) -> list[Vec]:
+def to_dwords(raw: Vec, nbytes: int, signed: bool) -> list[Vec]:
     """Loaded bytes ``(lanes, nbytes)`` as uint32 columns (sub-dword loads extended)."""
     if nbytes >= 4:
         words = np.ascontiguousarray(raw).view("<u4")
@@ -122,7 +122,7 @@ def _to_dwords(raw: Vec, nbytes: int, signed: bool) -> list[Vec]:
     return [value]
 
 
-def _from_dwords(columns: list[Vec], nbytes: int) -> Vec:
+def from_dwords(columns: list[Vec], nbytes: int) -> Vec:
     words = np.stack([np.asarray(c, U32) for c in columns], axis=1).astype("<u4")
     return np.ascontiguousarray(words).view(np.uint8)[:, :nbytes]
 
@@ -243,7 +243,7 @@ def _load(inst: Instruction) -> Step:
             raw = space.load(wave, address(wave), mask, nbytes)
         except EmulationError as error:
             raise _located(where, error) from None
-        for k, column in enumerate(_to_dwords(raw, nbytes, signed)):
+        for k, column in enumerate(to_dwords(raw, nbytes, signed)):
             if file == "v":
                 wave.write_v(index + k, column)
             else:
@@ -266,7 +266,7 @@ def _store(inst: Instruction) -> Step:
     def step(wave: Wave) -> int:
         mask = wave.active()
         registers = wave.v if file == "v" else wave.a
-        data = _from_dwords([registers[index + k] for k in range(dwords)], nbytes)
+        data = from_dwords([registers[index + k] for k in range(dwords)], nbytes)
         try:
             space.store(wave, address(wave), mask, data)
         except EmulationError as error:
@@ -300,7 +300,7 @@ def _float_minmax(bits: int, pick: Callable[..., object]) -> Callable[[int, int,
     return op
 
 
-def _atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
+def atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
     mask = (1 << bits) - 1
     return {
         "add": lambda old, data, _: (old + data) & mask,
@@ -325,7 +325,7 @@ def _atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
 
 def _atomic_names() -> list[str]:
     names: list[str] = []
-    for op in _atomic_ops(32):
+    for op in atomic_ops(32):
         for prefix in ("global", "flat"):
             names.append(f"{prefix}_atomic_{op}")
             if not op.startswith(("add_f", "min_f", "max_f")):
@@ -339,7 +339,7 @@ def _atomic(inst: Instruction) -> Step:
     wide = rest.endswith("_x2") or rest.endswith("f64")
     op_name = rest.removesuffix("_x2")
     bits = 64 if wide else 32
-    fn = _atomic_ops(bits)[op_name]
+    fn = atomic_ops(bits)[op_name]
     nbytes = bits // 8
     dwords = bits // 32
     address = _global_address(inst)

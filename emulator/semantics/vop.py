@@ -10,6 +10,7 @@ the operand's width, which is what the hardware does for every type (also for
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -118,7 +119,7 @@ def _sdwa_destination(index: int, selection: int, unused: int) -> Write:
     return write
 
 
-def float_output(inst: Instruction, dtype: type[np.floating[object]]) -> Callable[[Vec], Vec]:
+def float_output(inst: Instruction, dtype: type[np.floating[Any]]) -> Callable[[Vec], Vec]:
     """``omod`` then ``clamp`` of a float result (identity when neither is set)."""
     omod = inst.get("omod", 0) if inst.desc.has("omod") else 0
     clamp = inst.get("clamp", 0) if inst.desc.has("clamp") else 0

@@ -43,7 +43,7 @@ def test_daxpy_rounds_once(target: str) -> None:
     y = RNG.standard_normal(n)
     a = 3.141592653589793
     result = run("elementwise", target, "daxpy", 1, 256, [a, x, y, n])
-    expected = np.array([fma64_exact(a, float(xi), float(yi)) for xi, yi in zip(x, y)])
+    expected = np.array([fma64_exact(a, float(xi), float(yi)) for xi, yi in zip(x, y, strict=True)])
     np.testing.assert_array_equal(out(result, 2), expected)
 
 

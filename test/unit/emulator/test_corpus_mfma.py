@@ -42,7 +42,7 @@ def _result_order(d: npt.NDArray[np.float64], m: int) -> npt.NDArray[np.float64]
     return flat
 
 
-def _small(shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
+def _small(shape: int | tuple[int, ...]) -> npt.NDArray[np.float64]:
     return RNG.integers(-4, 5, shape).astype(np.float64)
 
 
