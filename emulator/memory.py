@@ -149,17 +149,15 @@ class GlobalMemory:
         groups: list[tuple[Buffer, Mask]] = []
         bases = np.array(self._bases, dtype=np.uint64)
         slot = np.searchsorted(bases, addresses, side="right").astype(np.intp) - 1
+        ends = np.array([buffer.end for buffer in self._buffers] + [0], dtype=np.uint64)
+        inside = (slot >= 0) & (addresses + np.uint64(nbytes) <= ends[slot])
+        outside = mask & ~inside
+        if outside.any():
+            lane = int(np.flatnonzero(outside)[0])
+            raise EmulationError(f"{what} of {nbytes} bytes at {int(addresses[lane]):#x} "
+                                 f"(lane {lane}) is outside every buffer")
         for index in cast(list[int], np.unique(slot[mask]).tolist()):
-            lanes = mask & (slot == index)
-            lane_addresses = addresses[lanes]
-            first = int(lane_addresses.min())
-            last = int(lane_addresses.max())
-            if index < 0 or self._buffers[index].end < last + nbytes:
-                bad = first if index < 0 else last
-                lane = int(np.flatnonzero(lanes & (addresses == np.uint64(bad)))[0])
-                raise EmulationError(f"{what} of {nbytes} bytes at {bad:#x} (lane {lane}) is "
-                                     "outside every buffer")
-            groups.append((self._buffers[index], lanes))
+            groups.append((self._buffers[index], mask & (slot == index)))
         return groups
 
     def load(self, addresses: Vec, mask: Mask, nbytes: int) -> Bytes:

@@ -117,8 +117,8 @@ def to_dwords(raw: Vec, nbytes: int, signed: bool) -> list[Vec]:
     value = raw[:, 0].astype(U32) if nbytes == 1 else np.ascontiguousarray(raw).view(
         "<u2")[:, 0].astype(U32)
     if signed:
-        shift = U32(32 - 8 * nbytes)
-        value = ((value << shift).view(np.int32) >> shift).view(U32)
+        shift = 32 - 8 * nbytes
+        value = ((value << U32(shift)).view(np.int32) >> np.int32(shift)).view(U32)
     return [value]
 
 

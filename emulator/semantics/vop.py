@@ -68,11 +68,11 @@ def _select(read: VectorRead, selection: int, sign_extend: bool) -> VectorRead:
     mask = np.uint32((1 << width) - 1)
     if not sign_extend:
         return lambda wave: (read(wave) >> np.uint32(shift)) & mask
-    up = np.uint32(32 - width)
+    up = 32 - width
 
     def signed(wave: Wave) -> Vec:
-        field = ((read(wave) >> np.uint32(shift)) & mask) << up
-        return (field.view(np.int32) >> up).view(np.uint32)
+        field = ((read(wave) >> np.uint32(shift)) & mask) << np.uint32(up)
+        return (field.view(np.int32) >> np.int32(up)).view(np.uint32)
 
     return signed
 
@@ -112,8 +112,9 @@ def _sdwa_destination(index: int, selection: int, unused: int) -> Write:
         if unused == 2:  # UNUSED_PRESERVE
             placed = placed | (wave.v[index] & ~field)
         elif unused == 1:  # UNUSED_SEXT: copy the field's sign into the bits above it
-            top = np.uint32(32 - shift - width)
-            placed = ((placed << top).view(np.int32) >> top).view(np.uint32)
+            top = 32 - shift - width
+            placed = ((placed << np.uint32(top)).view(np.int32) >> np.int32(top)).view(
+                np.uint32)
         wave.write_v(index, placed)
 
     return write

@@ -1,0 +1,202 @@
+"""``luthier-run``: run a kernel of a code object in the emulator from the command line.
+
+    luthier-run in.co --kernel vector_add --grid 4 --block 256 \\
+        --arg a=rand:1024xf32 --arg b=in.npy --arg c=zeros:1024xf32 --arg 1000 \\
+        --out c=c.npy --print c
+
+Arguments are given in the kernel's order, one ``--arg`` each, optionally labelled
+``LABEL=``. A value is a scalar (``1024``, ``-3``, ``0x10``, ``2.5``, ``inf``: its size
+comes from the kernel's metadata) or a buffer: ``FILE.npy`` (or ``@FILE``),
+``zeros:SHAPExTYPE``, ``iota:SHAPExTYPE`` (0, 1, 2...), ``fill:VALUE:SHAPExTYPE``,
+``rand:SHAPExTYPE`` (seeded, ``--seed``); SHAPE is ``N`` or ``NxM...``, TYPE one of f16 f32
+f64 i8 i16 i32 i64 u8 u16 u32 u64. Unlabelled arguments are ``arg0``, ``arg1``...
+``--out LABEL=FILE.npy`` writes a buffer back, ``--print LABEL`` prints it. Bad input is
+reported on one line (``luthier-run: error: ...``) with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import numpy as np
+import numpy.typing as npt
+
+from luthier.emulator.api import KernelArgument, run_kernel
+from luthier.emulator.errors import EmulationError
+
+PROG = "luthier-run"
+
+DTYPES: dict[str, type[np.generic]] = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+    "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+    "u64": np.uint64,
+}
+_LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+_SHAPED = re.compile(r"((?:\d+x)*\d+)x(" + "|".join(DTYPES) + r")")
+_INTEGER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)")
+
+
+class UsageError(Exception):
+    """Bad command-line input (reported on one line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Run a kernel of an AMDGPU code object in the "
+                     "luthier emulator.")
+    parser.add_argument("code_object", help="the code object (.co/.hsaco)")
+    parser.add_argument("--kernel", required=True, help="the kernel to run")
+    parser.add_argument("--grid", required=True, help="workgroups: X[,Y[,Z]] (HIP's gridDim)")
+    parser.add_argument("--block", required=True,
+                        help="work-items per workgroup: X[,Y[,Z]] (HIP's blockDim)")
+    parser.add_argument("--arg", action="append", default=[], metavar="[LABEL=]VALUE",
+                        help="a kernel argument, in order (see the module help)")
+    parser.add_argument("--out", action="append", default=[], metavar="LABEL=FILE.npy",
+                        help="write a buffer argument to a .npy file after the run")
+    parser.add_argument("--print", action="append", default=[], metavar="LABEL",
+                        dest="print_labels", help="print a buffer argument after the run")
+    parser.add_argument("--dynamic-lds", type=int, default=0, metavar="BYTES",
+                        help="dynamic LDS (extern __shared__) bytes per workgroup")
+    parser.add_argument("--scratch", type=int, default=None, metavar="BYTES",
+                        help="scratch bytes per lane (default: the kernel's private "
+                        "segment size, 16 KiB with a dynamic stack)")
+    parser.add_argument("--max-instructions", type=int, default=50_000_000, metavar="N",
+                        help="stop a wave after N instructions")
+    parser.add_argument("--seed", type=int, default=0, help="seed of rand: buffers")
+    parser.add_argument("--counts", action="store_true",
+                        help="print each wave's executed-instruction count")
+    return parser
+
+
+def parse_dim3(text: str, what: str) -> tuple[int, ...]:
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3 or not all(part.strip().isdigit() for part in parts):
+        raise UsageError(f"--{what} takes X[,Y[,Z]] positive integers, not '{text}'")
+    values = tuple(int(part) for part in parts)
+    if min(values) <= 0:
+        raise UsageError(f"--{what} sizes must be positive, not '{text}'")
+    return values
+
+
+def _shaped(spec: str, text: str) -> tuple[tuple[int, ...], type[np.generic]]:
+    match = _SHAPED.fullmatch(spec)
+    if match is None:
+        raise UsageError(f"bad buffer shape '{spec}' in '{text}' (expected SHAPExTYPE, such "
+                         "as 1024xf32)")
+    return tuple(int(n) for n in match.group(1).split("x")), DTYPES[match.group(2)]
+
+
+def parse_value(text: str, rng: np.random.Generator) -> KernelArgument:
+    """One ``--arg`` value (without its label)."""
+    if _INTEGER.fullmatch(text):
+        return int(text, 0)
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    kind, _, rest = text.partition(":")
+    if kind in ("zeros", "iota", "rand") and rest:
+        shape, dtype = _shaped(rest, text)
+        count = int(np.prod(shape))
+        if kind == "zeros":
+            return np.zeros(shape, dtype)
+        if kind == "iota":
+            return np.arange(count).astype(dtype).reshape(shape)
+        if np.issubdtype(dtype, np.floating):
+            return rng.standard_normal(count).astype(dtype).reshape(shape)
+        info = np.iinfo(dtype)  # type: ignore[arg-type]
+        return rng.integers(info.min, int(info.max) + 1, count, dtype=dtype).reshape(shape)
+    if kind == "fill" and rest:
+        value_text, _, spec = rest.rpartition(":")
+        shape, dtype = _shaped(spec, text)
+        try:
+            value = int(value_text, 0) if _INTEGER.fullmatch(value_text) else float(value_text)
+        except ValueError:
+            raise UsageError(f"bad fill value '{value_text}' in '{text}'") from None
+        return np.full(shape, value, dtype)
+    path = Path(text[1:] if text.startswith("@") else text)
+    if text.startswith("@") or path.suffix == ".npy":
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise UsageError(f"cannot load {path}: {error}") from None
+    raise UsageError(f"'{text}' is neither a number, a .npy file nor a buffer pattern "
+                     "(zeros:, iota:, fill:, rand:)")
+
+
+def parse_args(texts: list[str], seed: int) -> tuple[list[str], list[KernelArgument]]:
+    rng = np.random.default_rng(seed)
+    labels: list[str] = []
+    values: list[KernelArgument] = []
+    for position, text in enumerate(texts):
+        match = _LABEL.fullmatch(text)
+        label, value_text = (match.group(1), match.group(2)) if match else (f"arg{position}",
+                                                                            text)
+        if label in labels:
+            raise UsageError(f"argument label '{label}' given twice")
+        labels.append(label)
+        values.append(parse_value(value_text, rng))
+    return labels, values
+
+
+def _buffer(labels: list[str], buffers: list[npt.NDArray[Any] | None],
+            label: str) -> npt.NDArray[Any]:
+    if label not in labels:
+        raise UsageError(f"no argument labelled '{label}' (labels: {', '.join(labels)})")
+    buffer = buffers[labels.index(label)]
+    if buffer is None:
+        raise UsageError(f"argument '{label}' is a scalar, not a buffer")
+    return buffer
+
+
+def run(argv: list[str]) -> int:
+    options = _parser().parse_args(argv)
+    grid = parse_dim3(options.grid, "grid")
+    block = parse_dim3(options.block, "block")
+    labels, values = parse_args(options.arg, options.seed)
+    outputs: list[tuple[str, Path]] = []
+    for text in options.out:
+        label, sep, path = text.partition("=")
+        if not sep or not path:
+            raise UsageError(f"--out takes LABEL=FILE.npy, not '{text}'")
+        outputs.append((label, Path(path)))
+    result = run_kernel(options.code_object, options.kernel, grid, block, values,
+                        dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,
+                        max_instructions=options.max_instructions)
+    for label, path in outputs:
+        array = _buffer(labels, result.buffers, label)
+        try:
+            np.save(path, array)
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error}") from None
+    counts = result.wave_instructions
+    print(f"{options.kernel}: {result.waves} waves of {result.wave_size} lanes, "
+          f"{result.instructions} instructions (per wave {min(counts)}..{max(counts)})")
+    if options.counts:
+        for index, count in enumerate(counts):
+            print(f"wave {index}: {count}")
+    with np.printoptions(threshold=sys.maxsize, linewidth=100):
+        for label in options.print_labels:
+            print(f"{label} = {_buffer(labels, result.buffers, label)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except (UsageError, EmulationError) as error:
+        message = " ".join(str(error).split())
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
