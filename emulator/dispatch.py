@@ -201,6 +201,13 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
     waves_per_group = math.ceil(threads / lanes)
     lds_size = descriptor.group_segment_fixed_size + setup.dynamic_lds
     scratch = max(descriptor.private_segment_fixed_size, setup.scratch_per_lane)
+    entry = info.entry
+    if descriptor.kernarg_preload.kernarg_preload_spec_length:
+        # Firmware that preloads kernel arguments enters 256 bytes in: the first 256 bytes
+        # are the fallback for firmware that does not (AMDGPUUsage.rst, "Preloaded Kernel
+        # Arguments").
+        address = program.instructions[entry].address + 256
+        entry = program.pc_at(address, f"kernel {kernel} (preloaded arguments)")
     groups: list[Workgroup] = []
     wave_number = 0
     with np.errstate(all="ignore"):
@@ -216,7 +223,7 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
                 _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
                 wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
                 wave.s[M0] = 0xFFFFFFFF
-                wave.pc = info.entry
+                wave.pc = entry
                 group.waves.append(wave)
             run_workgroup(group, program, setup.max_instructions)
             groups.append(group)

@@ -8,9 +8,13 @@ import pytest
 from .common import TARGETS, fma32_reference, fma64_exact, out, run
 
 RNG = np.random.default_rng(7)
+#: The two targets, and the corpus's variants of this file: code object v4 (group size from
+#: the dispatch packet), v6, and preloaded kernel arguments (the entry 256 bytes in, the
+#: arguments already in SGPRs).
+VARIANTS = (*TARGETS, "gfx90a.cov4", "gfx942.cov6", "gfx942.preload")
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", VARIANTS)
 def test_vector_add_with_partial_last_block(target: str) -> None:
     n = 1000
     a = RNG.standard_normal(1024).astype(np.float32)
@@ -24,7 +28,7 @@ def test_vector_add_with_partial_last_block(target: str) -> None:
     assert all(count > 0 for count in result.wave_instructions)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", VARIANTS)
 def test_saxpy(target: str) -> None:
     n = 500
     x = RNG.standard_normal(512).astype(np.float32)
@@ -36,7 +40,7 @@ def test_saxpy(target: str) -> None:
     np.testing.assert_array_equal(out(result, 2), expected)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", VARIANTS)
 def test_daxpy_rounds_once(target: str) -> None:
     n = 256
     x = RNG.standard_normal(n)
@@ -47,7 +51,7 @@ def test_daxpy_rounds_once(target: str) -> None:
     np.testing.assert_array_equal(out(result, 2), expected)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", VARIANTS)
 def test_int_mix_64bit_arithmetic(target: str) -> None:
     n = 128
     a = RNG.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
@@ -60,7 +64,7 @@ def test_int_mix_64bit_arithmetic(target: str) -> None:
     np.testing.assert_array_equal(out(result, 2), expected)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", VARIANTS)
 def test_many_args(target: str) -> None:
     n = 200
     inputs = RNG.standard_normal(256).astype(np.float32)
@@ -84,3 +88,4 @@ def test_many_args(target: str) -> None:
     got = out(result, 0)
     np.testing.assert_allclose(got[:n], acc, rtol=1e-6)
     assert not got[n:].any()
+
