@@ -43,7 +43,14 @@ def _print_register_usage() -> type[ModulePass]:
     return PrintRegisterUsagePass
 
 
-LUTHIER_DIALECTS: dict[str, Callable[[], Dialect]] = {"amdgpu_mc": _amdgpu_mc}
+def _instr() -> Dialect:
+    from luthier.amdgpu_dialects.instr.dialect import INSTR
+
+    return INSTR
+
+
+LUTHIER_DIALECTS: dict[str, Callable[[], Dialect]] = {"amdgpu_mc": _amdgpu_mc,
+                                                      "instr": _instr}
 LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "print-cfg": _print_cfg,
     "print-callgraph": _print_callgraph,

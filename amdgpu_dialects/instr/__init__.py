@@ -1,0 +1,1 @@
+"""The ``instr`` dialect: hooks, intrinsics, insertions and payloads."""

@@ -1,0 +1,106 @@
+"""Arguments an insertion passes to its hook, as attributes.
+
+An insertion point's arguments are known when the hook is placed, not when it runs: a
+constant, an application register (read at the point), or an operand of the instrumented
+instruction (a load's address registers, a compare's sources) picked by its position in the
+instruction's operand list. They print as ``#instr.const<5 : i32>``, ``#instr.reg<"s[4:5]">``
+and ``#instr.operand<1>``.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Data
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from luthier.passes.analysis.units import UnknownRegisterError, units_of
+
+
+@irdl_attr_definition
+class ConstArgAttr(Data[tuple[int, int]]):
+    """A constant argument: a value and its width in bits (``#instr.const<5 : i32>``)."""
+
+    name = "instr.const"
+
+    @property
+    def value(self) -> int:
+        return self.data[0]
+
+    @property
+    def width(self) -> int:
+        return self.data[1]
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[int, int]:
+        with parser.in_angle_brackets():
+            value = parser.parse_integer(allow_boolean=False)
+            parser.parse_punctuation(":")
+            type_ = parser.parse_type()
+        width = integer_width(type_)
+        if width is None:
+            parser.raise_error("instr.const takes an integer such as 5 : i32")
+        return value, width
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(f"{self.value} : i{self.width}")
+
+
+@irdl_attr_definition
+class RegArgAttr(Data[str]):
+    """An application register, read just before the instrumented instruction."""
+
+    name = "instr.reg"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_str_literal()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.data)
+
+    def verify(self) -> None:
+        check_register_name(self.data)
+
+
+@irdl_attr_definition
+class OperandArgAttr(Data[int]):
+    """Operand ``N`` of the instrumented instruction (0-based, definitions first, as the
+    ``amdgpu_mc`` op lists them)."""
+
+    name = "instr.operand"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> int:
+        with parser.in_angle_brackets():
+            return parser.parse_integer(allow_boolean=False, allow_negative=False)
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(str(self.data))
+
+
+def check_register_name(name: str) -> int:
+    """The units of an application register name, or a VerifyException saying why not."""
+    try:
+        return units_of(name)
+    except UnknownRegisterError as error:
+        raise VerifyException(f"'{name}' is not a register: {error}") from None
+
+
+def register_bits(name: str) -> int:
+    """How many bits reading ``name`` gives: 1 for SCC, 32 per unit otherwise."""
+    units = check_register_name(name)
+    return 1 if name == "scc" else 32 * units.bit_count()
+
+
+def integer_width(type_: object) -> int | None:
+    if isinstance(type_, IntegerType):
+        width: int = type_.bitwidth
+        return width
+    return None
