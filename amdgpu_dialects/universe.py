@@ -43,6 +43,12 @@ def _print_register_usage() -> type[ModulePass]:
     return PrintRegisterUsagePass
 
 
+def _insert_hooks() -> type[ModulePass]:
+    from luthier.passes.instrument.insert_hooks import InsertHooksPass
+
+    return InsertHooksPass
+
+
 def _instr() -> Dialect:
     from luthier.amdgpu_dialects.instr.dialect import INSTR
 
@@ -56,6 +62,7 @@ LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "print-callgraph": _print_callgraph,
     "print-liveness": _print_liveness,
     "print-register-usage": _print_register_usage,
+    "insert-hooks": _insert_hooks,
 }
 
 LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)

@@ -69,20 +69,28 @@ class RegArgAttr(Data[str]):
 
 
 @irdl_attr_definition
-class OperandArgAttr(Data[int]):
-    """Operand ``N`` of the instrumented instruction (0-based, definitions first, as the
-    ``amdgpu_mc`` op lists them)."""
+class OperandArgAttr(Data[int | str]):
+    """An operand of the instrumented instruction: by position (``#instr.operand<1>``,
+    0-based, definitions first, as the ``amdgpu_mc`` op lists them) or by the ISA's name
+    for the slot (``#instr.operand<"vaddr">``), which stays right across encodings that
+    order their operands differently (a global load with and without ``saddr``)."""
 
     name = "instr.operand"
 
     @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> int:
+    def parse_parameter(cls, parser: AttrParser) -> int | str:
         with parser.in_angle_brackets():
+            name = parser.parse_optional_str_literal()
+            if name is not None:
+                return name
             return parser.parse_integer(allow_boolean=False, allow_negative=False)
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_string(str(self.data))
+            if isinstance(self.data, str):
+                printer.print_string_literal(self.data)
+            else:
+                printer.print_string(str(self.data))
 
 
 def check_register_name(name: str) -> int:

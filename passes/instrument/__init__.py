@@ -1,0 +1,1 @@
+"""Instrumentation passes: hook insertion and inlining."""

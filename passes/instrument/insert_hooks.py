@@ -1,0 +1,224 @@
+"""``insert-hooks``: one ``instr.payload`` per point an ``instr.insert`` selects.
+
+Each insertion names a hook, where (``at``), in which functions (``kernel``), which
+instructions (``mnemonic`` pattern, ISA ``class``, ``first``..``last`` index) and the
+arguments. For every match a payload is placed just before the instrumented instruction, so
+it runs before it, in its block, under the EXEC the application has there. Arguments are
+resolved at the point: ``#instr.operand<N>`` becomes the register (``#instr.reg``) or the
+immediate (``#instr.const``) the instruction holds.
+
+Selectors:
+
+* ``at = "instruction"``: every instruction that passes the filters;
+* ``at = "block_entry"``: the first instruction of every block;
+* ``at = "kernel_entry"``: the first instruction of the function;
+* ``at = "before_return"``: the ``s_endpgm`` of a kernel, the return of a device function.
+
+``kernel`` names a kernel or a device function; without it, every kernel (not the device
+functions: a payload there would run for each kernel that calls them; name them to
+instrument them). Instruction indexes count instructions in layout order from 0.
+
+Errors are diagnostics naming the insertion's hook, the function and the instruction: a
+hook that does not exist or whose arguments do not match, an operand the instruction does
+not have, an insertion that matches nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntAttr, ModuleOp
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.attributes import (
+    ConstArgAttr,
+    OperandArgAttr,
+    RegArgAttr,
+    integer_width,
+    register_bits,
+)
+from luthier.amdgpu_dialects.instr.ops import HookOp, InsertOp, PayloadOp
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
+from luthier.passes.analysis.liveness import instructions
+
+Function = KernelOp | FunctionOp
+
+
+def _fail(insert: InsertOp, message: str) -> PassFailedException:
+    return PassFailedException(f"insert-hooks: @{insert.hook.string_value()}: {message}")
+
+
+def _functions(code_object: CodeObjectOp, insert: InsertOp) -> list[Function]:
+    wanted = insert.kernel.data if insert.kernel is not None else None
+    found: list[Function] = []
+    for op in code_object.body.ops:
+        if not isinstance(op, Function):
+            continue
+        if wanted is None and isinstance(op, KernelOp) or op.sym_name.data == wanted:
+            found.append(op)
+    return found
+
+
+def _candidates(function: Function, insert: InsertOp, isa: TargetISA,
+                ops: list[InstructionOpBase]) -> list[InstructionOpBase]:
+    """The instructions ``at`` names, before the filters."""
+    at = insert.at.data
+    if at == "kernel_entry":
+        return ops[:1]
+    if at == "block_entry":
+        firsts: list[InstructionOpBase] = []
+        for block in function.body.blocks:
+            first = next((op for op in block.ops if isinstance(op, InstructionOpBase)), None)
+            if first is not None:
+                firsts.append(first)
+        return firsts
+    if at == "before_return":
+        cfg = FunctionCFG.build(function, isa)
+        exits: list[InstructionOpBase] = []
+        for index, kind in sorted(cfg.exits.items()):
+            last = cfg.blocks[index].last_op
+            if kind in (ExitKind.ENDPGM, ExitKind.RETURN) and \
+                    isinstance(last, InstructionOpBase):
+                exits.append(last)
+        return exits
+    return ops
+
+
+def _points(function: Function, insert: InsertOp, isa: TargetISA) -> list[InstructionOpBase]:
+    """The instructions a payload goes before, in layout order: those ``at`` names that
+    pass the filters (mnemonic pattern, ISA class, index range)."""
+    ops = list(instructions(function))
+    index_of = {id(op): index for index, op in enumerate(ops)}
+    first = insert.first.value.data if insert.first is not None else 0
+    last = insert.last.value.data if insert.last is not None else len(ops) - 1
+    selected: list[InstructionOpBase] = []
+    for op in _candidates(function, insert, isa, ops):
+        if not first <= index_of[id(op)] <= last:
+            continue
+        if insert.mnemonic is not None and \
+                not fnmatch.fnmatchcase(op.mnemonic, insert.mnemonic.data):
+            continue
+        if insert.instruction_class is not None:
+            desc = op.instr_def(isa)
+            if desc is None or insert.instruction_class.data not in desc.classes:
+                continue
+        selected.append(op)
+    return selected
+
+
+def _operand_arg(insert: InsertOp, function: Function, op: InstructionOpBase,
+                 which: int | str, isa: TargetISA) -> Attribute:
+    operands = op.mc_operands.data
+    where = f"@{function.sym_name.data}, {op.mnemonic}"
+    if isinstance(which, str):
+        desc = op.instr_def(isa)
+        names = [slot.name for slot in desc.operands] if desc is not None else []
+        if which not in names:
+            raise _fail(insert, f"{where} has no operand named {which} (it has "
+                                f"{', '.join(names) or 'none'})")
+        index = names.index(which)
+    else:
+        index = which
+    if index >= len(operands):
+        raise _fail(insert, f"{where} has {len(operands)} operands; there is no operand "
+                            f"{index}")
+    operand = operands[index]
+    if isinstance(operand, PhysRegAttr):
+        return RegArgAttr(operand.data)
+    if isinstance(operand, IntAttr):
+        value = cast(int, operand.data)  # pyright: ignore[reportUnknownMemberType]
+        return ConstArgAttr((value, 32))
+    if isinstance(operand, LiteralAttr):
+        return ConstArgAttr((operand.data & 0xFFFFFFFF, 32))
+    raise _fail(insert, f"{where}: operand {index} ({operand}) is neither a register nor an "
+                        "immediate")
+
+
+def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: str) -> None:
+    inputs = hook.function_type.inputs.data
+    if len(args) != len(inputs):
+        raise _fail(insert, f"the hook takes {len(inputs)} arguments, the insertion passes "
+                            f"{len(args)}")
+    for position, (arg, type_) in enumerate(zip(args, inputs, strict=True)):
+        width = integer_width(type_)
+        if isinstance(arg, ConstArgAttr):
+            bits = arg.width
+        elif isinstance(arg, RegArgAttr):
+            bits = register_bits(arg.data)
+        else:
+            continue
+        if bits != width:
+            raise _fail(insert, f"{where}argument {position} is {bits} bits, the hook "
+                                f"takes {type_}")
+
+
+@dataclass(frozen=True)
+class InsertHooksPass(ModulePass):
+    """Place one payload per selected point; the ``instr.insert`` ops are consumed."""
+
+    name = "insert-hooks"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        hooks = {hook.sym_name.data: hook for hook in op.walk() if isinstance(hook, HookOp)}
+        inserts = [insert for insert in op.walk() if isinstance(insert, InsertOp)]
+        code_objects = [child for child in op.ops if isinstance(child, CodeObjectOp)]
+        if inserts and not code_objects:
+            raise PassFailedException("insert-hooks: there is no code object to instrument "
+                                      "(lift one first)")
+        for insert in inserts:
+            name = insert.hook.string_value()
+            hook = hooks.get(name)
+            if hook is None:
+                raise _fail(insert, "no instr.hook of that name")
+            static = [arg for arg in insert.args.data if not isinstance(arg, OperandArgAttr)]
+            if len(static) == len(insert.args.data):
+                _check_args(insert, hook, list(insert.args.data), "")
+            placed = 0
+            for code_object in code_objects:
+                if code_object.processor not in SUPPORTED_TARGETS:
+                    continue
+                isa = load_target(code_object.processor)
+                for function in _functions(code_object, insert):
+                    for point in _points(function, insert, isa):
+                        args = [_operand_arg(insert, function, point, arg.data, isa)
+                                if isinstance(arg, OperandArgAttr) else arg
+                                for arg in insert.args.data]
+                        _check_args(insert, hook, args,
+                                    f"@{function.sym_name.data}, {point.mnemonic}: ")
+                        _insert_before(point, PayloadOp(name, args))
+                        placed += 1
+            if placed == 0:
+                raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
+            insert.detach()
+            insert.erase()
+
+
+def _insert_before(point: InstructionOpBase, payload: Operation) -> None:
+    block = point.parent_block()
+    assert block is not None
+    block.insert_op_before(payload, point)
+
+
+def _selector(insert: InsertOp) -> str:
+    parts = [f"at {insert.at.data}"]
+    parts.append(f"kernel {insert.kernel.data}" if insert.kernel is not None
+                 else "every kernel")
+    if insert.mnemonic is not None:
+        parts.append(f"mnemonic {insert.mnemonic.data}")
+    if insert.instruction_class is not None:
+        parts.append(f"class {insert.instruction_class.data}")
+    if insert.first is not None or insert.last is not None:
+        first = insert.first.value.data if insert.first is not None else 0
+        last = insert.last.value.data if insert.last is not None else "end"
+        parts.append(f"instructions {first}..{last}")
+    return ", ".join(parts)
