@@ -37,10 +37,12 @@ from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
 from luthier.emulator.semantics.registry import (
+    DPP_CAPABLE,
     SEMANTICS,
     Builder,
     Instruction,
     Step,
+    failing,
     missing,
 )
 from luthier.emulator.semantics.vop import base_name
@@ -294,7 +296,12 @@ class _Compiler:
         self._kernel_metadata()
         for inst in program.instructions:
             builder = semantics_of(inst.mnemonic)
-            step = missing(inst) if builder is None else builder(inst)
+            try:
+                step = missing(inst) if builder is None else builder(inst)
+            except EmulationError as error:
+                # A form the family does not model (say MFMA broadcasts): it stops the run
+                # when it executes, not the compilation of code that may never reach it.
+                step = failing(str(error))
             program.steps.append(step)
         return program
 
@@ -339,11 +346,12 @@ class _Compiler:
 
 def semantics_of(mnemonic: str) -> Builder | None:
     """The builder of ``mnemonic``: its own, else that of its base operation (the VOP3,
-    VOP2/VOPC and SDWA encodings share semantics; DPP does not and has none)."""
+    VOP2/VOPC, SDWA and, for the operations that go through :mod:`.semantics.vop`, DPP
+    encodings share semantics)."""
     builder = SEMANTICS.get(mnemonic)
     if builder is None:
         base = base_name(mnemonic)
-        if not mnemonic.endswith("_dpp") and base != mnemonic:
+        if base != mnemonic and (not mnemonic.endswith("_dpp") or base in DPP_CAPABLE):
             builder = SEMANTICS.get(base)
     return builder
 

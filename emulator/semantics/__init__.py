@@ -2,11 +2,13 @@
 registers them all in :data:`.registry.SEMANTICS`."""
 
 from luthier.emulator.semantics import (
+    crosslane,
     ds,
     flow,
     mfma,
     salu,
     smem,
+    valu_f16,
     valu_float,
     valu_int,
     vmem,
@@ -14,5 +16,5 @@ from luthier.emulator.semantics import (
 )
 from luthier.emulator.semantics.registry import SEMANTICS, Instruction, Step, semantics
 
-__all__ = ["SEMANTICS", "Instruction", "Step", "ds", "flow", "mfma", "salu", "semantics", "smem",
-           "valu_float", "valu_int", "vmem", "vopc"]
+__all__ = ["SEMANTICS", "Instruction", "Step", "crosslane", "ds", "flow", "mfma", "salu",
+           "semantics", "smem", "valu_f16", "valu_float", "valu_int", "vmem", "vopc"]

@@ -147,12 +147,15 @@ def _ds_atomic_names() -> list[str]:
             "add", "sub", "inc", "dec") else ["b32"]
         for kind in kinds:
             names += [f"ds_{op}_{kind}", f"ds_{op}_rtn_{kind}"]
-    return names + ["ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_add_f32", "ds_add_rtn_f32"]
+    return names + ["ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_add_f32", "ds_add_rtn_f32",
+                    "ds_min_f32", "ds_max_f32", "ds_min_rtn_f32", "ds_max_rtn_f32"]
 
 
 def _ds_op(mnemonic: str) -> str:
     parts = mnemonic.removeprefix("ds_").replace("_rtn", "").split("_")
     op, kind = parts[0], parts[1]
+    if op in ("min", "max") and kind == "f32":
+        return f"{op}_f32"
     if op == "min":
         return "smin" if kind == "i32" else "umin"
     if op == "max":

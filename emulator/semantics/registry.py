@@ -96,6 +96,9 @@ class Instruction:
 Builder = Callable[[Instruction], Step]
 
 SEMANTICS: dict[str, Builder] = {}
+#: Mnemonics whose builder reads src0 and writes vdst through :mod:`.vop`, so that their
+#: DPP encodings (``_dpp``) share the builder.
+DPP_CAPABLE: set[str] = set()
 
 
 def semantics(*mnemonics: str) -> Callable[[Builder], Builder]:
@@ -113,7 +116,11 @@ def semantics(*mnemonics: str) -> Callable[[Builder], Builder]:
 
 def missing(inst: Instruction, why: str = "has no semantics in the emulator") -> Step:
     """A step that stops the run: instructions are never skipped."""
-    message = f"{inst.where}: {why}"
+    return failing(f"{inst.where}: {why}")
+
+
+def failing(message: str) -> Step:
+    """A step that stops the run with ``message``."""
 
     def step(wave: Wave) -> int:
         raise EmulationError(message)

@@ -18,9 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.semantics.vop import base_name, destination, float_output, source
-from luthier.emulator.state import Vec, Wave
+from luthier.emulator.semantics.registry import DPP_CAPABLE, Instruction, Step, semantics
+from luthier.emulator.semantics.vop import (
+    base_name,
+    destination,
+    float_output,
+    mask_destination,
+    source,
+)
+from luthier.emulator.state import Vec, Wave, lanes_of
 
 F32 = np.float32
 F64 = np.float64
@@ -228,6 +234,10 @@ def _typed(inst: Instruction, slot: str, kind: str) -> Callable[[Wave], Vec]:
     return lambda wave: view(read(wave))
 
 
+DPP_CAPABLE.update(name for name, (kinds, result, _) in FLOAT_OPS.items()
+                   if result != "f64" and "f64" not in kinds)
+
+
 @semantics(*FLOAT_OPS)
 def _float_op(inst: Instruction) -> Step:
     name = base_name(inst.mnemonic)
@@ -328,6 +338,151 @@ def _packed(inst: Instruction) -> Step:
         result_high = np.asarray(fn(*(read(wave) for read in high)), F32)
         wave.write_v(index, result_low.view(U32))
         wave.write_v(index + 1, result_high.view(U32))
+        return following
+
+    return step
+
+
+# -- FMA/MAD with an inline literal K (VOP2 madmk/madak/fmamk/fmaak) -----------------------
+
+_WITH_K: dict[str, tuple[tuple[str, str, str], Ternary]] = {
+    # (slots as a, b, c of a * b + c, with "imm" the literal K) -> rounding
+    "v_madmk_f32": (("src0", "imm", "src1"), lambda a, b, c: a * b + c),
+    "v_madak_f32": (("src0", "src1", "imm"), lambda a, b, c: a * b + c),
+    "v_fmamk_f32": (("src0", "imm", "src1"), fma32),
+    "v_fmaak_f32": (("src0", "src1", "imm"), fma32),
+}
+
+
+@semantics(*_WITH_K)
+def _with_k(inst: Instruction) -> Step:
+    slots, fn = _WITH_K[inst.mnemonic]
+    a, b, c = (_typed(inst, slot, "f32") for slot in slots)
+    write = destination(inst)
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        write(wave, np.asarray(fn(a(wave), b(wave), c(wave)), F32).view(U32))
+        return following
+
+    return step
+
+
+# -- division helpers (v_div_scale, v_div_fmas, v_div_fixup) -------------------------------
+
+#: Per format: (float type, bits type, exponent bias, scale exponent of div_scale and
+#: div_fmas, mantissa bits, exponent-difference threshold of div_scale).
+_DIV = {"f32": (F32, U32, 127, 64, 23, 96), "f64": (F64, U64, 1023, 128, 52, 768)}
+
+
+def _exponent(value: Vec, kind: str) -> Vec:
+    float_type, int_type, _, _, mantissa, _ = _DIV[kind]
+    bits = np.asarray(value, float_type).view(int_type)
+    width = 8 if kind == "f32" else 11
+    return ((bits >> int_type(mantissa)) & int_type((1 << width) - 1)).astype(np.int64)
+
+
+def _div_scale(kind: str, s0: Vec, s1: Vec, s2: Vec) -> tuple[Vec, Vec]:
+    """V_DIV_SCALE: S0 is the value to scale (the denominator or the numerator), S1 the
+    denominator, S2 the numerator. Scales by 2**+-scale when the quotient would leave the
+    range of normals; VCC says that div_fmas must undo a numerator scaling."""
+    float_type, _, _, scale, mantissa, threshold = _DIV[kind]
+    tiny = np.finfo(float_type).tiny
+    s0, s1, s2 = (np.asarray(x, float_type) for x in (s0, s1, s2))
+    result = s0.copy()
+    flag = np.zeros(np.broadcast(s0, s1, s2).shape, np.bool_)
+    result, flag = np.broadcast_to(result, flag.shape).copy(), flag
+    up = np.ldexp(s0, scale).astype(float_type)
+    down = np.ldexp(s0, -scale).astype(float_type)
+    exp1, exp2 = _exponent(s1, kind), _exponent(s2, kind)
+    with np.errstate(all="ignore"):
+        reciprocal = float_type(1) / s1
+        quotient = s2 / s1
+    zero = (s1 == 0) | (s2 == 0)
+    huge = ~zero & (exp2 - exp1 >= threshold)
+    denormal_denominator = ~zero & ~huge & (np.abs(s1) < tiny)
+    rest = ~zero & ~huge & ~denormal_denominator
+    both = rest & (np.abs(reciprocal) < tiny) & (np.abs(quotient) < tiny)
+    rcp_tiny = rest & ~both & (np.abs(reciprocal) < tiny)
+    quotient_tiny = rest & ~both & ~rcp_tiny & (np.abs(quotient) < tiny)
+    numerator_tiny = rest & ~both & ~rcp_tiny & ~quotient_tiny & (exp2 <= mantissa + 1)
+    result = np.where(zero, float_type(np.nan), result)
+    result = np.where((huge | both) & (s0 == s1), up, result)
+    result = np.where(denormal_denominator, up, result)
+    result = np.where(rcp_tiny, down, result)
+    result = np.where(quotient_tiny & (s0 == s2), up, result)
+    result = np.where(numerator_tiny, up, result)
+    flag = huge | both | quotient_tiny
+    return result.astype(float_type), flag
+
+
+@semantics("v_div_scale_f32", "v_div_scale_f64")
+def _div_scale_op(inst: Instruction) -> Step:
+    kind = inst.mnemonic[-3:]
+    a, b, c = (_typed(inst, slot, kind) for slot in ("src0", "src1", "src2"))
+    write = destination(inst, bits=64 if kind == "f64" else 32)
+    flags = mask_destination(inst, "sdst")
+    raw = U64 if kind == "f64" else U32
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        value, flag = _div_scale(kind, a(wave), b(wave), c(wave))
+        flags(wave, np.broadcast_to(flag, (wave.lanes,)))
+        write(wave, value.view(raw))
+        return following
+
+    return step
+
+
+@semantics("v_div_fmas_f32", "v_div_fmas_f64")
+def _div_fmas(inst: Instruction) -> Step:
+    """fma(S0, S1, S2), rescaled where VCC is set (v_div_scale scaled an operand): by
+    2**scale when S2 (the quotient estimate) has a biased exponent above the bias, else by
+    2**-scale (scale 128 for f64, 64 for f32)."""
+    kind = inst.mnemonic[-3:]
+    a, b, c = (_typed(inst, slot, kind) for slot in ("src0", "src1", "src2"))
+    write = destination(inst, bits=64 if kind == "f64" else 32)
+    fused = fma64 if kind == "f64" else fma32
+    float_type, raw, bias, scale = _DIV[kind][0], _DIV[kind][1], _DIV[kind][2], _DIV[kind][3]
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        c_value = c(wave)
+        value = np.asarray(fused(a(wave), b(wave), c_value), float_type)
+        vcc = lanes_of(wave.vcc_bits, wave.lanes)
+        exponent = np.where(_exponent(c_value, kind) > bias, scale, -scale)
+        scaled = np.ldexp(value, exponent).astype(float_type)
+        write(wave, np.where(vcc, scaled, value).astype(float_type).view(raw))
+        return following
+
+    return step
+
+
+@semantics("v_div_fixup_f32", "v_div_fixup_f64")
+def _div_fixup(inst: Instruction) -> Step:
+    """The quotient S0 of numerator S2 over denominator S1, with the IEEE special cases
+    (NaN, zeros, infinities) put back and the sign of S2/S1."""
+    kind = inst.mnemonic[-3:]
+    a, b, c = (_typed(inst, slot, kind) for slot in ("src0", "src1", "src2"))
+    write = destination(inst, bits=64 if kind == "f64" else 32)
+    float_type, raw = (F64, U64) if kind == "f64" else (F32, U32)
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        quotient, denominator, numerator = (np.asarray(x, float_type)
+                                            for x in (a(wave), b(wave), c(wave)))
+        negative = np.signbit(denominator) ^ np.signbit(numerator)
+        magnitude = np.abs(quotient)
+        nan = np.isnan(numerator) | np.isnan(denominator) | (
+            (denominator == 0) & (numerator == 0)) | (
+            np.isinf(denominator) & np.isinf(numerator))
+        infinite = ~nan & ((denominator == 0) | np.isinf(numerator))
+        zero = ~nan & ~infinite & (np.isinf(denominator) | (numerator == 0))
+        magnitude = np.where(infinite, float_type(np.inf), magnitude)
+        magnitude = np.where(zero, float_type(0), magnitude)
+        result = np.where(negative, -magnitude, magnitude)
+        result = np.where(nan, float_type(np.nan), result).astype(float_type)
+        write(wave, result.view(raw))
         return following
 
     return step

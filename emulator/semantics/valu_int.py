@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from luthier.emulator.semantics.registry import Instruction, Step, semantics
+from luthier.emulator.semantics.registry import DPP_CAPABLE, Instruction, Step, semantics
 from luthier.emulator.semantics.vop import (
     base_name,
     destination,
@@ -162,6 +162,10 @@ TERNARY: dict[str, tuple[int, Ternary]] = {
 INT_OPS: dict[str, tuple[int, Unary | Binary | Ternary]] = {**UNARY, **BINARY, **TERNARY}
 _SLOTS = {**dict.fromkeys(UNARY, ("src0",)), **dict.fromkeys(BINARY, ("src0", "src1")),
           **dict.fromkeys(TERNARY, ("src0", "src1", "src2"))}
+
+
+DPP_CAPABLE.update(name for name, (bits, _) in INT_OPS.items() if bits == 32)
+DPP_CAPABLE.add("v_cndmask_b32")
 
 
 @semantics(*INT_OPS)

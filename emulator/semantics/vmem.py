@@ -319,6 +319,8 @@ def atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
         "add_f32": _float_add(32),
         "add_f64": _float_add(64),
         "min_f64": _float_minmax(64, np.fmin),
+        "min_f32": _float_minmax(32, np.fmin),
+        "max_f32": _float_minmax(32, np.fmax),
         "max_f64": _float_minmax(64, np.fmax),
     }
 
@@ -328,6 +330,8 @@ def _atomic_names() -> list[str]:
     for op in atomic_ops(32):
         for prefix in ("global", "flat"):
             names.append(f"{prefix}_atomic_{op}")
+            if op in ("min_f32", "max_f32"):
+                continue  # LDS only (ds_min_f32/ds_max_f32)
             if not op.startswith(("add_f", "min_f", "max_f")):
                 names.append(f"{prefix}_atomic_{op}_x2")
     return names

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from luthier.emulator.operands import VectorRead
+from luthier.emulator.semantics.dpp import dpp_lanes
 from luthier.emulator.semantics.registry import Instruction
 from luthier.emulator.state import VCC, Vec, Wave, bits_of
 
@@ -40,10 +41,30 @@ def is_sdwa(inst: Instruction) -> bool:
     return inst.desc.has("src0_sel") or inst.desc.has("dst_sel")
 
 
+def is_dpp(inst: Instruction) -> bool:
+    return inst.desc.has("dpp_ctrl")
+
+
+def _dpp_read(inst: Instruction, read: VectorRead) -> VectorRead:
+    source_lanes, exists, _, bound = dpp_lanes(inst)
+
+    def moved(wave: Wave) -> Vec:
+        values = np.broadcast_to(read(wave), (wave.lanes,))[source_lanes]
+        if bound:
+            values = np.where(exists & wave.active()[source_lanes], values, 0).astype(
+                values.dtype)
+        return values
+
+    return moved
+
+
 def source(inst: Instruction, name: str, bits: int | None = None) -> VectorRead:
-    """Slot ``name`` as a lane vector, with its abs/neg (and SDWA select) applied."""
+    """Slot ``name`` as a lane vector, with its abs/neg (and SDWA select, DPP lane move)
+    applied."""
     width = bits or inst.bits(name)
     read = inst.vector(name, width)
+    if name == "src0" and is_dpp(inst):
+        read = _dpp_read(inst, read)
     modifiers = inst.get(f"{name}_modifiers", 0) if inst.desc.has(f"{name}_modifiers") else 0
     selection = inst.get(f"{name}_sel", 6) if inst.desc.has(f"{name}_sel") else 6
     if selection != 6:
@@ -83,6 +104,10 @@ Write = Callable[[Wave, Vec], None]
 def destination(inst: Instruction, name: str = "vdst", bits: int = 32) -> Write:
     """A writer of a VALU result (uint32 or uint64 bits) into ``name`` under EXEC."""
     file, index, _ = inst.vdst(name)
+    if is_dpp(inst):
+        if bits != 32 or file != "v":
+            raise inst.unsupported("DPP on 64-bit or AGPR results is not modelled")
+        return _dpp_destination(inst, index)
     if bits == 64:
         if file == "a":
             def write_a64(wave: Wave, value: Vec) -> None:
@@ -96,6 +121,21 @@ def destination(inst: Instruction, name: str = "vdst", bits: int = 32) -> Write:
     if is_sdwa(inst) and inst.desc.has("dst_sel"):
         return _sdwa_destination(index, inst.get("dst_sel", 6), inst.get("dst_unused", 0))
     return lambda wave, value: wave.write_v(index, value)
+
+
+def _dpp_destination(inst: Instruction, index: int) -> Write:
+    """Writes only lanes the row/bank masks enable and whose source lane was valid (or
+    all of those with bound_ctrl, which read 0 instead)."""
+    source_lanes, exists, enabled, bound = dpp_lanes(inst)
+
+    def write(wave: Wave, value: Vec) -> None:
+        active = wave.active()
+        mask = active & enabled
+        if not bound:
+            mask = mask & exists & active[source_lanes]
+        np.copyto(wave.v[index], value, casting="unsafe", where=mask)
+
+    return write
 
 
 def _sdwa_destination(index: int, selection: int, unused: int) -> Write:

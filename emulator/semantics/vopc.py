@@ -45,6 +45,12 @@ _TYPES: dict[str, tuple[int, Callable[[Vec], Vec], dict[str, Relation]]] = {
     "u64": (64, lambda x: np.asarray(x, np.uint64), _INTEGER),
     "f32": (32, lambda x: np.asarray(x, np.uint32).view(np.float32), _FLOAT),
     "f64": (64, lambda x: np.asarray(x, np.uint64).view(np.float64), _FLOAT),
+    "f16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(
+        np.uint16).view(np.float16), _FLOAT),
+    "i16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(
+        np.uint16).view(np.int16), _INTEGER),
+    "u16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(
+        np.uint16), _INTEGER),
 }
 
 

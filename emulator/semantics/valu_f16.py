@@ -1,0 +1,261 @@
+"""16-bit VALU: half-precision float and 16-bit integer operations, packed f16 (VOP3P) and
+``v_pack_b32_f16``.
+
+A 16-bit operand is the low half of its 32-bit register (or the high half where
+``op_sel`` asks). On GFX9 the VOP1/VOP2 16-bit operations (and their VOP3 forms, and the
+``_legacy`` VOP3 ones) zero the upper half of the destination; the VOP3 operations with
+``op_sel`` (``v_fma_f16``, ``v_mad_u16``...) keep the other half and write the half
+``op_sel[3]`` names. Half-precision results are rounded once: NumPy computes float16 math in
+float32, and 24 >= 2 * 11 + 2 bits makes that double rounding exact for +, -, *, sqrt; the
+FMA rounds the float64 sum to odd first, as :func:`.valu_float.fma32` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from luthier.emulator.semantics.registry import Instruction, Step, semantics
+from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
+from luthier.emulator.semantics.vop import base_name
+from luthier.emulator.state import Vec, Wave
+
+F16 = np.float16
+U16 = np.uint16
+I16 = np.int16
+U32 = np.uint32
+
+NEG = 1
+ABS = 2
+OP_SEL_0 = 4
+OP_SEL_1 = 8
+
+
+def fma16(a: Vec, b: Vec, c: Vec) -> Vec:
+    product = a.astype(np.float64) * b.astype(np.float64)
+    return _round_to_odd_sum(product, c.astype(np.float64)).astype(F16)
+
+
+Unary = Callable[[Vec], Vec]
+Binary = Callable[[Vec, Vec], Vec]
+Ternary = Callable[[Vec, Vec, Vec], Vec]
+
+# name -> (operand kinds (h: f16, u: u16, i: i16, f: f32), result kind, fn)
+UNARY: dict[str, tuple[str, str, Unary]] = {
+    "v_sqrt_f16": ("h", "h", np.sqrt),
+    "v_rcp_f16": ("h", "h", lambda a: F16(1) / a),
+    "v_rsq_f16": ("h", "h", lambda a: F16(1) / np.sqrt(a)),
+    "v_floor_f16": ("h", "h", np.floor),
+    "v_ceil_f16": ("h", "h", np.ceil),
+    "v_trunc_f16": ("h", "h", np.trunc),
+    "v_rndne_f16": ("h", "h", np.rint),
+    "v_cvt_f16_f32": ("f", "h", lambda a: a.astype(F16)),
+    "v_cvt_f32_f16": ("h", "f", lambda a: a.astype(np.float32)),
+    "v_cvt_f16_i16": ("i", "h", lambda a: a.astype(F16)),
+    "v_cvt_f16_u16": ("u", "h", lambda a: a.astype(F16)),
+    "v_cvt_i16_f16": ("h", "i", lambda a: np.clip(np.nan_to_num(np.trunc(
+        a.astype(np.float32)), nan=0.0), -32768, 32767).astype(I16)),
+    "v_cvt_u16_f16": ("h", "u", lambda a: np.clip(np.nan_to_num(np.trunc(
+        a.astype(np.float32)), nan=0.0), 0, 65535).astype(U16)),
+}
+BINARY: dict[str, tuple[str, str, Binary]] = {
+    "v_add_f16": ("hh", "h", lambda a, b: a + b),
+    "v_sub_f16": ("hh", "h", lambda a, b: a - b),
+    "v_subrev_f16": ("hh", "h", lambda a, b: b - a),
+    "v_mul_f16": ("hh", "h", lambda a, b: a * b),
+    "v_max_f16": ("hh", "h", np.fmax),
+    "v_min_f16": ("hh", "h", np.fmin),
+    "v_ldexp_f16": ("hi", "h", lambda a, b: np.ldexp(a.astype(np.float32),
+                                                      b.astype(np.int32)).astype(F16)),
+    "v_add_u16": ("uu", "u", lambda a, b: a + b),
+    "v_sub_u16": ("uu", "u", lambda a, b: a - b),
+    "v_subrev_u16": ("uu", "u", lambda a, b: b - a),
+    "v_mul_lo_u16": ("uu", "u", lambda a, b: a * b),
+    "v_lshlrev_b16": ("uu", "u", lambda a, b: b << (a & U16(15))),
+    "v_lshrrev_b16": ("uu", "u", lambda a, b: b >> (a & U16(15))),
+    "v_ashrrev_i16": ("ui", "i", lambda a, b: b >> (a & U16(15)).astype(I16)),
+    "v_max_u16": ("uu", "u", np.maximum),
+    "v_min_u16": ("uu", "u", np.minimum),
+    "v_max_i16": ("ii", "i", np.maximum),
+    "v_min_i16": ("ii", "i", np.minimum),
+}
+TERNARY: dict[str, tuple[str, str, Ternary]] = {
+    "v_fma_f16": ("hhh", "h", fma16),
+    "v_fma_legacy_f16": ("hhh", "h", fma16),
+    "v_fmac_f16": ("hhh", "h", fma16),
+    "v_mad_f16": ("hhh", "h", lambda a, b, c: a * b + c),
+    "v_mad_legacy_f16": ("hhh", "h", lambda a, b, c: a * b + c),
+    "v_mac_f16": ("hhh", "h", lambda a, b, c: a * b + c),
+    "v_mad_u16": ("uuu", "u", lambda a, b, c: a * b + c),
+    "v_mad_legacy_u16": ("uuu", "u", lambda a, b, c: a * b + c),
+    "v_mad_i16": ("iii", "i", lambda a, b, c: a * b + c),
+    "v_mad_legacy_i16": ("iii", "i", lambda a, b, c: a * b + c),
+}
+OPS: dict[str, tuple[str, str, Unary | Binary | Ternary]] = {**UNARY, **BINARY, **TERNARY}
+
+#: VOP3 operations that keep the other half of the destination (GFX9 op_sel forms).
+_KEEP_OTHER_HALF = {"v_fma_f16", "v_mad_f16", "v_mad_u16", "v_mad_i16", "v_div_fixup_f16"}
+
+_DTYPES = {"h": F16, "u": U16, "i": I16}
+
+
+def _half_reader(inst: Instruction, slot: str, kind: str, index: int) -> Callable[[Wave], Vec]:
+    read = inst.vector(slot, 32)
+    modifiers = int(inst.get(f"{slot}_modifiers", 0)) if inst.desc.has(f"{slot}_modifiers") \
+        else 0
+    op_sel = int(inst.get("op_sel", 0) or 0) if inst.desc.has("op_sel") else 0
+    high = bool(modifiers & OP_SEL_0) or bool((op_sel >> index) & 1)
+    if kind == "f":
+        sign = U32(0x80000000)
+
+        def full(wave: Wave) -> Vec:
+            bits = np.asarray(read(wave), U32)
+            if modifiers & ABS:
+                bits = bits & ~sign
+            if modifiers & NEG:
+                bits = bits ^ sign
+            return bits.view(np.float32)
+        return full
+    shift = U32(16 if high else 0)
+    dtype = _DTYPES[kind]
+    sign16 = U16(0x8000)
+
+    def half(wave: Wave) -> Vec:
+        bits = ((np.asarray(read(wave), U32) >> shift) & U32(0xFFFF)).astype(U16)
+        if kind == "h":
+            if modifiers & ABS:
+                bits = bits & ~sign16
+            if modifiers & NEG:
+                bits = bits ^ sign16
+        return bits.view(dtype)
+
+    return half
+
+
+@semantics(*OPS)
+def _op16(inst: Instruction) -> Step:
+    name = base_name(inst.mnemonic)
+    kinds, result, _ = OPS[name]
+    slots = ("src0", "src1", "src2")
+    if name in ("v_fmac_f16", "v_mac_f16"):
+        slots = ("src0", "src1", "vdst")
+    readers = [_half_reader(inst, slot, kind, index)
+               for index, (slot, kind) in enumerate(zip(slots, kinds, strict=False))]
+    _, target, _ = inst.vdst()
+    op_sel = int(inst.get("op_sel", 0) or 0) if inst.desc.has("op_sel") else 0
+    src0_modifiers = int(inst.get("src0_modifiers", 0) or 0) \
+        if inst.desc.has("src0_modifiers") else 0
+    keep = name in _KEEP_OTHER_HALF
+    write_high = keep and (bool((op_sel >> 3) & 1) or bool(src0_modifiers & OP_SEL_1))
+    clamp = bool(inst.get("clamp", 0)) if inst.desc.has("clamp") else False
+    if clamp:
+        raise inst.unsupported("clamp of 16-bit operations is not modelled")
+    following = inst.next_pc
+
+    def compute(wave: Wave) -> Vec:
+        if name in UNARY:
+            return UNARY[name][2](readers[0](wave))
+        if name in BINARY:
+            return BINARY[name][2](readers[0](wave), readers[1](wave))
+        return TERNARY[name][2](readers[0](wave), readers[1](wave), readers[2](wave))
+
+    def step(wave: Wave) -> int:
+        value = np.asarray(compute(wave))
+        if result == "f":
+            bits = value.astype(np.float32).view(U32)
+        else:
+            half = value.astype(_DTYPES[result]).view(U16).astype(U32)
+            if not keep:
+                bits = half
+            elif write_high:
+                bits = (wave.v[target] & U32(0xFFFF)) | (half << U32(16))
+            else:
+                bits = (wave.v[target] & U32(0xFFFF0000)) | half
+        wave.write_v(target, bits)
+        return following
+
+    return step
+
+
+@semantics("v_pack_b32_f16")
+def _pack(inst: Instruction) -> Step:
+    low = _half_reader(inst, "src0", "h", 0)
+    high = _half_reader(inst, "src1", "h", 1)
+    _, target, _ = inst.vdst()
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        lo = np.asarray(low(wave)).view(U16).astype(U32)
+        hi = np.asarray(high(wave)).view(U16).astype(U32)
+        wave.write_v(target, lo | (hi << U32(16)))
+        return following
+
+    return step
+
+
+_PACKED_BINARY: dict[str, tuple[str, Binary]] = {
+    "v_pk_add_f16": ("h", lambda a, b: a + b),
+    "v_pk_mul_f16": ("h", lambda a, b: a * b),
+    "v_pk_max_f16": ("h", np.fmax),
+    "v_pk_min_f16": ("h", np.fmin),
+    "v_pk_add_u16": ("u", lambda a, b: a + b),
+    "v_pk_sub_u16": ("u", lambda a, b: a - b),
+    "v_pk_mul_lo_u16": ("u", lambda a, b: a * b),
+    "v_pk_add_i16": ("i", lambda a, b: a + b),
+    "v_pk_sub_i16": ("i", lambda a, b: a - b),
+    "v_pk_lshlrev_b16": ("u", lambda a, b: b << (a & U16(15))),
+    "v_pk_lshrrev_b16": ("u", lambda a, b: b >> (a & U16(15))),
+    "v_pk_max_i16": ("i", np.maximum),
+    "v_pk_min_i16": ("i", np.minimum),
+    "v_pk_max_u16": ("u", np.maximum),
+    "v_pk_min_u16": ("u", np.minimum),
+}
+_PACKED_TERNARY: dict[str, tuple[str, Ternary]] = {
+    "v_pk_fma_f16": ("h", fma16),
+}
+_PACKED: dict[str, tuple[str, Binary | Ternary]] = {**_PACKED_BINARY, **_PACKED_TERNARY}
+
+
+def _packed_half(inst: Instruction, slot: str, kind: str, high: bool) -> Callable[[Wave], Vec]:
+    read = inst.vector(slot, 32)
+    modifiers = int(inst.get(f"{slot}_modifiers", 0) or 0)
+    take_high = bool(modifiers & (OP_SEL_1 if high else OP_SEL_0))
+    negate = kind == "h" and bool(modifiers & (ABS if high else NEG))  # neg_hi / neg_lo
+    shift = U32(16 if take_high else 0)
+    dtype = _DTYPES[kind]
+
+    def half(wave: Wave) -> Vec:
+        bits = ((np.asarray(read(wave), U32) >> shift) & U32(0xFFFF)).astype(U16)
+        if negate:
+            bits = bits ^ U16(0x8000)
+        return bits.view(dtype)
+
+    return half
+
+
+@semantics(*_PACKED)
+def _packed16(inst: Instruction) -> Step:
+    name = inst.mnemonic
+    kind, _ = _PACKED[name]
+    slots = [slot for slot in ("src0", "src1", "src2") if inst.desc.has(slot)]
+    low = [_packed_half(inst, slot, kind, False) for slot in slots]
+    high = [_packed_half(inst, slot, kind, True) for slot in slots]
+    _, target, _ = inst.vdst()
+    if inst.get("clamp", 0):
+        raise inst.unsupported("clamp of packed 16-bit operations is not modelled")
+    dtype = _DTYPES[kind]
+    following = inst.next_pc
+
+    def compute(wave: Wave, readers: list[Callable[[Wave], Vec]]) -> Vec:
+        if name in _PACKED_BINARY:
+            return _PACKED_BINARY[name][1](readers[0](wave), readers[1](wave))
+        return _PACKED_TERNARY[name][1](readers[0](wave), readers[1](wave), readers[2](wave))
+
+    def step(wave: Wave) -> int:
+        lo = np.asarray(compute(wave, low)).astype(dtype).view(U16)
+        hi = np.asarray(compute(wave, high)).astype(dtype).view(U16)
+        wave.write_v(target, lo.astype(U32) | (hi.astype(U32) << U32(16)))
+        return following
+
+    return step
