@@ -96,7 +96,7 @@ class Wave:
         self.s[EXEC + 1] = (value >> 32) & 0xFFFFFFFF
 
     def _refresh(self) -> None:
-        key = self.exec_bits
+        key = (self.s[EXEC] | (self.s[EXEC + 1] << 32)) & self.full
         if key != self._mask_key:
             self._mask_key = key
             self._active = lanes_of(key, self.lanes)

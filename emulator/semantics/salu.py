@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.state import Wave
+from luthier.emulator.state import NULL, Wave
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -169,6 +169,16 @@ def _sop2(inst: Instruction) -> Step:
                 wave.scc = scc
             return following
         return step32
+
+    if dwords == 2 and index != NULL:
+        def step64(wave: Wave) -> int:
+            value, scc = fn(read0(wave), read1(wave), wave.scc)
+            wave.s[index] = value & M32
+            wave.s[index + 1] = value >> 32
+            if scc >= 0:
+                wave.scc = scc
+            return following
+        return step64
 
     def step(wave: Wave) -> int:
         value, scc = fn(read0(wave), read1(wave), wave.scc)

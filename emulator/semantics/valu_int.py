@@ -239,7 +239,7 @@ def _carry(inst: Instruction) -> Step:
             total = a - b - c
             out = total < 0
         result = (total & I64(0xFFFFFFFF)).astype(U32)
-        carry_out(wave, np.broadcast_to(out, (wave.lanes,)))
+        carry_out(wave, out)
         write(wave, result)
         return following
 
@@ -267,7 +267,7 @@ def _mad64(inst: Instruction) -> Step:
             product = np.asarray(r0(wave), U32).astype(U64) * np.asarray(r1(wave), U32)
             total = product + c
             out = total < product
-        carry_out(wave, np.broadcast_to(out, (wave.lanes,)))
+        carry_out(wave, out)
         write(wave, total)
         return following
 

@@ -112,11 +112,11 @@ def _compare(inst: Instruction) -> Step:
     following = inst.next_pc
 
     def step(wave: Wave) -> int:
-        flags = np.broadcast_to(test(wave), (wave.lanes,))
+        flags = test(wave)
         if write is not None:
             write(wave, flags)
         if writes_exec:
-            bits_value = bits_of(flags & wave.active())
+            bits_value = bits_of(np.asarray(flags, np.bool_) & wave.active())
             wave.s[EXEC] = bits_value & 0xFFFFFFFF
             wave.s[EXEC + 1] = bits_value >> 32
         return following
