@@ -202,6 +202,11 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
     lds_size = descriptor.group_segment_fixed_size + setup.dynamic_lds
     scratch = max(descriptor.private_segment_fixed_size, setup.scratch_per_lane)
     entry = info.entry
+    rsrc1 = descriptor.compute_pgm_rsrc1
+    # MODE: FP_ROUND [3:0], FP_DENORM [7:4], DX10_CLAMP [8], IEEE [9], from the descriptor.
+    mode = (rsrc1.float_round_mode_32 | (rsrc1.float_round_mode_16_64 << 2)
+            | (rsrc1.float_denorm_mode_32 << 4) | (rsrc1.float_denorm_mode_16_64 << 6)
+            | (int(rsrc1.enable_dx10_clamp) << 8) | (int(rsrc1.enable_ieee_mode) << 9))
     if descriptor.kernarg_preload.kernarg_preload_spec_length:
         # Firmware that preloads kernel arguments enters 256 bytes in: the first 256 bytes
         # are the fallback for firmware that does not (AMDGPUUsage.rst, "Preloaded Kernel
@@ -223,6 +228,7 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
                 _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
                 wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
                 wave.s[M0] = 0xFFFFFFFF
+                wave.hwregs[1] = mode
                 wave.pc = entry
                 group.waves.append(wave)
             run_workgroup(group, program, setup.max_instructions)

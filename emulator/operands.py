@@ -79,6 +79,9 @@ def scalar_reader(value: object, bits: int) -> ScalarRead:
             return lambda wave: wave.s[index]
         if index == EXEC:
             return lambda wave: wave.exec_bits
+        if dwords > 2 and bits > 64:
+            count = min(dwords, bits // 32)
+            return lambda wave: wave.read_s(index, count)
         return lambda wave: wave.s[index] | (wave.s[index + 1] << 32)
     if file == "src_scc":
         return lambda wave: wave.scc

@@ -56,7 +56,7 @@ class Wave:
     """One wave's registers and progress. ``pc`` indexes the program's instruction table."""
 
     __slots__ = ("s", "scc", "v", "a", "lanes", "full", "pc", "executed", "done",
-                 "at_barrier", "workgroup", "index", "lane_ids", "private", "memory",
+                 "at_barrier", "workgroup", "index", "lane_ids", "private", "memory", "hwregs",
                  "_mask_key", "_mask", "_active")
 
     def __init__(self, lanes: int, workgroup: Any = None, index: int = 0) -> None:
@@ -80,6 +80,8 @@ class Wave:
         self.private: Any = None
         #: The dispatch's global memory (a :class:`~luthier.emulator.memory.GlobalMemory`).
         self.memory: Any = None
+        #: Hardware registers written by ``s_setreg`` (MODE...), by ``hwreg`` id.
+        self.hwregs: dict[int, int] = {}
         self._mask_key = -1
         self._mask: Mask | None = None
         self._active: Mask = lanes_of(0, lanes)

@@ -6,6 +6,8 @@ access before the next instruction runs, so a wait has nothing left to wait for.
 
 from __future__ import annotations
 
+import time
+
 from luthier.emulator.semantics.registry import BARRIER, END, Instruction, Step, semantics
 from luthier.emulator.state import Wave
 
@@ -100,5 +102,73 @@ def _swappc(inst: Instruction) -> Step:
         wave.s[index] = back & 0xFFFFFFFF
         wave.s[index + 1] = back >> 32
         return program.pc_at(target, where)
+
+    return step
+
+
+# -- hardware registers and clocks ---------------------------------------------------------
+
+#: ``hwreg`` ids of GFX9 that the emulator keeps (others read 0 and ignore writes).
+HW_REG_MODE = 1
+HW_REG_STATUS = 2
+HW_REG_HW_ID = 4
+
+
+def _hwreg_fields(simm16: int) -> tuple[int, int, int]:
+    """(id, bit offset, mask) of a ``hwreg(id, offset, size)`` operand."""
+    size = ((simm16 >> 11) & 0x1F) + 1
+    return simm16 & 0x3F, (simm16 >> 6) & 0x1F, (1 << size) - 1
+
+
+def _read_hwreg(wave: Wave, register: int) -> int:
+    if register == HW_REG_STATUS:  # SCC, EXECZ (bit 9), VCCZ (bit 10)
+        return wave.scc | (int(wave.exec_bits == 0) << 9) | (int(wave.vcc_bits == 0) << 10)
+    if register == HW_REG_HW_ID:  # wave id [3:0], SIMD [5:4], CU [11:8]
+        return (wave.index & 0xF) | (((wave.index >> 4) & 3) << 4) | \
+            (((wave.index >> 6) & 0xF) << 8)
+    return wave.hwregs.get(register, 0)
+
+
+@semantics("s_getreg_b32")
+def _getreg(inst: Instruction) -> Step:
+    register, offset, mask = _hwreg_fields(int(inst.get("simm16", 0)))
+    index, _ = inst.sdst()
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        wave.s[index] = (_read_hwreg(wave, register) >> offset) & mask
+        return following
+
+    return step
+
+
+@semantics("s_setreg_b32", "s_setreg_imm32_b32")
+def _setreg(inst: Instruction) -> Step:
+    """Writes are kept (and read back by s_getreg) but change nothing else: MODE's rounding
+    and denormal fields do not alter the emulator's IEEE arithmetic."""
+    register, offset, mask = _hwreg_fields(int(inst.get("simm16", 0)))
+    read = inst.scalar("sdst", 32) if inst.mnemonic == "s_setreg_b32" else inst.scalar(
+        "imm", 32)
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        old = wave.hwregs.get(register, 0)
+        wave.hwregs[register] = (old & ~(mask << offset)) | ((read(wave) & mask) << offset)
+        return following
+
+    return step
+
+
+@semantics("s_memtime", "s_memrealtime")
+def _memtime(inst: Instruction) -> Step:
+    """A 64-bit clock at 100 MHz (the rate of the hardware's constant clock)."""
+    index, _ = inst.sdst()
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        now = time.perf_counter_ns() // 10
+        wave.s[index] = now & 0xFFFFFFFF
+        wave.s[index + 1] = (now >> 32) & 0xFFFFFFFF
+        return following
 
     return step

@@ -78,29 +78,57 @@ def _scratch_offset(inst: Instruction) -> Addresses:
     return offsets
 
 
-def _buffer_offset(inst: Instruction) -> Addresses:
-    """Per-lane private offsets of a MUBUF access through the scratch V#."""
-    offset = int(inst.get("offset", 0))
-    soffset = inst.scalar("soffset", 32) if inst.has("soffset") else None
-    vaddr = inst.vector("vaddr", 32) if inst.has("vaddr") and "OFFEN" in inst.desc.name \
-        else None
-    if "IDXEN" in inst.desc.name or "BOTHEN" in inst.desc.name:
-        raise inst.unsupported("indexed buffer access is not modelled")
-    resource = inst.scalar("srsrc", 64)
-    where = inst.where
+class _Buffer:
+    """MUBUF addressing through the V# in ``srsrc``: base (48 bits), stride (V# dword 1
+    bits 29:16) and num_records (dword 2). The private segment buffer the dispatch hands out
+    (base :data:`SCRATCH_BACKING`) addresses the lane's scratch: ``soffset`` counts
+    wave-scaled bytes there, so it is divided by the wave size. Any other V# addresses global
+    memory, unswizzled: base + soffset + offset (+ the VGPR offset, + index * stride); lanes
+    out of the buffer's range read 0 and do not store, as the hardware's range check does."""
 
-    def offsets(wave: Wave) -> Vec:
-        base = resource(wave) & 0xFFFFFFFFFFFF
-        if base != SCRATCH_BACKING:
-            raise EmulationError(f"{where}: buffer access through a V# other than the "
-                                 "private segment buffer is not modelled")
-        wave_bytes = soffset(wave) if soffset is not None else 0
-        total = np.full(wave.lanes, offset + wave_bytes // wave.lanes, np.int64)
-        if vaddr is not None:
-            total += np.asarray(vaddr(wave), U32).astype(np.int64)
-        return total
+    def __init__(self, inst: Instruction) -> None:
+        name = inst.desc.name
+        self.offen = "OFFEN" in name or "BOTHEN" in name
+        self.idxen = "IDXEN" in name or "BOTHEN" in name
+        self.offset = int(inst.get("offset", 0))
+        self.soffset = inst.scalar("soffset", 32) if inst.has("soffset") else None
+        self.vaddr = inst.vector("vaddr", 64 if self.offen and self.idxen else 32) \
+            if self.offen or self.idxen else None
+        self.resource = inst.scalar("srsrc", 128)
+        self.where = inst.where
 
-    return offsets
+    def resolve(self, wave: Wave) -> tuple[str, Vec, Mask]:
+        """(space, per-lane address or private offset, lanes in range)."""
+        words = self.resource(wave)
+        base = words & 0xFFFFFFFFFFFF
+        stride = (words >> 48) & 0x3FFF
+        records = (words >> 64) & 0xFFFFFFFF
+        add_tid = bool((words >> (96 + 23)) & 1)
+        sgpr = self.soffset(wave) if self.soffset is not None else 0
+        index = np.zeros(wave.lanes, np.int64)
+        voffset = np.zeros(wave.lanes, np.int64)
+        if self.vaddr is not None:
+            raw = np.broadcast_to(np.asarray(self.vaddr(wave)), (wave.lanes,))
+            if self.offen and self.idxen:
+                index = (raw & U64(0xFFFFFFFF)).astype(np.int64)
+                voffset = (raw >> U64(32)).astype(np.int64)
+            elif self.idxen:
+                index = raw.astype(np.int64)
+            else:
+                voffset = raw.astype(np.int64)
+        if base == SCRATCH_BACKING:
+            if self.idxen:
+                raise EmulationError(f"{self.where}: indexed scratch access is not modelled")
+            offsets = voffset + self.offset + sgpr // wave.lanes
+            return "private", offsets, np.ones(wave.lanes, np.bool_)
+        if add_tid:
+            raise EmulationError(f"{self.where}: swizzled (ADD_TID_ENABLE) buffer access "
+                                 "through a V# other than the private segment buffer is not "
+                                 "modelled")
+        offset = voffset + self.offset
+        in_range = (index < records) if stride else (offset < records)
+        addresses = (np.int64(base + sgpr) + offset + index * np.int64(stride)).astype(U64)
+        return "global", addresses, in_range
 
 
 def _located(where: str, error: EmulationError) -> EmulationError:
@@ -203,14 +231,22 @@ def _family(mnemonic: str) -> tuple[str, str]:
     return prefix, rest.split("_", 1)[1]
 
 
-def _addressing(inst: Instruction, prefix: str) -> tuple[_Space, Addresses]:
-    if prefix == "global":
-        return _Space("global"), _global_address(inst)
-    if prefix == "flat":
-        return _Space("flat"), _global_address(inst)
-    if prefix == "scratch":
-        return _Space("private"), _scratch_offset(inst)
-    return _Space("private"), _buffer_offset(inst)
+Target = Callable[[Wave], tuple[_Space, Vec, Mask]]
+
+
+def _addressing(inst: Instruction, prefix: str) -> Target:
+    """Where each active lane's access goes: (space, address or offset, lanes)."""
+    if prefix == "buffer":
+        buffer = _Buffer(inst)
+        spaces = {"global": _Space("global"), "private": _Space("private")}
+
+        def through_resource(wave: Wave) -> tuple[_Space, Vec, Mask]:
+            kind, where, in_range = buffer.resolve(wave)
+            return spaces[kind], where, wave.active() & in_range
+        return through_resource
+    space = _Space({"global": "global", "flat": "flat", "scratch": "private"}[prefix])
+    address = _scratch_offset(inst) if prefix == "scratch" else _global_address(inst)
+    return lambda wave: (space, address(wave), wave.active())
 
 
 def _names(kind: str) -> list[str]:
@@ -229,7 +265,7 @@ def _names(kind: str) -> list[str]:
 def _load(inst: Instruction) -> Step:
     prefix, width = _family(inst.mnemonic)
     nbytes, signed = _WIDTHS[width]
-    space, address = _addressing(inst, prefix)
+    target = _addressing(inst, prefix)
     name = "vdst" if inst.desc.has("vdst") else "vdata"
     file, index, _ = inst.vdst(name)
     following = inst.next_pc
@@ -238,9 +274,9 @@ def _load(inst: Instruction) -> Step:
         raise inst.unsupported("loads into LDS are not modelled")
 
     def step(wave: Wave) -> int:
-        mask = wave.active()
         try:
-            raw = space.load(wave, address(wave), mask, nbytes)
+            space, where_, mask = target(wave)
+            raw = space.load(wave, where_, mask, nbytes)
         except EmulationError as error:
             raise _located(where, error) from None
         for k, column in enumerate(to_dwords(raw, nbytes, signed)):
@@ -257,18 +293,18 @@ def _load(inst: Instruction) -> Step:
 def _store(inst: Instruction) -> Step:
     prefix, width = _family(inst.mnemonic)
     nbytes, _ = _WIDTHS[width]
-    space, address = _addressing(inst, prefix)
+    target = _addressing(inst, prefix)
     file, index, _ = inst.vdst("vdata")
     dwords = max(1, nbytes // 4)
     following = inst.next_pc
     where = inst.where
 
     def step(wave: Wave) -> int:
-        mask = wave.active()
         registers = wave.v if file == "v" else wave.a
         data = from_dwords([registers[index + k] for k in range(dwords)], nbytes)
         try:
-            space.store(wave, address(wave), mask, data)
+            space, where_, mask = target(wave)
+            space.store(wave, where_, mask, data)
         except EmulationError as error:
             raise _located(where, error) from None
         return following

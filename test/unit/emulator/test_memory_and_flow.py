@@ -210,3 +210,36 @@ def test_instruction_without_semantics_stops_the_run() -> None:
             s_nop 0
             s_trap 2
         """)
+
+
+def test_hardware_registers_and_clock() -> None:
+    def setup(wave: Wave) -> None:
+        wave.hwregs[1] = 0x3F0
+        wave.s[0] = 0x2
+
+    wave = execute("""
+        s_getreg_b32 s1, hwreg(HW_REG_MODE, 4, 4)
+        s_setreg_b32 hwreg(HW_REG_MODE, 0, 2), s0
+        s_getreg_b32 s2, hwreg(HW_REG_MODE)
+        s_memrealtime s[4:5]
+        s_memrealtime s[6:7]
+    """, setup)
+    assert wave.s[1] == 0xF and wave.s[2] == 0x3F2
+    assert (wave.s[6] | wave.s[7] << 32) >= (wave.s[4] | wave.s[5] << 32) > 0
+
+
+def test_buffer_access_through_a_raw_v_sharp_checks_its_range() -> None:
+    data = np.arange(16, dtype=np.uint32)
+    memory, base = _with_buffer(data.tobytes())
+
+    def setup(wave: Wave) -> None:
+        wave.s[0], wave.s[1] = base & 0xFFFFFFFF, base >> 32  # stride 0
+        wave.s[2], wave.s[3] = 40, 0  # num_records: 40 bytes
+        wave.s[4] = 8
+        wave.v[0] = 4 * LANES
+
+    wave = execute("buffer_load_dword v1, v0, s[0:3], s4 offen offset:4", setup,
+                   memory=memory)
+    # byte offset 4 * lane + 4 is checked against 40 (soffset is not): lanes 0-8 read
+    expected = np.where(4 * LANES + 4 < 40, LANES + 3, 0)
+    np.testing.assert_array_equal(wave.v[1][:16], expected[:16])
