@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from luthier.emulator.errors import EmulationError
 from luthier.emulator.semantics.registry import BARRIER, END, Instruction, Step, semantics
 from luthier.emulator.state import Wave
 
@@ -67,6 +68,18 @@ def _cbranch(inst: Instruction) -> Step:
     if condition == "execz":
         return lambda wave: fall if wave.exec_bits else taken
     return lambda wave: taken if wave.exec_bits else fall
+
+
+@semantics("s_trap")
+def _trap(inst: Instruction) -> Step:
+    """A trap with no trap handler: the dispatch aborts (what ``__builtin_trap`` and
+    ``abort()`` compile to), reported with the trap id."""
+    message = f"{inst.where}: the kernel trapped (s_trap {int(inst.get('simm16', 0)):#x})"
+
+    def step(wave: Wave) -> int:
+        raise EmulationError(message)
+
+    return step
 
 
 @semantics("s_getpc_b64")

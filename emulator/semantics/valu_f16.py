@@ -259,3 +259,53 @@ def _packed16(inst: Instruction) -> Step:
         return following
 
     return step
+
+
+# -- mixed-precision FMA (VOP3P v_fma_mix*) -------------------------------------------------
+
+def _mix_source(inst: Instruction, slot: str) -> Callable[[Wave], Vec]:
+    """A source of v_fma_mix: f16 (a half picked by op_sel) when its op_sel_hi bit is set,
+    else f32; neg and abs (neg_hi) apply after the conversion, as float64."""
+    read = inst.vector(slot, 32)
+    modifiers = int(inst.get(f"{slot}_modifiers", 0) or 0)
+    is_half = bool(modifiers & OP_SEL_1)
+    shift = U32(16 if modifiers & OP_SEL_0 else 0)
+
+    def value(wave: Wave) -> Vec:
+        bits = np.asarray(read(wave), U32)
+        if is_half:
+            number = ((bits >> shift) & U32(0xFFFF)).astype(U16).view(F16).astype(np.float64)
+        else:
+            number = bits.view(np.float32).astype(np.float64)
+        if modifiers & ABS:
+            number = np.abs(number)
+        if modifiers & NEG:
+            number = -number
+        return number
+
+    return value
+
+
+@semantics("v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16")
+def _fma_mix(inst: Instruction) -> Step:
+    a, b, c = (_mix_source(inst, slot) for slot in ("src0", "src1", "src2"))
+    _, target, _ = inst.vdst()
+    result = inst.mnemonic.rsplit("_", 1)[0].removeprefix("v_fma_")  # mix, mixlo, mixhi
+    if inst.get("clamp", 0):
+        raise inst.unsupported("clamp of v_fma_mix is not modelled")
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        product = a(wave) * b(wave)  # exact: at most 48 significant bits
+        exact_to_odd = _round_to_odd_sum(product, c(wave))
+        if result == "mix":
+            wave.write_v(target, np.asarray(exact_to_odd).astype(np.float32).view(U32))
+            return following
+        half = np.asarray(exact_to_odd).astype(F16).view(U16).astype(U32)
+        old = wave.v[target]
+        merged = (old & U32(0xFFFF0000)) | half if result == "mixlo" else \
+            (old & U32(0xFFFF)) | (half << U32(16))
+        wave.write_v(target, merged)
+        return following
+
+    return step

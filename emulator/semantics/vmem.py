@@ -422,3 +422,71 @@ def _atomic(inst: Instruction) -> Step:
         return following
 
     return step
+
+
+# -- D16: 16-bit halves of a VGPR ----------------------------------------------------------
+
+#: ``<width>_d16[_hi]`` load -> (bytes, sign-extend to 16 bits).
+_D16_LOADS = {"ubyte": (1, False), "sbyte": (1, True), "short": (2, False)}
+
+
+def _d16_names() -> list[str]:
+    names: list[str] = []
+    for prefix in ("global", "flat", "scratch", "buffer"):
+        for width in _D16_LOADS:
+            names += [f"{prefix}_load_{width}_d16", f"{prefix}_load_{width}_d16_hi"]
+        names += [f"{prefix}_store_byte_d16_hi", f"{prefix}_store_short_d16_hi"]
+    return names
+
+
+@semantics(*[name for name in _d16_names() if "_load_" in name])
+def _load_d16(inst: Instruction) -> Step:
+    """Load 8 or 16 bits into one half of the VGPR (extended to 16 bits), keeping the other
+    half."""
+    prefix, rest = inst.mnemonic.split("_load_", 1)
+    width = rest.split("_d16")[0]
+    high = rest.endswith("_hi")
+    nbytes, signed = _D16_LOADS[width]
+    target = _addressing(inst, prefix)
+    name = "vdst" if inst.desc.has("vdst") else "vdata"
+    _, index, _ = inst.vdst(name)
+    following = inst.next_pc
+    where = inst.where
+
+    def step(wave: Wave) -> int:
+        try:
+            space, where_, mask = target(wave)
+            raw = space.load(wave, where_, mask, nbytes)
+        except EmulationError as error:
+            raise _located(where, error) from None
+        (value,) = to_dwords(raw, nbytes, signed)
+        half = value & U32(0xFFFF)
+        old = wave.v[index]
+        merged = (old & U32(0xFFFF)) | (half << U32(16)) if high else \
+            (old & U32(0xFFFF0000)) | half
+        wave.write_v(index, merged)
+        return following
+
+    return step
+
+
+@semantics(*[name for name in _d16_names() if "_store_" in name])
+def _store_d16_hi(inst: Instruction) -> Step:
+    """Store the low 8 or 16 bits of the VGPR's high half."""
+    prefix, rest = inst.mnemonic.split("_store_", 1)
+    nbytes = 1 if rest.startswith("byte") else 2
+    target = _addressing(inst, prefix)
+    _, index, _ = inst.vdst("vdata")
+    following = inst.next_pc
+    where = inst.where
+
+    def step(wave: Wave) -> int:
+        data = from_dwords([wave.v[index] >> U32(16)], nbytes)
+        try:
+            space, where_, mask = target(wave)
+            space.store(wave, where_, mask, data)
+        except EmulationError as error:
+            raise _located(where, error) from None
+        return following
+
+    return step

@@ -58,9 +58,14 @@ def _class(values: Vec, classes: Vec, bits: int) -> Vec:
     """v_cmp_class: is the value in any class whose bit is set in ``classes``? Bits: 0
     signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal,
     8 +normal, 9 +inf."""
-    raw = np.asarray(values, np.uint64 if bits == 64 else np.uint32)
-    value = raw.view(np.float64 if bits == 64 else np.float32)
-    quiet_bit = (1 << 51) if bits == 64 else (1 << 22)
+    if bits == 16:
+        raw = (np.asarray(values, np.uint32) & np.uint32(0xFFFF)).astype(np.uint16)
+        value = raw.view(np.float16)
+        quiet_bit = 1 << 9
+    else:
+        raw = np.asarray(values, np.uint64 if bits == 64 else np.uint32)
+        value = raw.view(np.float64 if bits == 64 else np.float32)
+        quiet_bit = (1 << 51) if bits == 64 else (1 << 22)
     negative = np.signbit(value)
     nan = np.isnan(value)
     quiet = nan & ((raw & raw.dtype.type(quiet_bit)) != 0)
@@ -85,8 +90,8 @@ def _compare_names() -> list[str]:
     for kind, (_, _, relations) in _TYPES.items():
         for relation in relations:
             names += [f"v_cmp_{relation}_{kind}", f"v_cmpx_{relation}_{kind}"]
-    return names + ["v_cmp_class_f32", "v_cmpx_class_f32", "v_cmp_class_f64",
-                    "v_cmpx_class_f64"]
+    return names + [f"v_cmp{x}_class_{kind}" for x in ("", "x")
+                    for kind in ("f16", "f32", "f64")]
 
 
 @semantics(*_compare_names())
@@ -97,9 +102,10 @@ def _compare(inst: Instruction) -> Step:
     bits, view, relations = _TYPES[kind]
     if relation == "class":
         read0, read1 = source(inst, "src0", bits), source(inst, "src1", 32)
+        width = 16 if kind == "f16" else bits
 
         def test(wave: Wave) -> Vec:
-            return _class(read0(wave), read1(wave), bits)
+            return _class(read0(wave), read1(wave), width)
     else:
         fn = relations[relation]
         read0, read1 = source(inst, "src0", bits), source(inst, "src1", bits)

@@ -135,3 +135,41 @@ def test_division_sequence_helpers_in_range() -> None:
     fixed = wave.v[6].astype(np.uint64) | (wave.v[7].astype(np.uint64) << np.uint64(32))
     assert np.isinf(fixed.view(np.float64)[0])  # x / 0 is infinite
 
+
+
+def test_fma_mix_takes_f16_or_f32_sources() -> None:
+    def setup(wave: Wave) -> None:
+        wave.v[0] = int(np.float16(1.5).view(np.uint16)) << 16   # f16 in the high half
+        wave.v[1] = int(np.float32(2.0).view(U32))
+        wave.v[2] = int(np.float32(0.25).view(U32))
+        wave.v[3] = 0xABCD0000
+
+    wave = execute("""
+        v_fma_mix_f32 v4, v0, v1, v2 op_sel:[1,0,0] op_sel_hi:[1,0,0]
+        v_fma_mixlo_f16 v3, v0, v1, v2 op_sel:[1,0,0] op_sel_hi:[1,0,0]
+    """, setup)
+    assert wave.v[4].view(np.float32)[0] == 3.25
+    assert wave.v[3][0] >> 16 == 0xABCD
+    assert np.uint16(wave.v[3][0] & 0xFFFF).view(np.float16) == 3.25
+
+
+def test_d16_loads_and_stores_use_one_half() -> None:
+    from luthier.emulator.memory import GlobalMemory
+
+    memory = GlobalMemory()
+    buffer = memory.allocate(8, "buf", np.array([0x1234, 0x80FF, 0, 0], np.uint16).tobytes())
+
+    def setup(wave: Wave) -> None:
+        wave.v[0], wave.v[1] = buffer.base & M32, buffer.base >> 32
+        wave.v[2] = 0xAAAA_BBBB
+        wave.v[3] = 0xCCCC_DDDD
+        wave.exec_bits = 1
+
+    wave = execute("""
+        global_load_short_d16_hi v2, v[0:1], off
+        global_load_sbyte_d16 v3, v[0:1], off offset:2
+        global_store_short_d16_hi v[0:1], v2, off offset:4
+    """, setup, memory=memory)
+    assert wave.v[2][0] == 0x1234_BBBB
+    assert wave.v[3][0] == 0xCCCC_FFFF  # 0xff sign-extended to 16 bits
+    assert np.frombuffer(memory.read(buffer.base + 4, 2), np.uint16)[0] == 0x1234

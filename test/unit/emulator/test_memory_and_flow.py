@@ -204,12 +204,18 @@ def test_getpc_returns_the_next_instruction_address() -> None:
 
 
 def test_instruction_without_semantics_stops_the_run() -> None:
-    with pytest.raises(EmulationError, match=r"^'s_trap' in f at offset 0x4: has no "
+    with pytest.raises(EmulationError, match=r"^'s_sethalt' in f at offset 0x4: has no "
                        r"semantics in the emulator$"):
         execute("""
             s_nop 0
-            s_trap 2
+            s_sethalt 1
         """)
+
+
+def test_trap_aborts_with_its_id() -> None:
+    with pytest.raises(EmulationError, match=r"^'s_trap' in f at offset 0x0: the kernel "
+                       r"trapped \(s_trap 0x2\)$"):
+        execute("s_trap 2")
 
 
 def test_hardware_registers_and_clock() -> None:

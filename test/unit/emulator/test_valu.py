@@ -303,3 +303,14 @@ def test_wave32_masks_use_the_low_half() -> None:
 
     wave = execute("v_cmp_gt_u32_e32 vcc, 4, v0", setup, lanes=32)
     assert wave.vcc_bits == 0xF and wave.s[107] == 0
+
+
+def test_class_of_halves() -> None:
+    def setup(wave: Wave) -> None:
+        values = [np.inf, -0.0, 1e-6, np.nan, -5.0]  # 1e-6 is an f16 denormal
+        wave.v[0] = np.array([int(np.float16(v).view(np.uint16)) for v in values] + [0] * 59,
+                             U32)
+        wave.v[1] = (1 << 9) | (1 << 5) | (1 << 7) | (1 << 1)  # +inf, -0, +denorm, qNaN
+
+    wave = execute("v_cmp_class_f16_e64 s[0:1], v0, v1", setup)
+    assert (wave.s[0], wave.s[1]) == (0b01111, 0)
