@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .common import TARGETS, fma32_reference, out, run
+from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
+from luthier.emulator import run_kernel
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.lift import lift_code_object
+
+from .common import CORPUS, TARGETS, fma32_reference, out, run
 
 RNG = np.random.default_rng(11)
 F32 = np.float32
@@ -126,3 +131,18 @@ def test_switch_dispatch(target: str) -> None:
                          [x + F32(1), x * F32(3), np.sqrt(x), -x, x * x * x],
                          F32(0)).astype(F32)
     np.testing.assert_array_equal(out(result, 2), expected)
+
+
+def test_wave32_is_a_dispatch_parameter() -> None:
+    """The same divergent loop with the descriptor's enable_wavefront_size32 set: waves of
+    32 lanes (masks, EXEC and VCC use their low halves), same results."""
+    module = lift_code_object(read_code_object(CORPUS / "control_flow.gfx90a.co")).module
+    for op in module.body.block.ops:
+        if isinstance(op, KernelOp) and op.sym_name.data == "data_dependent_loop":
+            op.descriptor = op.descriptor.with_fields(properties__enable_wavefront_size32=1)
+    inputs = RNG.integers(1, 3000, 256).astype(np.int32)
+    result = run_kernel(module, "data_dependent_loop", 2, 128,
+                        [inputs, np.zeros(256, np.int32)])
+    assert (result.waves, result.wave_size) == (8, 32)
+    expected = np.array([_collatz_steps(int(v)) for v in inputs], np.int32)
+    np.testing.assert_array_equal(out(result, 1), expected)
