@@ -249,3 +249,14 @@ def test_buffer_access_through_a_raw_v_sharp_checks_its_range() -> None:
     # byte offset 4 * lane + 4 is checked against 40 (soffset is not): lanes 0-8 read
     expected = np.where(4 * LANES + 4 < 40, LANES + 3, 0)
     np.testing.assert_array_equal(wave.v[1][:16], expected[:16])
+
+
+def test_a_wave_that_never_ends_is_stopped() -> None:
+    with pytest.raises(EmulationError, match=r"wave 0 ran more than the limit of "
+                       r"instructions; stopped at 's_branch' in f at offset 0x4"):
+        execute("""
+            s_branch ^bb1
+        ^bb1:
+            s_branch ^bb1
+        ^bb2:
+        """)
