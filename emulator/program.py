@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
+import numpy.typing as npt
 from xdsl.dialects.builtin import IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Block
 
@@ -120,7 +122,7 @@ class Program:
                     raise EmulationError(f"relocation {kind} in {placement.name} is not "
                                          "supported")
             buffer = Buffer(placement.name, placement.address,
-                            bytearray_to_array(bytes(data), placement.size))
+                            _bytes_array(bytes(data), placement.size))
             buffers[placement.name] = memory.map(buffer)
         if self.got:
             table = bytearray(8 * len(self.got))
@@ -128,13 +130,12 @@ class Program:
                 at = address - self.got_address
                 table[at:at + 8] = self.symbols[symbol].to_bytes(8, "little")
             memory.map(Buffer(".got", self.got_address,
-                              bytearray_to_array(bytes(table), len(table))))
+                              _bytes_array(bytes(table), len(table))))
         return buffers
 
 
-def bytearray_to_array(data: bytes, size: int) -> Any:
-    import numpy as np
-
+def _bytes_array(data: bytes, size: int) -> npt.NDArray[np.uint8]:
+    """``size`` bytes (at least one, so that the symbol has an address) holding ``data``."""
     array = np.zeros(max(size, 1), np.uint8)
     raw = np.frombuffer(data, np.uint8)[:size]
     array[:raw.size] = raw
@@ -360,6 +361,3 @@ def compile_program(module: CodeObjectOp) -> Program:
     """Lay out and compile every function of ``module``."""
     return _Compiler(module).compile()
 
-
-def kernel_names(module: CodeObjectOp) -> list[str]:
-    return [op.sym_name.data for op in module.body.block.ops if isinstance(op, KernelOp)]
