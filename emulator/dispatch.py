@@ -146,6 +146,8 @@ def run_wave(wave: Wave, program: Program, budget: int) -> None:
     steps = program.steps
     pc = wave.pc
     count = 0
+    # Float semantics produce inf/NaN on purpose (IEEE results), not by accident.
+    errors = np.seterr(all="ignore")
     try:
         while pc >= 0:
             if count >= budget:
@@ -161,6 +163,8 @@ def run_wave(wave: Wave, program: Program, budget: int) -> None:
         where = program.instructions[pc].where if 0 <= pc < len(steps) else f"pc {pc}"
         raise EmulationError(f"{where}: internal error: {type(error).__name__}: {error}") \
             from error
+    finally:
+        np.seterr(**errors)
     wave.executed += count
     if pc == END:
         wave.done = True
@@ -215,22 +219,21 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
         entry = program.pc_at(address, f"kernel {kernel} (preloaded arguments)")
     groups: list[Workgroup] = []
     wave_number = 0
-    with np.errstate(all="ignore"):
-        for gz, gy, gx in itertools.product(range(setup.grid[2]), range(setup.grid[1]),
-                                            range(setup.grid[0])):
-            group = Workgroup((gx, gy, gz), LocalMemory(lds_size, "LDS"))
-            for w in range(waves_per_group):
-                wave = Wave(lanes, group, wave_number)
-                wave_number += 1
-                wave.memory = memory
-                wave.private = PrivateMemory(lanes, scratch)
-                _user_sgprs(wave, info, setup, memory, scratch)
-                _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
-                wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
-                wave.s[M0] = 0xFFFFFFFF
-                wave.hwregs[1] = mode
-                wave.pc = entry
-                group.waves.append(wave)
-            run_workgroup(group, program, setup.max_instructions)
-            groups.append(group)
+    for gz, gy, gx in itertools.product(range(setup.grid[2]), range(setup.grid[1]),
+                                        range(setup.grid[0])):
+        group = Workgroup((gx, gy, gz), LocalMemory(lds_size, "LDS"))
+        for w in range(waves_per_group):
+            wave = Wave(lanes, group, wave_number)
+            wave_number += 1
+            wave.memory = memory
+            wave.private = PrivateMemory(lanes, scratch)
+            _user_sgprs(wave, info, setup, memory, scratch)
+            _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
+            wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
+            wave.s[M0] = 0xFFFFFFFF
+            wave.hwregs[1] = mode
+            wave.pc = entry
+            group.waves.append(wave)
+        run_workgroup(group, program, setup.max_instructions)
+        groups.append(group)
     return groups

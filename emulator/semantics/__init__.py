@@ -11,10 +11,12 @@ from luthier.emulator.semantics import (
     valu_f16,
     valu_float,
     valu_int,
+    valu_misc,
     vmem,
     vopc,
 )
 from luthier.emulator.semantics.registry import SEMANTICS, Instruction, Step, semantics
 
 __all__ = ["SEMANTICS", "Instruction", "Step", "crosslane", "ds", "flow", "mfma", "salu",
-           "semantics", "smem", "valu_f16", "valu_float", "valu_int", "vmem", "vopc"]
+           "semantics", "smem", "valu_f16", "valu_float", "valu_int", "valu_misc",
+           "vmem", "vopc"]

@@ -137,42 +137,51 @@ def _write2(inst: Instruction) -> Step:
     return step
 
 
-_DS_ATOMICS = ("add", "sub", "inc", "dec", "min", "max", "and", "or", "xor", "swap")
+_DS_ATOMICS = ("add", "sub", "rsub", "inc", "dec", "min", "max", "and", "or", "xor", "wrxchg")
 
 
 def _ds_atomic_names() -> list[str]:
     names: list[str] = []
     for op in _DS_ATOMICS:
-        kinds = ["i32", "u32"] if op in ("min", "max") else ["u32"] if op in (
-            "add", "sub", "inc", "dec") else ["b32"]
+        if op in ("min", "max"):
+            kinds = ["i32", "u32", "f32", "i64", "u64", "f64"]
+        elif op in ("add", "sub", "rsub", "inc", "dec"):
+            kinds = ["u32", "u64"]
+        else:
+            kinds = ["b32", "b64"]
+        if op == "add":
+            kinds += ["f32", "f64"]
         for kind in kinds:
-            names += [f"ds_{op}_{kind}", f"ds_{op}_rtn_{kind}"]
-    return names + ["ds_cmpst_b32", "ds_cmpst_rtn_b32", "ds_add_f32", "ds_add_rtn_f32",
-                    "ds_min_f32", "ds_max_f32", "ds_min_rtn_f32", "ds_max_rtn_f32"]
+            if op != "wrxchg":
+                names.append(f"ds_{op}_{kind}")
+            names.append(f"ds_{op}_rtn_{kind}")
+    for kind in ("b32", "b64", "f32", "f64"):
+        names += [f"ds_cmpst_{kind}", f"ds_cmpst_rtn_{kind}"]
+    return names
 
 
 def _ds_op(mnemonic: str) -> str:
+    """The :func:`.vmem.atomic_ops` entry of an LDS atomic."""
     parts = mnemonic.removeprefix("ds_").replace("_rtn", "").split("_")
     op, kind = parts[0], parts[1]
-    if op in ("min", "max") and kind == "f32":
-        return f"{op}_f32"
-    if op == "min":
-        return "smin" if kind == "i32" else "umin"
-    if op == "max":
-        return "smax" if kind == "i32" else "umax"
+    if op in ("min", "max", "add") and kind.startswith("f"):
+        return f"{op}_{kind}"
+    if op in ("min", "max"):
+        return ("s" if kind.startswith("i") else "u") + op
     if op == "cmpst":
-        return "cmpswap"
-    if kind == "f32":
-        return "add_f32"
-    return op
+        return "cmpswap_float" if kind.startswith("f") else "cmpswap"
+    return {"wrxchg": "swap"}.get(op, op)
 
 
 @semantics(*_ds_atomic_names())
 def _ds_atomic(inst: Instruction) -> Step:
-    fn = atomic_ops(32)[_ds_op(inst.mnemonic)]
+    """Applied lane by lane in lane order. ``ds_cmpst``: data0 is the compare value, data1
+    the new one (the reverse of the global cmpswap's order)."""
+    bits = 64 if inst.mnemonic.endswith("64") else 32
+    nbytes, dwords = bits // 8, bits // 32
+    fn = atomic_ops(bits)[_ds_op(inst.mnemonic)]
     address = _address(inst, inst.get("offset", 0))
     cmpst = inst.mnemonic.startswith("ds_cmpst")
-    # ds_cmpst: data0 is the compare value, data1 the new value.
     _, data_index, _ = inst.vdst("data1" if cmpst else "data0")
     compare_index = inst.vdst("data0")[1] if cmpst else 0
     returns = "_rtn_" in inst.mnemonic
@@ -180,21 +189,84 @@ def _ds_atomic(inst: Instruction) -> Step:
     following = inst.next_pc
     where = inst.where
 
+    def lane_value(wave: Wave, first: int, lane: int) -> int:
+        value = 0
+        for k in range(dwords):
+            value |= int(wave.v[first + k, lane]) << (32 * k)
+        return value
+
     def step(wave: Wave) -> int:
         lds = wave.workgroup.lds
         offsets = address(wave)
         for lane in np.flatnonzero(wave.active()).tolist():
             at = int(offsets[lane])
-            if at + 4 > lds.data.size:
+            if at + nbytes > lds.data.size:
                 raise EmulationError(f"{where}: LDS atomic at offset {at:#x} is outside the "
                                      f"{lds.data.size}-byte LDS (lane {lane})")
-            old = int(lds.data[at:at + 4].view("<u4")[0])
-            data = int(wave.v[data_index, lane])
-            expected = int(wave.v[compare_index, lane]) if cmpst else 0
-            lds.data[at:at + 4] = np.frombuffer(
-                fn(old, data, expected).to_bytes(4, "little"), np.uint8)
+            old = int.from_bytes(lds.data[at:at + nbytes].tobytes(), "little")
+            data = lane_value(wave, data_index, lane)
+            expected = lane_value(wave, compare_index, lane) if cmpst else 0
+            lds.data[at:at + nbytes] = np.frombuffer(
+                fn(old, data, expected).to_bytes(nbytes, "little"), np.uint8)
             if returns:
-                wave.v[result_index, lane] = old
+                for k in range(dwords):
+                    wave.v[result_index + k, lane] = (old >> (32 * k)) & 0xFFFFFFFF
+        return following
+
+    return step
+
+
+@semantics("ds_nop")
+def _ds_nop(inst: Instruction) -> Step:
+    following = inst.next_pc
+    return lambda wave: following
+
+
+_D16_READS = {"ds_read_u8_d16": (1, False), "ds_read_i8_d16": (1, True),
+              "ds_read_u16_d16": (2, False)}
+
+
+@semantics(*_D16_READS, *(f"{name}_hi" for name in _D16_READS))
+def _read_d16(inst: Instruction) -> Step:
+    """Read 8 or 16 bits into one half of the VGPR (extended to 16 bits), keeping the
+    other half."""
+    high = inst.mnemonic.endswith("_hi")
+    nbytes, signed = _D16_READS[inst.mnemonic.removesuffix("_hi")]
+    address = _address(inst, inst.get("offset", 0))
+    _, index, _ = inst.vdst()
+    following = inst.next_pc
+    where = inst.where
+
+    def step(wave: Wave) -> int:
+        try:
+            raw = wave.workgroup.lds.load(address(wave), wave.active(), nbytes)
+        except EmulationError as error:
+            raise _wrap(where, error) from None
+        (value,) = to_dwords(raw, nbytes, signed)
+        half = value & U32(0xFFFF)
+        old = wave.v[index]
+        merged = (old & U32(0xFFFF)) | (half << U32(16)) if high else \
+            (old & U32(0xFFFF0000)) | half
+        wave.write_v(index, merged)
+        return following
+
+    return step
+
+
+@semantics("ds_write_b8_d16_hi", "ds_write_b16_d16_hi")
+def _write_d16_hi(inst: Instruction) -> Step:
+    nbytes = 1 if "b8" in inst.mnemonic else 2
+    address = _address(inst, inst.get("offset", 0))
+    _, index, _ = inst.vdst("data0")
+    following = inst.next_pc
+    where = inst.where
+
+    def step(wave: Wave) -> int:
+        data = from_dwords([wave.v[index] >> U32(16)], nbytes)
+        try:
+            wave.workgroup.lds.store(address(wave), wave.active(), data)
+        except EmulationError as error:
+            raise _wrap(where, error) from None
         return following
 
     return step

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from luthier.emulator.errors import EmulationError
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.state import NULL, Wave
+from luthier.emulator.state import M0, NULL, Wave
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -221,6 +222,25 @@ def _flbit_i32(value: int) -> int:
     return 32 - value.bit_length()
 
 
+def _flbit_signed(value: int, bits: int) -> int:
+    """Leading bits equal to the sign bit (from the MSB); -1 when all bits are equal."""
+    if value in (0, (1 << bits) - 1):
+        return M32
+    if value >> (bits - 1):
+        value = ~value & ((1 << bits) - 1)
+    return bits - value.bit_length()
+
+
+def _quadmask(value: int, bits: int) -> int:
+    """Bit i set when any bit of quad i (bits 4i..4i+3) is set."""
+    return sum(1 << quad for quad in range(bits // 4) if (value >> (4 * quad)) & 0xF)
+
+
+def _wqm(value: int, bits: int) -> int:
+    """Each quad with any bit set gets all four set (whole quad mode)."""
+    return sum(0xF << (4 * quad) for quad in range(bits // 4) if (value >> (4 * quad)) & 0xF)
+
+
 def _brev(bits: int) -> Callable[[int], int]:
     return lambda value: int(f"{value:0{bits}b}"[::-1], 2)
 
@@ -248,6 +268,13 @@ SOP1: dict[str, tuple[int, int, bool, Callable[[int], int]]] = {
     "s_sext_i32_i8": (32, 32, False, lambda a: (a & 0xFF) - ((a & 0x80) << 1) & M32),
     "s_sext_i32_i16": (32, 32, False, lambda a: (a & 0xFFFF) - ((a & 0x8000) << 1) & M32),
     "s_abs_i32": (32, 32, True, lambda a: abs(s32(a)) & M32),
+    "s_flbit_i32_i64": (32, 64, False, lambda a: _flbit_signed(a, 64)),
+    "s_quadmask_b32": (32, 32, True, lambda a: _quadmask(a, 32)),
+    "s_quadmask_b64": (64, 64, True, lambda a: _quadmask(a, 64)),
+    "s_wqm_b32": (32, 32, True, lambda a: _wqm(a, 32)),
+    "s_wqm_b64": (64, 64, True, lambda a: _wqm(a, 64)),
+    "s_bitreplicate_b64_b32": (64, 32, False, lambda a: sum(
+        ((a >> k) & 1) * (3 << (2 * k)) for k in range(32))),
 }
 
 
@@ -263,6 +290,47 @@ def _sop1(inst: Instruction) -> Step:
         wave.write_s(index, dwords, value)
         if sets_scc:
             wave.scc = int(value != 0)
+        return following
+
+    return step
+
+
+@semantics("s_bitset0_b32", "s_bitset1_b32", "s_bitset0_b64", "s_bitset1_b64")
+def _bitset(inst: Instruction) -> Step:
+    """D[S0 bit index] = 0 or 1; the other bits of D are kept."""
+    bits = 64 if inst.mnemonic.endswith("64") else 32
+    value = 1 if "bitset1" in inst.mnemonic else 0
+    read = inst.scalar("src0", 32)
+    index, dwords = inst.sdst()
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        bit = read(wave) & (bits - 1)
+        old = wave.read_s(index, dwords)
+        wave.write_s(index, dwords, (old & ~(1 << bit)) | (value << bit))
+        return following
+
+    return step
+
+
+@semantics("s_movrels_b32", "s_movrels_b64", "s_movreld_b32", "s_movreld_b64")
+def _movrel(inst: Instruction) -> Step:
+    """SGPR indexing by M0: ``s_movrels`` reads SGPR[src + M0], ``s_movreld`` writes
+    SGPR[dst + M0]."""
+    dwords = 2 if inst.mnemonic.endswith("64") else 1
+    source_index, _ = inst.sdst("src0")
+    target_index, _ = inst.sdst()
+    relative_source = inst.mnemonic.startswith("s_movrels")
+    following = inst.next_pc
+    where = inst.where
+
+    def step(wave: Wave) -> int:
+        offset = wave.s[M0]
+        source, target = (source_index + offset, target_index) if relative_source else \
+            (source_index, target_index + offset)
+        if max(source, target) + dwords > 102:
+            raise EmulationError(f"{where}: M0-relative SGPR index past s101")
+        wave.write_s(target, dwords, wave.read_s(source, dwords))
         return following
 
     return step

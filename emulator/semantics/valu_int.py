@@ -112,6 +112,7 @@ BINARY: dict[str, tuple[int, Binary]] = {
     "v_lshrrev_b32": (32, lambda a, b: b >> (a & SH5)),
     "v_ashrrev_i32": (32, lambda a, b: (_i32(b) >> _i32(a & SH5)).view(U32)),
     "v_mul_lo_u32": (32, lambda a, b: _u32(a.astype(U64) * b.astype(U64))),
+    "v_mul_lo_i32": (32, lambda a, b: _u32(a.astype(U64) * b.astype(U64))),
     "v_mul_hi_u32": (32, lambda a, b: _u32((a.astype(U64) * b.astype(U64)) >> U64(32))),
     "v_mul_hi_i32": (32, lambda a, b: _u32(
         (_i32(a).astype(I64) * _i32(b).astype(I64)) >> I64(32))),

@@ -336,11 +336,22 @@ def _float_minmax(bits: int, pick: Callable[..., object]) -> Callable[[int, int,
     return op
 
 
+def _float_cmpswap(bits: int) -> Callable[[int, int, int], int]:
+    """Compare as floats (+0 equals -0, NaN equals nothing): ``ds_cmpst_f32/f64``."""
+    float_type, int_type = (np.float32, np.uint32) if bits == 32 else (np.float64, np.uint64)
+
+    def op(old: int, data: int, compare: int) -> int:
+        equal = bool(int_type(old).view(float_type) == int_type(compare).view(float_type))
+        return data if equal else old
+    return op
+
+
 def atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
     mask = (1 << bits) - 1
     return {
         "add": lambda old, data, _: (old + data) & mask,
         "sub": lambda old, data, _: (old - data) & mask,
+        "rsub": lambda old, data, _: (data - old) & mask,
         "swap": lambda old, data, _: data,
         "cmpswap": lambda old, data, compare: data if old == compare else old,
         "smin": lambda old, data, _: old if _signed(old, bits) <= _signed(data, bits) else data,
@@ -355,6 +366,7 @@ def atomic_ops(bits: int) -> dict[str, Callable[[int, int, int], int]]:
         "add_f32": _float_add(32),
         "add_f64": _float_add(64),
         "min_f64": _float_minmax(64, np.fmin),
+        "cmpswap_float": _float_cmpswap(bits),
         "min_f32": _float_minmax(32, np.fmin),
         "max_f32": _float_minmax(32, np.fmax),
         "max_f64": _float_minmax(64, np.fmax),
@@ -366,8 +378,8 @@ def _atomic_names() -> list[str]:
     for op in atomic_ops(32):
         for prefix in ("global", "flat"):
             names.append(f"{prefix}_atomic_{op}")
-            if op in ("min_f32", "max_f32"):
-                continue  # LDS only (ds_min_f32/ds_max_f32)
+            if op in ("min_f32", "max_f32", "rsub", "cmpswap_float"):
+                continue  # LDS only
             if not op.startswith(("add_f", "min_f", "max_f")):
                 names.append(f"{prefix}_atomic_{op}_x2")
     return names
