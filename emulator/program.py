@@ -38,6 +38,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
+from luthier.emulator.semantics.flow import indexed_builder
 from luthier.emulator.semantics.registry import (
     DPP_CAPABLE,
     SEMANTICS,
@@ -274,6 +275,7 @@ class _Compiler:
             blocks = list(function.body.blocks)
             for index, block in enumerate(blocks):
                 block_pc[block] = len(program.instructions)
+                index_mode = 0  # GPR index mode regions are followed within a block
                 for op in block.ops:
                     if isinstance(op, FallthroughOp):
                         if index + 1 >= len(blocks) or op.dest is not blocks[index + 1]:
@@ -284,6 +286,7 @@ class _Compiler:
                         raise EmulationError(f"{name}: '{op.name}' is not an instruction")
                     _, address, size = next(addresses)
                     inst = self._instruction(op, address, size, name, start)
+                    index_mode = _next_index_mode(inst, index_mode)
                     program.pc_of_address[address] = inst.pc
                     program.instructions.append(inst)
                     if op.KIND == "branch":
@@ -297,6 +300,8 @@ class _Compiler:
         self._kernel_metadata()
         for inst in program.instructions:
             builder = semantics_of(inst.mnemonic)
+            if inst.gpr_index_mode and inst.mnemonic.startswith("v_"):
+                builder = indexed_builder(inst.mnemonic)
             try:
                 step = missing(inst) if builder is None else builder(inst)
             except EmulationError as error:
@@ -343,6 +348,18 @@ class _Compiler:
             info = self.program.kernels.get(name)
             if info is not None:
                 info.metadata = entry
+
+
+def _next_index_mode(inst: Instruction, mode: int) -> int:
+    """Record on ``inst`` the GPR index mode it runs in; return the mode after it."""
+    if inst.mnemonic == "s_set_gpr_idx_on":
+        return 0x100 | (int(inst.get("src1", 0)) & 0xF)
+    if inst.mnemonic == "s_set_gpr_idx_mode" and mode:
+        return 0x100 | (int(inst.get("simm16", 0)) & 0xF)
+    if inst.mnemonic == "s_set_gpr_idx_off":
+        return 0
+    inst.gpr_index_mode = mode
+    return mode
 
 
 def semantics_of(mnemonic: str) -> Builder | None:

@@ -9,8 +9,17 @@ from __future__ import annotations
 import time
 
 from luthier.emulator.errors import EmulationError
-from luthier.emulator.semantics.registry import BARRIER, END, Instruction, Step, semantics
-from luthier.emulator.state import Wave
+from luthier.emulator.semantics.registry import (
+    BARRIER,
+    END,
+    Builder,
+    Instruction,
+    Step,
+    missing,
+    semantics,
+)
+from luthier.emulator.semantics.vop import base_name
+from luthier.emulator.state import M0, Wave
 
 _NO_OPS = ("s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt",
            "s_waitcnt_expcnt", "s_setprio", "s_sleep", "s_sched_barrier", "s_icache_inv",
@@ -182,6 +191,75 @@ def _memtime(inst: Instruction) -> Step:
         now = time.perf_counter_ns() // 10
         wave.s[index] = now & 0xFFFFFFFF
         wave.s[index + 1] = (now >> 32) & 0xFFFFFFFF
+        return following
+
+    return step
+
+
+# -- VGPR indexing (s_set_gpr_idx_on ... s_set_gpr_idx_off) -------------------------------
+
+@semantics("s_set_gpr_idx_on", "s_set_gpr_idx_idx", "s_set_gpr_idx_mode")
+def _set_gpr_idx(inst: Instruction) -> Step:
+    """M0[7:0] = the index (from src0), M0[15:12] = the mode. Which instructions the mode
+    applies to is known when the program is compiled (see :func:`indexed_builder`)."""
+    following = inst.next_pc
+    if inst.mnemonic == "s_set_gpr_idx_mode":
+        mode = int(inst.get("simm16", 0)) & 0xF
+
+        def set_mode(wave: Wave) -> int:
+            wave.s[M0] = (wave.s[M0] & ~0xF000) | (mode << 12)
+            return following
+        return set_mode
+    read = inst.scalar("src0", 32)
+    mode = int(inst.get("src1", 0)) & 0xF if inst.mnemonic == "s_set_gpr_idx_on" else -1
+
+    def step(wave: Wave) -> int:
+        value = (wave.s[M0] & ~0xFF) | (read(wave) & 0xFF)
+        if mode >= 0:
+            value = (value & ~0xF000) | (mode << 12)
+        wave.s[M0] = value & 0xFFFFFFFF
+        return following
+
+    return step
+
+
+def indexed_builder(mnemonic: str) -> Builder:
+    """The builder of a VALU instruction inside a GPR index mode region: ``v_mov_b32`` with
+    its VGPR source and/or destination offset by M0[7:0] (what LLVM emits for dynamic
+    indexing of register arrays); other instructions there stop the run."""
+    if base_name(mnemonic) != "v_mov_b32":
+        return lambda inst: missing(inst, "is not modelled in GPR index mode (only "
+                                          "v_mov_b32 is)")
+    return _indexed_mov
+
+
+def _indexed_mov(inst: Instruction) -> Step:
+    mode = inst.gpr_index_mode
+    source = inst.get("src0")
+    _, target, _ = inst.vdst()
+    following = inst.next_pc
+    where = inst.where
+    if not (isinstance(source, str) and source.startswith("v")):
+        read = inst.vector("src0", 32)
+        source_index = -1
+    else:
+        source_index = inst.vdst("src0")[1]
+        read = None
+
+    def step(wave: Wave) -> int:
+        offset = wave.s[M0] & 0xFF
+        if source_index >= 0:
+            index = source_index + (offset if mode & 1 else 0)
+            if index >= wave.v.shape[0]:
+                raise EmulationError(f"{where}: indexed VGPR v{index} is past v255")
+            value = wave.v[index].copy()
+        else:
+            assert read is not None
+            value = read(wave)
+        destination = target + (offset if mode & 8 else 0)
+        if destination >= wave.v.shape[0]:
+            raise EmulationError(f"{where}: indexed VGPR v{destination} is past v255")
+        wave.write_v(destination, value)
         return following
 
     return step

@@ -53,6 +53,9 @@ class Instruction:
     wave_size: int = 64
     #: The program (address lookups for calls); typed loosely to avoid an import cycle.
     program: Any = None
+    #: GPR index mode in force (``s_set_gpr_idx_on`` earlier in the block): 0 when off,
+    #: else 0x100 | the mode bits (1 src0, 2 src1, 4 src2, 8 dst).
+    gpr_index_mode: int = 0
 
     @property
     def next_pc(self) -> int:

@@ -260,3 +260,25 @@ def test_a_wave_that_never_ends_is_stopped() -> None:
             s_branch ^bb1
         ^bb2:
         """)
+
+
+def test_gpr_index_mode_moves_through_an_indexed_vgpr() -> None:
+    """LLVM's dynamic indexing of a register array on GFX9: extract then insert."""
+    def setup(wave: Wave) -> None:
+        for k in range(8):
+            wave.v[10 + k] = 100 + k
+        wave.s[0] = 3
+        wave.v[1] = 77
+
+    wave = execute("""
+        s_set_gpr_idx_on s0, gpr_idx(SRC0)
+        v_mov_b32_e32 v2, v10
+        s_set_gpr_idx_off
+        s_set_gpr_idx_on s0, gpr_idx(DST)
+        v_mov_b32_e32 v10, v1
+        s_set_gpr_idx_off
+        v_mov_b32_e32 v3, v10
+    """, setup)
+    np.testing.assert_array_equal(wave.v[2], 103)  # v[10 + 3]
+    np.testing.assert_array_equal(wave.v[13], 77)  # written through the index
+    np.testing.assert_array_equal(wave.v[3], 100)  # outside the region: not indexed
