@@ -43,6 +43,19 @@ Ternary = Callable[[Vec, Vec, Vec], Vec]
 
 # name -> (operand kinds (h: f16, u: u16, i: i16, f: f32), result kind, fn)
 UNARY: dict[str, tuple[str, str, Unary]] = {
+    "v_exp_f16": ("h", "h", lambda a: np.exp2(a.astype(np.float32)).astype(F16)),
+    "v_log_f16": ("h", "h", lambda a: np.log2(a.astype(np.float32)).astype(F16)),
+    "v_sin_f16": ("h", "h", lambda a: np.sin(a.astype(np.float64) * 2 * np.pi).astype(F16)),
+    "v_cos_f16": ("h", "h", lambda a: np.cos(a.astype(np.float64) * 2 * np.pi).astype(F16)),
+    "v_fract_f16": ("h", "h", lambda a: np.where(
+        np.isinf(a), F16(np.nan), np.minimum(a - np.floor(a), np.nextafter(F16(1), F16(0))))),
+    "v_frexp_mant_f16": ("h", "h", lambda a: np.where(np.isfinite(a), np.frexp(a)[0], a)),
+    "v_frexp_exp_i16_f16": ("h", "i", lambda a: np.where(
+        np.isfinite(a), np.frexp(a.astype(np.float32))[1], 0).astype(I16)),
+    "v_cvt_norm_i16_f16": ("h", "i", lambda a: np.rint(np.clip(np.nan_to_num(
+        a.astype(np.float64), nan=0.0), -1.0, 1.0) * 32767).astype(I16)),
+    "v_cvt_norm_u16_f16": ("h", "u", lambda a: np.rint(np.clip(np.nan_to_num(
+        a.astype(np.float64), nan=0.0), 0.0, 1.0) * 65535).astype(U16)),
     "v_sqrt_f16": ("h", "h", np.sqrt),
     "v_rcp_f16": ("h", "h", lambda a: F16(1) / a),
     "v_rsq_f16": ("h", "h", lambda a: F16(1) / np.sqrt(a)),
@@ -81,6 +94,18 @@ BINARY: dict[str, tuple[str, str, Binary]] = {
     "v_min_i16": ("ii", "i", np.minimum),
 }
 TERNARY: dict[str, tuple[str, str, Ternary]] = {
+    "v_min3_f16": ("hhh", "h", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
+    "v_max3_f16": ("hhh", "h", lambda a, b, c: np.fmax(np.fmax(a, b), c)),
+    "v_med3_f16": ("hhh", "h", lambda a, b, c: np.fmax(np.fmin(a, b),
+                                                       np.fmin(np.fmax(a, b), c))),
+    "v_min3_i16": ("iii", "i", lambda a, b, c: np.minimum(np.minimum(a, b), c)),
+    "v_max3_i16": ("iii", "i", lambda a, b, c: np.maximum(np.maximum(a, b), c)),
+    "v_med3_i16": ("iii", "i", lambda a, b, c: np.maximum(np.minimum(a, b),
+                                                          np.minimum(np.maximum(a, b), c))),
+    "v_min3_u16": ("uuu", "u", lambda a, b, c: np.minimum(np.minimum(a, b), c)),
+    "v_max3_u16": ("uuu", "u", lambda a, b, c: np.maximum(np.maximum(a, b), c)),
+    "v_med3_u16": ("uuu", "u", lambda a, b, c: np.maximum(np.minimum(a, b),
+                                                          np.minimum(np.maximum(a, b), c))),
     "v_fma_f16": ("hhh", "h", fma16),
     "v_fma_legacy_f16": ("hhh", "h", fma16),
     "v_fmac_f16": ("hhh", "h", fma16),
@@ -95,7 +120,9 @@ TERNARY: dict[str, tuple[str, str, Ternary]] = {
 OPS: dict[str, tuple[str, str, Unary | Binary | Ternary]] = {**UNARY, **BINARY, **TERNARY}
 
 #: VOP3 operations that keep the other half of the destination (GFX9 op_sel forms).
-_KEEP_OTHER_HALF = {"v_fma_f16", "v_mad_f16", "v_mad_u16", "v_mad_i16", "v_div_fixup_f16"}
+_KEEP_OTHER_HALF = {"v_fma_f16", "v_mad_f16", "v_mad_u16", "v_mad_i16", "v_div_fixup_f16",
+                    "v_min3_f16", "v_max3_f16", "v_med3_f16", "v_min3_i16", "v_max3_i16",
+                    "v_med3_i16", "v_min3_u16", "v_max3_u16", "v_med3_u16"}
 
 _DTYPES = {"h": F16, "u": U16, "i": I16}
 

@@ -173,3 +173,22 @@ def test_d16_loads_and_stores_use_one_half() -> None:
     assert wave.v[2][0] == 0x1234_BBBB
     assert wave.v[3][0] == 0xCCCC_FFFF  # 0xff sign-extended to 16 bits
     assert np.frombuffer(memory.read(buffer.base + 4, 2), np.uint16)[0] == 0x1234
+
+
+def test_f16_min3_med3_and_exp() -> None:
+    def half(value: float) -> int:
+        return int(np.float16(value).view(np.uint16))
+
+    def setup(wave: Wave) -> None:
+        wave.v[0], wave.v[1], wave.v[2] = half(3.0), half(-1.0), half(2.0)
+        wave.v[3] = 0xFFFF_0000
+
+    wave = execute("""
+        v_med3_f16 v3, v0, v1, v2
+        v_min3_f16 v4, v0, v1, v2
+        v_exp_f16_e32 v5, v0
+    """, setup)
+    assert wave.v[3][0] >> 16 == 0xFFFF  # VOP3 op_sel form keeps the high half
+    assert np.uint16(wave.v[3][0] & 0xFFFF).view(np.float16) == 2.0
+    assert np.uint16(wave.v[4][0] & 0xFFFF).view(np.float16) == -1.0
+    assert np.uint16(wave.v[5][0] & 0xFFFF).view(np.float16) == 8.0
