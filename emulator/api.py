@@ -77,6 +77,8 @@ def load_program(code: str | Path | Any) -> Program:
         path = Path(code)
         if not path.is_file():
             raise EmulationError(f"{path}: no such file")
+        if path.suffix == ".mlir":
+            return compile_program(parse_ir(path))
         try:
             code = read_code_object(path)
         except Exception as error:  # the reader's errors are many; say which file
@@ -86,6 +88,32 @@ def load_program(code: str | Path | Any) -> Program:
     except LiftError as error:
         raise EmulationError(str(error)) from None
     return compile_program(module)
+
+
+def parse_ir(path: Path) -> CodeObjectOp:
+    """The ``amdgpu_mc.code_object`` of an IR file (``luthier-opt --lift ... -o x.mlir``, or
+    the output of instrumentation passes)."""
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from luthier.amdgpu_dialects.universe import LUTHIER_DIALECTS
+
+    context = Context()
+    context.load_dialect(Builtin)
+    for name, factory in LUTHIER_DIALECTS.items():
+        context.register_dialect(name, factory)
+    try:
+        module = Parser(context, path.read_text(), str(path)).parse_module()
+    except ParseError as error:
+        first = str(error).strip().splitlines()
+        raise EmulationError(f"{path}: cannot parse the IR: {first[-1] if first else error}") \
+            from None
+    found = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
+    if len(found) != 1:
+        raise EmulationError(f"{path}: expected one amdgpu_mc.code_object, found {len(found)}")
+    return found[0]
 
 
 def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],

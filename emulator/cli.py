@@ -4,7 +4,8 @@
         --arg a=rand:1024xf32 --arg b=in.npy --arg c=zeros:1024xf32 --arg 1000 \\
         --out c=c.npy --print c
 
-Arguments are given in the kernel's order, one ``--arg`` each, optionally labelled
+The input is a code object or IR text (``.mlir``: what ``luthier-opt`` and the
+instrumentation passes write). Arguments are given in the kernel's order, one ``--arg`` each, optionally labelled
 ``LABEL=``. A value is a scalar (``1024``, ``-3``, ``0x10``, ``2.5``, ``inf``: its size
 comes from the kernel's metadata) or a buffer: ``FILE.npy`` (or ``@FILE``),
 ``zeros:SHAPExTYPE``, ``iota:SHAPExTYPE`` (0, 1, 2...), ``fill:VALUE:SHAPExTYPE``,
@@ -52,7 +53,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Run a kernel of an AMDGPU code object in the "
                      "luthier emulator.")
-    parser.add_argument("code_object", help="the code object (.co/.hsaco)")
+    parser.add_argument("code_object",
+                        help="the code object (.co/.hsaco/.o) or amdgpu_mc IR text (.mlir)")
     parser.add_argument("--kernel", required=True, help="the kernel to run")
     parser.add_argument("--grid", required=True, help="workgroups: X[,Y[,Z]] (HIP's gridDim)")
     parser.add_argument("--block", required=True,

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
 
 from luthier.emulator.cli import main
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.lift import lift_code_object
 
 from .common import CORPUS
 
@@ -78,3 +83,21 @@ def test_console_script_reports_without_traceback(tmp_path: Path) -> None:
                           "--block", "1"], capture_output=True, text=True, check=False)
     assert run.returncode == 1
     assert run.stderr == f"luthier-run: error: {tmp_path / 'none.co'}: no such file\n"
+
+
+def test_runs_lifted_ir_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """IR text (what luthier-opt and instrumentation passes write) runs like the object."""
+    module = lift_code_object(read_code_object(CORPUS / "calls.gfx942.co")).module
+    stream = io.StringIO()
+    Printer(stream=stream).print_op(ModuleOp([module]))
+    (tmp_path / "calls.mlir").write_text(stream.getvalue())
+    status = main([str(tmp_path / "calls.mlir"), "--kernel", "call_device_function", "--grid",
+                   "1", "--block", "64", "--arg", "iota:64xf32", "--arg", "out=zeros:64xf32",
+                   "--arg", "0.5", "--arg", "1.0", "--out", f"out={tmp_path / 'out.npy'}"])
+    assert status == 0
+    x = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), (x * 0.5 + 1) * x + 1)
+    (tmp_path / "bad.mlir").write_text("nonsense\n")
+    assert main([str(tmp_path / "bad.mlir"), "--kernel", "k", "--grid", "1", "--block",
+                 "1"]) == 1
+    assert "cannot parse the IR" in capsys.readouterr().err
