@@ -5,10 +5,10 @@
         --out c=c.npy --print c
 
 The input is a code object or IR text (``.mlir``: what ``luthier-opt`` and the
-instrumentation passes write). Arguments are given in the kernel's order, one ``--arg`` each, optionally labelled
-``LABEL=``. A value is a scalar (``1024``, ``-3``, ``0x10``, ``2.5``, ``inf``: its size
-comes from the kernel's metadata) or a buffer: ``FILE.npy`` (or ``@FILE``),
-``zeros:SHAPExTYPE``, ``iota:SHAPExTYPE`` (0, 1, 2...), ``fill:VALUE:SHAPExTYPE``,
+instrumentation passes write). Arguments are given in the kernel's order, one ``--arg``
+each, optionally labelled ``LABEL=``. A value is a scalar (``1024``, ``-3``, ``0x10``,
+``2.5``, ``inf``: its size comes from the kernel's metadata) or a buffer: ``FILE.npy``
+(or ``@FILE``), ``zeros:SHAPExTYPE``, ``iota:SHAPExTYPE`` (0, 1, 2...), ``fill:VALUE:SHAPExTYPE``,
 ``rand:SHAPExTYPE`` (seeded, ``--seed``); SHAPE is ``N`` or ``NxM...``, TYPE one of f16 f32
 f64 i8 i16 i32 i64 u8 u16 u32 u64. Unlabelled arguments are ``arg0``, ``arg1``...
 ``--out LABEL=FILE.npy`` writes a buffer back, ``--print LABEL`` prints it. Bad input is
