@@ -33,7 +33,12 @@ _WRITES: dict[str, int] = {
 def _address(inst: Instruction, offset: int) -> Callable[[Wave], np.ndarray]:  # type: ignore[type-arg]
     read = inst.vector("addr", 32)
     constant = np.uint32(offset)
-    return lambda wave: np.broadcast_to(np.asarray(read(wave), U32) + constant, (wave.lanes,))
+
+    def addresses(wave: Wave) -> np.ndarray:  # type: ignore[type-arg]
+        value = np.asarray(read(wave), U32) + constant
+        return value if value.shape == (wave.lanes,) else np.full(wave.lanes, value, U32)
+
+    return addresses
 
 
 def _wrap(where: str, error: EmulationError) -> EmulationError:

@@ -48,10 +48,26 @@ def _round_to_odd_sum(x: Vec, y: Vec) -> Vec:
     return np.where(fix, np.nextafter(total, toward), total)
 
 
+_F32_TAIL = U64((1 << 29) - 1)      # float64 mantissa bits below float32 precision
+_F32_MIDPOINT = U64(1 << 28)
+_F32_SMALLEST_NORMAL = F64(2.0**-126)
+
+
 def fma32(a: Vec, b: Vec, c: Vec) -> Vec:
-    """a * b + c with one rounding to float32."""
-    product = np.asarray(a, F32).astype(F64) * np.asarray(b, F32).astype(F64)  # exact
-    return _round_to_odd_sum(product, np.asarray(c, F32).astype(F64)).astype(F32)
+    """a * b + c with one rounding to float32.
+
+    The product is exact in float64; rounding the float64 sum again to float32 can only
+    differ from one rounding when the float64 sum lies exactly halfway between two float32
+    values (or is a float32 subnormal, whose rounding position is higher). Only then is the
+    sum rounded to odd first, which makes the second rounding exact."""
+    product = np.asarray(a, F32).astype(F64) * np.asarray(b, F32).astype(F64)
+    addend = np.asarray(c, F32).astype(F64)
+    total = product + addend
+    tail = np.asarray(total, F64).view(U64) & _F32_TAIL
+    if not np.any(tail == _F32_MIDPOINT) and not np.any(
+            np.abs(total) < _F32_SMALLEST_NORMAL):
+        return total.astype(F32)
+    return _round_to_odd_sum(product, addend).astype(F32)
 
 
 _SPLIT = F64(134217729.0)  # 2**27 + 1 (Veltkamp)
