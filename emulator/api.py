@@ -3,8 +3,9 @@ a compiled :class:`~luthier.emulator.program.Program`) on arguments, get the buf
 
 Arguments are given in the kernel's order: NumPy arrays are buffers (copied into the
 emulator's global memory, copied back after the run), Python ints/floats and NumPy scalars
-are by-value arguments. The result holds every buffer argument's final contents, the code
-object's global variables, and the instructions each wave executed.
+are by-value arguments (``bytes`` for a by-value struct, as laid out in memory). The result
+holds every buffer argument's final contents, the code object's global variables, and the
+instructions each wave executed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from luthier.emulator.memory import GlobalMemory
 from luthier.emulator.program import Program, compile_program
 
 #: One kernel argument: a buffer (array) or a by-value scalar.
-KernelArgument = Union[npt.NDArray[Any], int, float, np.generic]  # noqa: UP007
+KernelArgument = Union[npt.NDArray[Any], int, float, np.generic, bytes]  # noqa: UP007
 
 Dim3 = tuple[int, int, int]
 
@@ -153,7 +154,8 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
             packed.append(pack_scalar(value, spec.size, where))
     queue = memory.allocate(256, "queue")
     shape = LaunchShape(grid3, block3, dynamic_lds, queue.base)
-    segment = build_segment(info.metadata, packed, shape, kernel)
+    segment = build_segment(info.metadata, packed, shape, kernel,
+                            info.descriptor.kernarg_size)
     kernarg = memory.allocate(len(segment), "kernarg", segment)
     packet = memory.allocate(64, "dispatch_packet", _dispatch_packet(
         grid3, block3, info, dynamic_lds, kernarg.base))

@@ -52,6 +52,10 @@ def pack_scalar(value: object, size: int, where: str) -> bytes:
         if not -(1 << (8 * size - 1)) <= value < (1 << (8 * size)):
             raise EmulationError(f"{where}: {value} does not fit in {size} bytes")
         return (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+    if isinstance(value, bytes):
+        if len(value) > size:
+            raise EmulationError(f"{where}: {len(value)} bytes do not fit in {size}")
+        return value.ljust(size, b"\0")
     if isinstance(value, float):
         if size == 4:
             return struct.pack("<f", value)
@@ -97,10 +101,11 @@ def hidden_value(kind: str, shape: LaunchShape) -> int:
 
 
 def build_segment(metadata: dict[str, Any], values: list[bytes], shape: LaunchShape,
-                  kernel: str) -> bytes:
-    """The bytes of the kernarg segment: ``values`` are the packed explicit arguments."""
+                  kernel: str, descriptor_size: int = 0) -> bytes:
+    """The bytes of the kernarg segment: ``values`` are the packed explicit arguments.
+    Its size is the metadata's, else the descriptor's ``kernarg_size``."""
     specs = arg_specs(metadata)
-    size = int(metadata.get(".kernarg_segment_size", 0))
+    size = int(metadata.get(".kernarg_segment_size", descriptor_size))
     size = max([size] + [spec.offset + spec.size for spec in specs])
     segment = bytearray(size)
     explicit = [spec for spec in specs if not spec.hidden]

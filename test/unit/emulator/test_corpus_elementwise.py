@@ -89,3 +89,14 @@ def test_many_args(target: str) -> None:
     np.testing.assert_allclose(got[:n], acc, rtol=1e-6)
     assert not got[n:].any()
 
+
+
+def test_scalars_as_numpy_scalars_and_raw_bytes() -> None:
+    """By-value arguments as a NumPy scalar of the argument's size, or as raw bytes."""
+    x = RNG.standard_normal(64).astype(np.float32)
+    y = RNG.standard_normal(64).astype(np.float32)
+    a = np.float32(0.75)
+    result = run("elementwise", "gfx90a", "saxpy", 1, 64,
+                 [a, x, y, np.uint32(64).tobytes()])
+    np.testing.assert_array_equal(out(result, 2), fma32_reference(
+        np.full(64, a, np.float32), x, y))
