@@ -79,3 +79,37 @@ def test_against_python_integers(line: str) -> None:
                       if int(values[1, lane]) - int(values[0, lane]) - ((carries >> lane) & 1)
                       < 0)
         assert wave.s[0] | (wave.s[1] << 32) == borrows
+
+
+def test_fma_rounds_once_on_random_and_midpoint_operands() -> None:
+    """f32 and f64 FMA against exact rational arithmetic, including products that land
+    exactly on float32 midpoints plus tiny addends (where two roundings go wrong)."""
+    from fractions import Fraction
+
+    from .common import fma32_reference
+
+    a = RNG.standard_normal(64).astype(np.float32)
+    b = RNG.standard_normal(64).astype(np.float32)
+    c = (RNG.standard_normal(64) * 1e-3).astype(np.float32)
+    for lane in range(0, 16):  # (1 + 2^-12 * k)^2 style products on midpoints, tiny addends
+        a[lane] = b[lane] = np.float32(1 + 2.0**-12 * (2 * lane + 1))
+        c[lane] = np.float32((-1) ** lane * 2.0 ** (-60 - lane))
+    c[16:20] = -a[16:20] * b[16:20]  # massive cancellation
+    wide = [RNG.standard_normal(64) for _ in range(3)]
+
+    def setup(wave: Wave) -> None:
+        wave.v[0], wave.v[1], wave.v[2] = (x.view(np.uint32) for x in (a, b, c))
+        for base, values in zip((10, 12, 14), wide, strict=True):
+            bits = values.view(np.uint64)
+            wave.v[base] = (bits & np.uint64(M32)).astype(np.uint32)
+            wave.v[base + 1] = (bits >> np.uint64(32)).astype(np.uint32)
+
+    wave = execute("""
+        v_fma_f32 v3, v0, v1, v2
+        v_fma_f64 v[16:17], v[10:11], v[12:13], v[14:15]
+    """, setup)
+    np.testing.assert_array_equal(wave.v[3].view(np.float32), fma32_reference(a, b, c))
+    got = (wave.v[16].astype(np.uint64) | (wave.v[17].astype(np.uint64) << np.uint64(32)))
+    expected = [float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                for x, y, z in zip(*wide, strict=True)]
+    np.testing.assert_array_equal(got.view(np.float64), expected)
