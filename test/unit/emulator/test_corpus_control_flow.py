@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import IntAttr
 
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, build_instruction
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.emulator import run_kernel
 from luthier.frontend.codeobj import read_code_object
@@ -146,3 +148,35 @@ def test_wave32_is_a_dispatch_parameter() -> None:
     assert (result.waves, result.wave_size) == (8, 32)
     expected = np.array([_collatz_steps(int(v)) for v in inputs], np.int32)
     np.testing.assert_array_equal(out(result, 1), expected)
+
+
+def test_inserted_instructions_are_counted_per_wave() -> None:
+    """Instrumented IR runs like the original: three s_nop inserted at the kernel entry and
+    one before the loop's backward branch add 3 per wave plus 1 per iteration of that wave's
+    loop, and leave the results alone."""
+    module = lift_code_object(read_code_object(CORPUS / "control_flow.gfx90a.co")).module
+    inputs = RNG.integers(1, 300, 256).astype(np.int32)
+    original = run_kernel(module, "data_dependent_loop", 4, 64,
+                          [inputs, np.zeros(256, np.int32)])
+    kernel = next(op for op in module.body.block.ops
+                  if isinstance(op, KernelOp) and op.sym_name.data == "data_dependent_loop")
+    blocks = list(kernel.body.blocks)
+    first = blocks[0].first_op
+    assert first is not None
+    nop = [IntAttr(0)]
+    blocks[0].insert_ops_before([build_instruction("s_nop", "S_NOP_vi", nop)
+                                 for _ in range(3)], first)
+    # the latch: the block that counts steps (s_cmpk_gt_u32 against 998) and branches back
+    latch = next(block for block in blocks
+                 if any(isinstance(op, InstructionOpBase) and op.mnemonic == "s_cmpk_gt_u32"
+                        for op in block.ops))
+    assert latch.last_op is not None
+    latch.insert_op_before(build_instruction("s_nop", "S_NOP_vi", nop), latch.last_op)
+    instrumented = run_kernel(module, "data_dependent_loop", 4, 64,
+                              [inputs, np.zeros(256, np.int32)])
+    np.testing.assert_array_equal(out(instrumented, 1), out(original, 1))
+    steps = out(original, 1).reshape(4, 64)
+    # the divergent loop runs as long as the wave's longest Collatz chain (once more to exit)
+    iterations = steps.max(axis=1)
+    extra = np.array(instrumented.wave_instructions) - np.array(original.wave_instructions)
+    assert extra.tolist() == (3 + iterations).tolist()
