@@ -14,7 +14,7 @@ import numpy as np
 
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.semantics.vmem import atomic_ops, from_dwords, to_dwords
+from luthier.emulator.semantics.vmem import atomic_ops, from_dwords, merge_d16, to_dwords
 from luthier.emulator.state import Wave
 
 U32 = np.uint32
@@ -248,11 +248,7 @@ def _read_d16(inst: Instruction) -> Step:
         except EmulationError as error:
             raise _wrap(where, error) from None
         (value,) = to_dwords(raw, nbytes, signed)
-        half = value & U32(0xFFFF)
-        old = wave.v[index]
-        merged = (old & U32(0xFFFF)) | (half << U32(16)) if high else \
-            (old & U32(0xFFFF0000)) | half
-        wave.write_v(index, merged)
+        wave.write_v(index, merge_d16(wave.v[index], value, high))
         return following
 
     return step

@@ -43,6 +43,15 @@ _WIDTHS: dict[str, tuple[int, bool]] = {
 Addresses = Callable[[Wave], Vec]
 
 
+
+def merge_d16(old: Vec, value: Vec, high: bool) -> Vec:
+    """A D16 load's result: the low 16 bits of ``value`` replace the high or the low half of
+    each lane's ``old`` VGPR; the other half is kept."""
+    half = value & U32(0xFFFF)
+    if high:
+        return (old & U32(0xFFFF)) | (half << U32(16))
+    return (old & U32(0xFFFF0000)) | half
+
 def _signed_offset(inst: Instruction) -> int:
     return int(inst.get("offset", 0))
 
@@ -472,11 +481,7 @@ def _load_d16(inst: Instruction) -> Step:
         except EmulationError as error:
             raise _located(where, error) from None
         (value,) = to_dwords(raw, nbytes, signed)
-        half = value & U32(0xFFFF)
-        old = wave.v[index]
-        merged = (old & U32(0xFFFF)) | (half << U32(16)) if high else \
-            (old & U32(0xFFFF0000)) | half
-        wave.write_v(index, merged)
+        wave.write_v(index, merge_d16(wave.v[index], value, high))
         return following
 
     return step
