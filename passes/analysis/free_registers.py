@@ -24,12 +24,15 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.liveness import Liveness
-from luthier.passes.analysis.register_budget import ADDRESSABLE_SGPRS, ADDRESSABLE_VGPRS
-from luthier.passes.analysis.register_usage import KernelRegisterUsage, RegisterUsage
+from luthier.passes.analysis.register_usage import (
+    ADDRESSABLE,
+    KernelRegisterUsage,
+    RegisterUsage,
+)
 from luthier.passes.analysis.units import ALL_UNITS, file_range, unit_names, units_of
 
 #: Files whose registers are handed out by number, and how many are addressable.
-FILES: dict[str, int] = {"s": ADDRESSABLE_SGPRS, "v": ADDRESSABLE_VGPRS, "a": ADDRESSABLE_VGPRS}
+FILES = ADDRESSABLE
 
 
 def _file_mask(prefix: str, count: int) -> int:
@@ -91,7 +94,7 @@ class FreeRegisters:
         count = FILES.get(prefix, 0)
         budget = usage.budget
         if within_budget and budget is not None:
-            count = {"s": budget.sgprs, "v": budget.vgprs, "a": budget.agprs}[prefix]
+            count = budget.limit(prefix)
         return unit_names(_file_mask(prefix, count) & ~usage.touched)
 
     def _function_limits(self) -> dict[str, dict[str, int]]:
@@ -103,11 +106,10 @@ class FreeRegisters:
             budget = usage.budget
             if budget is None:
                 continue
-            own = {"s": budget.sgprs, "v": budget.vgprs, "a": budget.agprs}
             for function in usage.functions or (kernel,):
-                current = limits.setdefault(function, dict(own))
-                for prefix, count in own.items():
-                    current[prefix] = min(current[prefix], count)
+                current = limits.setdefault(function, dict(FILES))
+                for prefix in FILES:
+                    current[prefix] = min(current[prefix], budget.limit(prefix))
         return limits
 
 

@@ -131,7 +131,7 @@ class Liveness:
     def live_before(self, op: InstructionOpBase) -> int:
         """Units some lane may still read, just before ``op`` runs."""
         function, block, index = self._where(op)
-        return _any_lane(self._block_before(function, block)[index])
+        return any_lane(self._block_before(function, block)[index])
 
     def inactive_before(self, op: InstructionOpBase) -> int:
         """Vector units that lanes EXEC has switched off may still read, before ``op``
@@ -141,13 +141,13 @@ class Liveness:
 
     def live_after(self, op: InstructionOpBase) -> int:
         function, block, index = self._where(op)
-        return _any_lane(self._live_after_position(function, block, index))
+        return any_lane(self._live_after_position(function, block, index))
 
     def live_in(self, block: Block) -> int:
         for function in self.functions.values():
             for info in function.blocks:
                 if info.block is block:
-                    return _any_lane(info.live_in)
+                    return any_lane(info.live_in)
         raise KeyError("block is not in an analysed function")
 
     def function(self, name: str) -> FunctionLiveness:
@@ -445,7 +445,7 @@ def _summary(effects: list[Effect], exec_full: list[bool]) -> tuple[int, int]:
     return keep, gen
 
 
-def _any_lane(live: int) -> int:
+def any_lane(live: int) -> int:
     """Units live in some lane: the active part or the inactive part."""
     return (live | (live >> UNIT_COUNT)) & ALL_UNITS
 
@@ -453,7 +453,7 @@ def _any_lane(live: int) -> int:
 def _reshuffled(live: int) -> int:
     """Across a write of EXEC, lanes may change sides: whatever some lane needs after it,
     both the active and the switched-off lanes may need before it."""
-    units = _any_lane(live)
+    units = any_lane(live)
     return units | ((units & VECTOR_MASK) << UNIT_COUNT)
 
 
@@ -492,7 +492,7 @@ def _across_exec_write(op: InstructionOpBase, live: int) -> int:
     A | I. Otherwise lanes may move either way (:func:`_reshuffled`).
     """
     kind = _exec_write_kind(op)
-    union = _any_lane(live)
+    union = any_lane(live)
     if kind == "remove":
         return union | (live & ~ALL_UNITS)
     if kind == "add":

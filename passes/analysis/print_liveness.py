@@ -28,9 +28,9 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.passes.analysis.cfg import FunctionCFG, block_name
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
-from luthier.passes.analysis.liveness import Liveness
+from luthier.passes.analysis.liveness import Liveness, any_lane
 from luthier.passes.analysis.register_usage import KernelRegisterUsage
-from luthier.passes.analysis.units import ALL_UNITS, UNIT_COUNT, format_units
+from luthier.passes.analysis.units import format_units
 
 
 def _units(mask: int) -> str:
@@ -51,9 +51,9 @@ def format_liveness(free: FreeRegisters, name: str, show_free: bool = False) -> 
     cfg = liveness.cfgs[name]
     function = liveness.function(name)
     kind = "kernel" if cfg.is_kernel else "function"
-    header = f"liveness @{name} ({kind}): live-in {_units(_any(function.live_in))}"
+    header = f"liveness @{name} ({kind}): live-in {_units(any_lane(function.live_in))}"
     if not cfg.is_kernel:
-        header += f"; live at return {_units(_any(function.return_live))}"
+        header += f"; live at return {_units(any_lane(function.return_live))}"
     lines = [header]
     offsets = cfg.instruction_offsets
     block_offsets = cfg.block_offsets
@@ -62,7 +62,7 @@ def format_liveness(free: FreeRegisters, name: str, show_free: bool = False) -> 
         if block_offsets is not None:
             where += f" +{block_offsets[index]:#x}"
         note = "" if cfg.reachable[index] else " (unreachable)"
-        lines.append(f"  {where}: live-in {_units(_any(info.live_in))}{note}")
+        lines.append(f"  {where}: live-in {_units(any_lane(info.live_in))}{note}")
         for op in info.instructions:
             at = f"+{offsets[op]:#x} " if offsets is not None else ""
             live = liveness.live_before(op)
@@ -76,7 +76,7 @@ def format_liveness(free: FreeRegisters, name: str, show_free: bool = False) -> 
                     allocatable |= free.allocatable(op, prefix)
                 text += f"; free {_units(free.dead_before(op) & allocatable)}"
             lines.append(text)
-        lines.append(f"    live-out {_units(_any(info.live_out))}")
+        lines.append(f"    live-out {_units(any_lane(info.live_out))}")
     lines.extend(f"  warning: {warning}" for warning in cfg.warnings)
     lines.extend(f"  warning: {warning}" for warning in liveness.warnings
                  if warning.startswith((f"@{name} ", f"@{name}:")))
@@ -101,23 +101,22 @@ def format_usage(usage: KernelRegisterUsage) -> list[str]:
     if budget is None:
         lines.append("  budget unknown for this target")
         return lines
-    if usage.unknown_code is not None:
-        lines.append(f"  budget sgprs {budget.sgprs} (allocated {budget.sgprs_allocated}), "
-                     f"vgprs {budget.vgprs}, agprs {budget.agprs} (allocated "
-                     f"{budget.vgprs_allocated}{', unified' if budget.unified else ''}), "
-                     f"waves per SIMD {budget.waves_per_simd}")
-        lines.append("  never used none")
-        return lines
+    # With unknown code every register counts as touched: print the budget alone.
+    known = usage.unknown_code is None
     highest = {prefix: usage.highest(prefix) + 1 for prefix in ("s", "v", "a")}
+    used = {prefix: f"{highest[prefix]}/" if known else "" for prefix in highest}
     lines.append(
-        f"  budget sgprs {highest['s']}/{budget.sgprs} (allocated {budget.sgprs_allocated}), "
-        f"vgprs {highest['v']}/{budget.vgprs}, agprs {highest['a']}/{budget.agprs} "
+        f"  budget sgprs {used['s']}{budget.sgprs} (allocated {budget.sgprs_allocated}), "
+        f"vgprs {used['v']}{budget.vgprs}, agprs {used['a']}{budget.agprs} "
         f"(allocated {budget.vgprs_allocated}{', unified' if budget.unified else ''}), "
         f"waves per SIMD {budget.waves_per_simd}")
+    if not known:
+        lines.append("  never used none")
+        return lines
     unused = usage.unused("s") | usage.unused("v") | usage.unused("a")
     lines.append(f"  never used {_units(unused)}")
-    limits = {"s": budget.sgprs, "v": budget.vgprs, "a": budget.agprs}
-    for prefix, limit in limits.items():
+    for prefix in ("s", "v", "a"):
+        limit = budget.limit(prefix)
         if highest[prefix] > limit:
             lines.append(f"  warning: @{usage.kernel} uses {prefix}{highest[prefix] - 1}, past "
                          f"the {limit} {_FILE_NAMES[prefix]} its descriptor allocates: the "
@@ -126,10 +125,6 @@ def format_usage(usage: KernelRegisterUsage) -> list[str]:
 
 
 _FILE_NAMES = {"s": "SGPRs", "v": "VGPRs", "a": "AGPRs"}
-
-
-def _any(live: int) -> int:
-    return (live | (live >> UNIT_COUNT)) & ALL_UNITS
 
 
 def _supported(code_object: CodeObjectOp) -> bool:

@@ -115,6 +115,10 @@ class RegisterBudget:
         return RegisterBudget(processor, sgprs_allocated, sgprs, vgprs_allocated, vgprs,
                               agprs, unified, waves)
 
+    def limit(self, prefix: str) -> int:
+        """How many registers of file ``prefix`` (``s``, ``v``, ``a``) the budget holds."""
+        return {"s": self.sgprs, "v": self.vgprs, "a": self.agprs}[prefix]
+
     def waves_with(self, sgprs: int, vgprs: int) -> int:
         """Waves per SIMD if the kernel needed ``sgprs`` SGPRs (special ones included) and
         ``vgprs`` vector registers per lane (VGPRs plus AGPRs where the file is unified)."""

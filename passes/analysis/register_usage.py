@@ -26,7 +26,12 @@ from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.cfg import ExitKind
 from luthier.passes.analysis.effects import EffectError, EffectTable
 from luthier.passes.analysis.liveness import instructions
-from luthier.passes.analysis.register_budget import RegisterBudget, supports_budget
+from luthier.passes.analysis.register_budget import (
+    ADDRESSABLE_SGPRS,
+    ADDRESSABLE_VGPRS,
+    RegisterBudget,
+    supports_budget,
+)
 from luthier.passes.analysis.units import (
     AGPR_MASK,
     ALL_UNITS,
@@ -35,6 +40,9 @@ from luthier.passes.analysis.units import (
     file_range,
     units_of,
 )
+
+#: Registers of each file an instruction can name (generic SGPRs only).
+ADDRESSABLE = {"s": ADDRESSABLE_SGPRS, "v": ADDRESSABLE_VGPRS, "a": ADDRESSABLE_VGPRS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +72,9 @@ class KernelRegisterUsage:
 
     def unused(self, prefix: str, within_budget: bool = True) -> int:
         """Units of file ``prefix`` no instruction touches, inside the budget by default."""
-        limit = _file_limit(prefix, self.budget if within_budget else None)
+        limit = self.budget.limit(prefix) if within_budget and self.budget is not None \
+            else ADDRESSABLE[prefix]
         return file_range(prefix, 0, limit) & ~self.touched
-
-
-def _file_limit(prefix: str, budget: RegisterBudget | None) -> int:
-    if budget is None:
-        return {"s": 102, "v": 256, "a": 256}[prefix]
-    return {"s": budget.sgprs, "v": budget.vgprs, "a": budget.agprs}[prefix]
 
 
 def entry_registers(descriptor: KernelDescriptor, processor: str) -> int:
