@@ -245,9 +245,14 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
         vclass = isa.register_classes.get(attr.register_class)
         if vclass is None:
             raise VerifyException(f"{where}: unknown register class {attr.register_class}")
-        if rc is None or vclass.width != rc.width:
+        sub = attr.sub_units
+        width = vclass.width if sub is None else 32 * sub[1]
+        if sub is not None and 32 * (sub[0] + sub[1]) > vclass.width:
+            raise VerifyException(f"{where}: {attr.text} is outside its {vclass.width}-bit "
+                                  "class")
+        if rc is None or width != rc.width:
             expected = f"{rc.width}-bit" if rc else "an immediate"
-            raise VerifyException(f"{where} is {expected}, got {attr.text} ({vclass.width}-bit)")
+            raise VerifyException(f"{where} is {expected}, got {attr.text} ({width}-bit)")
     elif isinstance(attr, IntAttr | LiteralAttr):
         if kind.operand_type == "OPERAND_REGISTER" and rc is not None:
             raise VerifyException(f"{where} must be a register, got an immediate")

@@ -21,6 +21,8 @@ from xdsl.printer import Printer
 #: ``s4``, ``v[0:1]``, ``ttmp[4:7]``, ``vcc_lo``, ``exec``, ``src_scc``...
 _REGISTER = re.compile(r"[a-z_][a-z0-9_]*(\[\d+:\d+\])?")
 #: The files a register name can draw from, by prefix: used to tell tuples apart.
+#: A virtual register's class, optionally narrowed: ``SReg_64``, ``VReg_128.sub2_sub3``.
+_SUB = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.sub\d+(?:_sub\d+)*)?")
 _TUPLE = re.compile(r"(s|v|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])")
 
 
@@ -85,13 +87,20 @@ class PhysRegAttr(Data[str]):
 
 @irdl_attr_definition
 class VirtRegAttr(Data[tuple[int, str]]):
-    """A virtual register: a number and an LLVM register class (``%3:sreg_64``).
+    """A virtual register: a number and an LLVM register class (``%3:SReg_64``), optionally
+    narrowed to a sub-register (``%3:SReg_64.sub1``, LLVM's sub-register index names).
 
     The class (from the target's register classes) says which file the register lives in
     and how many 32-bit units it spans; the allocator replaces it with a physical register.
+    A sub-register names some of those units: ``s_getpc_b64`` defines a 64-bit value whose
+    halves ``s_add_u32``/``s_addc_u32`` then update, as LLVM's ``%3.sub0`` does in MIR.
     """
 
     name = "amdgpu_mc.vreg"
+
+    @staticmethod
+    def get(number: int, register_class: str, sub: str = "") -> VirtRegAttr:
+        return VirtRegAttr((number, f"{register_class}.{sub}" if sub else register_class))
 
     @property
     def number(self) -> int:
@@ -99,11 +108,34 @@ class VirtRegAttr(Data[tuple[int, str]]):
 
     @property
     def register_class(self) -> str:
-        return self.data[1]
+        return self.data[1].split(".", 1)[0]
+
+    @property
+    def sub(self) -> str:
+        """The sub-register index (``sub0``, ``sub2_sub3``), or "" for the whole register."""
+        parts = self.data[1].split(".", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    @property
+    def sub_units(self) -> tuple[int, int] | None:
+        """``(first unit, number of units)`` the sub-register covers; None when whole."""
+        sub = self.sub
+        if not sub:
+            return None
+        indexes = [int(part[3:]) for part in sub.split("_")]
+        return indexes[0], len(indexes)
+
+    def whole(self) -> VirtRegAttr:
+        return VirtRegAttr((self.number, self.register_class))
+
+    def part(self, first: int, units: int = 1) -> VirtRegAttr:
+        """The sub-register of ``units`` 32-bit units from unit ``first``."""
+        sub = "_".join(f"sub{index}" for index in range(first, first + units))
+        return VirtRegAttr.get(self.number, self.register_class, sub)
 
     @property
     def text(self) -> str:
-        return f"%{self.number}:{self.register_class}"
+        return f"%{self.number}:{self.data[1]}"
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[int, str]:
@@ -114,4 +146,11 @@ class VirtRegAttr(Data[tuple[int, str]]):
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_string(f"{self.number} : {self.register_class}")
+            printer.print_string(f"{self.number} : {self.data[1]}")
+
+    def verify(self) -> None:
+        if _SUB.fullmatch(self.data[1]) is None:
+            from xdsl.utils.exceptions import VerifyException
+
+            raise VerifyException(f"'{self.data[1]}' is not a register class with an "
+                                  "optional sub-register (SReg_64, SReg_64.sub1)")

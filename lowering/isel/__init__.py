@@ -1,0 +1,1 @@
+"""Instruction selection: hook code (``arith``, ``scf``, ``instr``) to ``amdgpu_mc``."""
