@@ -3,8 +3,10 @@
 An insertion point's arguments are known when the hook is placed, not when it runs: a
 constant, an application register (read at the point), or an operand of the instrumented
 instruction (a load's address registers, a compare's sources) picked by its position in the
-instruction's operand list. They print as ``#instr.const<5 : i32>``, ``#instr.reg<"s[4:5]">``
-and ``#instr.operand<1>``.
+instruction's operand list, or a fact about the instrumentation site itself (its opcode, its
+index or byte offset in the function), so one hook can tell its points apart. They print as
+``#instr.const<5 : i32>``, ``#instr.reg<"s[4:5]">``, ``#instr.operand<1>`` and
+``#instr.site<"opcode">``.
 """
 
 from __future__ import annotations
@@ -91,6 +93,36 @@ class OperandArgAttr(Data[int | str]):
                 printer.print_string_literal(self.data)
             else:
                 printer.print_string(str(self.data))
+
+
+#: What ``#instr.site`` may name; each resolves to an ``i32`` constant per point.
+SITE_FACTS = ("opcode", "index", "offset")
+
+
+@irdl_attr_definition
+class SiteArgAttr(Data[str]):
+    """A fact about the instrumented instruction, known when the payload is placed:
+    ``#instr.site<"opcode">`` (its record's index in the target's ISA table, which the
+    host maps back to a mnemonic), ``"index"`` (its position in the function, counted as
+    ``first``/``last`` count) or ``"offset"`` (its byte offset from the function's first
+    instruction). ``insert-hooks`` turns it into an ``#instr.const<N : i32>``, so a hook
+    that histograms opcodes or tags trace records needs no per-site copy."""
+
+    name = "instr.site"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_str_literal()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.data)
+
+    def verify(self) -> None:
+        if self.data not in SITE_FACTS:
+            raise VerifyException(f"#instr.site<\"{self.data}\"> is not one of "
+                                  f"{', '.join(SITE_FACTS)}")
 
 
 def check_register_name(name: str) -> int:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from luthier.amdgpu_dialects.instr.attributes import ConstArgAttr, OperandArgAttr, RegArgAttr
+from luthier.amdgpu_dialects.instr.attributes import (
+    ConstArgAttr,
+    OperandArgAttr,
+    RegArgAttr,
+    SiteArgAttr,
+)
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import (
     AtomicOp,
     BallotOp,
@@ -36,6 +42,6 @@ INSTR = Dialect(
     [HookOp, ReturnOp, ReadRegOp, WriteRegOp, LaneIdOp, FirstActiveLaneOp, WorkgroupIdOp,
      WorkitemIdOp, GridDimOp, BlockDimOp, BallotOp, PopcountOp, ReadFirstLaneOp, ReadLaneOp,
      WriteLaneOp, KernArgOp, GlobalOp, GlobalAddrOp, LoadOp, StoreOp, AtomicOp, InsertOp,
-     PayloadOp],
-    [ConstArgAttr, RegArgAttr, OperandArgAttr],
+     PayloadOp, MCIntrinsicOp],
+    [ConstArgAttr, RegArgAttr, OperandArgAttr, SiteArgAttr],
 )

@@ -55,6 +55,7 @@ from luthier.amdgpu_dialects.instr.attributes import (
     ConstArgAttr,
     OperandArgAttr,
     RegArgAttr,
+    SiteArgAttr,
     integer_width,
     register_bits,
 )
@@ -381,7 +382,7 @@ class AtomicOp(IRDLOperation):
 
 
 #: Arguments an insertion may pass.
-InsertionArgument = ConstArgAttr | RegArgAttr | OperandArgAttr
+InsertionArgument = ConstArgAttr | RegArgAttr | OperandArgAttr | SiteArgAttr
 
 
 @irdl_op_definition
@@ -394,7 +395,8 @@ class InsertOp(IRDLOperation):
     ``s_endpgm`` or return), ``kernel`` (a kernel name; every kernel when absent),
     ``mnemonic`` (a shell-style pattern, ``global_load_*``), ``class`` (an ISA class:
     ``SALU``, ``VALU``, ``SMEM``, ``VMEM``, ``DS``, ``FLAT``...), ``first``/``last``
-    (instruction indexes within the function, inclusive).
+    (instruction indexes within the function, inclusive). ``args`` are attributes (see
+    :mod:`.attributes`): constants, registers, operands, facts about the site.
     """
 
     name = "instr.insert"
@@ -415,9 +417,10 @@ class InsertOp(IRDLOperation):
             raise VerifyException(f"insertion of @{hook}: at = \"{self.at.data}\" is not one "
                                   f"of {', '.join(INSERTION_POINTS)}")
         for arg in self.args.data:
-            if not isinstance(arg, ConstArgAttr | RegArgAttr | OperandArgAttr):
+            if not isinstance(arg, InsertionArgument):
                 raise VerifyException(f"insertion of @{hook}: {arg} is not an argument "
-                                      "(#instr.const, #instr.reg or #instr.operand)")
+                                      "(#instr.const, #instr.reg, #instr.operand or "
+                                      "#instr.site)")
         first = self.first.value.data if self.first is not None else 0
         last = self.last.value.data if self.last is not None else None
         if first < 0 or (last is not None and last < first):

@@ -5,7 +5,11 @@ instructions (``mnemonic`` pattern, ISA ``class``, ``first``..``last`` index) an
 arguments. For every match a payload is placed just before the instrumented instruction, so
 it runs before it, in its block, under the EXEC the application has there. Arguments are
 resolved at the point: ``#instr.operand<N>`` becomes the register (``#instr.reg``) or the
-immediate (``#instr.const``) the instruction holds.
+immediate (``#instr.const``) the instruction holds; ``#instr.site<"opcode">``,
+``<"index">`` and ``<"offset">`` become ``#instr.const<N : i32>``: the instruction's record
+index in the target's ISA table (``isa.instructions`` order, stable per target, so the host
+maps it back), its index in the function, its byte offset from the function's first
+instruction.
 
 Selectors:
 
@@ -36,18 +40,21 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, NotMCOperandError
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.attributes import (
     ConstArgAttr,
     OperandArgAttr,
     RegArgAttr,
+    SiteArgAttr,
     integer_width,
     register_bits,
 )
 from luthier.amdgpu_dialects.instr.ops import HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.lowering.mc.encoder import EncodeError, encoder_for
+from luthier.passes.analysis.calls import instruction_size
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
 
@@ -94,16 +101,18 @@ def _candidates(function: Function, insert: InsertOp, isa: TargetISA,
     return ops
 
 
-def _points(function: Function, insert: InsertOp, isa: TargetISA) -> list[InstructionOpBase]:
-    """The instructions a payload goes before, in layout order: those ``at`` names that
-    pass the filters (mnemonic pattern, ISA class, index range)."""
+def _points(function: Function, insert: InsertOp,
+            isa: TargetISA) -> list[tuple[int, InstructionOpBase]]:
+    """The instructions a payload goes before, with their indexes, in layout order: those
+    ``at`` names that pass the filters (mnemonic pattern, ISA class, index range)."""
     ops = list(instructions(function))
     index_of = {id(op): index for index, op in enumerate(ops)}
     first = insert.first.value.data if insert.first is not None else 0
     last = insert.last.value.data if insert.last is not None else len(ops) - 1
-    selected: list[InstructionOpBase] = []
+    selected: list[tuple[int, InstructionOpBase]] = []
     for op in _candidates(function, insert, isa, ops):
-        if not first <= index_of[id(op)] <= last:
+        index = index_of[id(op)]
+        if not first <= index <= last:
             continue
         if insert.mnemonic is not None and \
                 not fnmatch.fnmatchcase(op.mnemonic, insert.mnemonic.data):
@@ -112,7 +121,7 @@ def _points(function: Function, insert: InsertOp, isa: TargetISA) -> list[Instru
             desc = op.instr_def(isa)
             if desc is None or insert.instruction_class.data not in desc.classes:
                 continue
-        selected.append(op)
+        selected.append((index, op))
     return selected
 
 
@@ -144,6 +153,61 @@ def _operand_arg(insert: InsertOp, function: Function, op: InstructionOpBase,
                         "immediate")
 
 
+_opcode_indexes: dict[str, dict[str, int]] = {}
+
+
+def opcode_index(isa: TargetISA, record: str) -> int | None:
+    """The position of ISA record ``record`` in ``isa.instructions`` (what
+    ``#instr.site<"opcode">`` passes), or None when the target lacks it."""
+    indexes = _opcode_indexes.get(isa.name)
+    if indexes is None:
+        indexes = _opcode_indexes[isa.name] = {
+            desc.name: position for position, desc in enumerate(isa.instructions)}
+    return indexes.get(record)
+
+
+def _site_arg(insert: InsertOp, function: Function, op: InstructionOpBase, fact: str,
+              index: int, isa: TargetISA, offsets: list[int] | None) -> ConstArgAttr:
+    where = f"@{function.sym_name.data}, {op.mnemonic}"
+    if fact == "index":
+        return ConstArgAttr((index, 32))
+    if fact == "opcode":
+        opcode = opcode_index(isa, op.opcode.data)
+        if opcode is None:
+            raise _fail(insert, f"{where}: {op.opcode.data} is not in the {isa.name} ISA "
+                                "table; it has no opcode number")
+        return ConstArgAttr((opcode, 32))
+    if offsets is None:
+        raise _fail(insert, f"{where}: the instruction's byte offset is not known (an "
+                            "instruction of unknown size comes before it)")
+    return ConstArgAttr((offsets[index], 32))
+
+
+def _encoded_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
+    """Bytes ``op`` encodes to. Encoding decides whether an immediate parsed from text
+    needs a trailing literal, which the record alone does not say; an op that cannot be
+    encoded yet (a symbolic operand) falls back to the record's size plus its literal."""
+    try:
+        return len(encoder_for(isa.name).encode(op.to_mcinst(isa), keep_literals=True))
+    except (NotMCOperandError, EncodeError, KeyError):
+        return instruction_size(op, isa)
+
+
+def _offsets(function: Function, isa: TargetISA) -> list[int] | None:
+    """Each instruction's byte offset from the function's first, as lifted (payloads
+    placed so far take no room: they are not application code). None when a size is
+    unknown."""
+    offsets: list[int] = []
+    offset = 0
+    for op in instructions(function):
+        size = _encoded_size(op, isa)
+        if size is None:
+            return None
+        offsets.append(offset)
+        offset += size
+    return offsets
+
+
 def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: str) -> None:
     inputs = hook.function_type.inputs.data
     if len(args) != len(inputs):
@@ -155,6 +219,8 @@ def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: st
             bits = arg.width
         elif isinstance(arg, RegArgAttr):
             bits = register_bits(arg.data)
+        elif isinstance(arg, SiteArgAttr):
+            bits = 32
         else:
             continue
         if bits != width:
@@ -189,9 +255,12 @@ class InsertHooksPass(ModulePass):
                     continue
                 isa = load_target(code_object.processor)
                 for function in _functions(code_object, insert):
-                    for point in _points(function, insert, isa):
-                        args = [_operand_arg(insert, function, point, arg.data, isa)
-                                if isinstance(arg, OperandArgAttr) else arg
+                    points = _points(function, insert, isa)
+                    offsets = _offsets(function, isa) if points and any(
+                        isinstance(arg, SiteArgAttr) and arg.data == "offset"
+                        for arg in insert.args.data) else None
+                    for index, point in points:
+                        args = [_resolve(insert, function, point, arg, index, isa, offsets)
                                 for arg in insert.args.data]
                         _check_args(insert, hook, args,
                                     f"@{function.sym_name.data}, {point.mnemonic}: ")
@@ -201,6 +270,18 @@ class InsertHooksPass(ModulePass):
                 raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
             insert.detach()
             insert.erase()
+
+
+def _resolve(insert: InsertOp, function: Function, point: InstructionOpBase,
+             arg: Attribute, index: int, isa: TargetISA,
+             offsets: list[int] | None) -> Attribute:
+    """``arg`` as the payload at ``point`` receives it: operands and site facts become
+    registers and constants; constants and registers stay as written."""
+    if isinstance(arg, OperandArgAttr):
+        return _operand_arg(insert, function, point, arg.data, isa)
+    if isinstance(arg, SiteArgAttr):
+        return _site_arg(insert, function, point, arg.data, index, isa, offsets)
+    return arg
 
 
 def _insert_before(point: InstructionOpBase, payload: Operation) -> None:

@@ -70,7 +70,7 @@ instr.insert @h {at = "everywhere", args = []}
 // -----
 
 instr.insert @h {at = "instruction", args = [5 : i32]}
-// CHECK: insertion of @h: 5 : i32 is not an argument (#instr.const, #instr.reg or #instr.operand)
+// CHECK: insertion of @h: 5 : i32 is not an argument (#instr.const, #instr.reg, #instr.operand or #instr.site)
 
 // -----
 
