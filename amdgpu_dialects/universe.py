@@ -49,6 +49,19 @@ def _insert_hooks() -> type[ModulePass]:
     return InsertHooksPass
 
 
+def _pass(module: str, name: str) -> Callable[[], type[ModulePass]]:
+    """A factory importing ``luthier.<module>.<name>`` when the pass is first used."""
+
+    def factory() -> type[ModulePass]:
+        import importlib
+
+        pass_class: type[ModulePass] = getattr(importlib.import_module(f"luthier.{module}"),
+                                               name)
+        return pass_class
+
+    return factory
+
+
 def _instr() -> Dialect:
     from luthier.amdgpu_dialects.instr.dialect import INSTR
 
@@ -63,6 +76,17 @@ LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "print-liveness": _print_liveness,
     "print-register-usage": _print_register_usage,
     "insert-hooks": _insert_hooks,
+    "inline-hooks": _pass("passes.instrument.inline_hooks", "InlineHooksPass"),
+    "select-instructions": _pass("lowering.isel.select", "SelectInstructionsPass"),
+    "virtualize-phys-regs": _pass("passes.instrument.virtualize", "VirtualizePhysRegsPass"),
+    "lower-intrinsics": _pass("passes.instrument.lower_intrinsics", "LowerIntrinsicsPass"),
+    "save-payload-state": _pass("passes.instrument.payload_state", "SavePayloadStatePass"),
+    "allocate-payload-registers": _pass("passes.instrument.regalloc",
+                                        "AllocatePayloadRegistersPass"),
+    "verify-payloads": _pass("passes.instrument.verify_payloads", "VerifyPayloadsPass"),
+    "print-instrumentation-report": _pass("passes.instrument.report",
+                                          "PrintInstrumentationReportPass"),
+    "lower-hooks": _pass("passes.instrument.pipeline", "LowerHooksPass"),
 }
 
 LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)
