@@ -1,0 +1,344 @@
+"""``HookBuilder``: writes one hook's body, op by op, as a tool writer would in MLIR.
+
+Every method appends an op to the block being written and returns a :class:`Value`; the
+``instr`` intrinsics keep their MLIR names (``h.read_reg("exec")``, ``h.atomic("add",
+address, one)``). Mistakes are raised where they are made, naming the hook: a width that
+does not match (``TypeError``), a value of another hook or one defined inside an
+``if_`` branch used outside it, an unknown register or dimension (``ValueError``). The
+``instr`` verifiers would catch most of them later, but only as a line in a module
+the user did not write by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import cast, overload
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from luthier.amdgpu_dialects.instr import ops
+from luthier.amdgpu_dialects.instr.attributes import register_bits
+from luthier.frontend.hooks.symbols import Global
+from luthier.frontend.hooks.values import Value
+
+_DIMS = ("x", "y", "z")
+_I32 = IntegerType(32)
+_I64 = IntegerType(64)
+
+#: A branch of :meth:`HookBuilder.if_else`: what it yields.
+BranchResult = Value | tuple[Value, ...] | None
+
+
+class HookBuilder:
+    """The body of hook ``@name`` being written; the hook's parameters are :attr:`args`."""
+
+    def __init__(self, name: str, arg_types: Sequence[IntegerType],
+                 arg_names: Sequence[str] = (),
+                 globals_: Mapping[str, Global] | None = None) -> None:
+        self.name = name
+        self.block = Block(arg_types=arg_types)
+        self._open: list[Block] = [self.block]
+        self._globals = globals_
+        self.args: tuple[Value, ...] = tuple(
+            Value(self, arg, self.block) for arg in self.block.args)
+        for arg, hint in zip(self.block.args, arg_names, strict=False):
+            arg.name_hint = hint
+
+    # -- plumbing --------------------------------------------------------------------
+
+    def _error(self, message: str) -> str:
+        return f"hook @{self.name}: {message}"
+
+    def _emit(self, op: Operation) -> Operation:
+        self._open[-1].add_op(op)
+        return op
+
+    def _result(self, op: Operation) -> Value:
+        self._emit(op)
+        return Value(self, op.results[0], self._open[-1])
+
+    def _use(self, value: Value | int, type_: IntegerType | None = None) -> SSAValue:
+        """``value`` as an operand here: a Python int becomes a constant of ``type_``."""
+        candidate = cast(object, value)  # user code is not type-checked: check at run time
+        if isinstance(candidate, bool) or not isinstance(candidate, Value | int):
+            raise TypeError(self._error(f"{value!r} is not a hook value or an int"))
+        if isinstance(value, int):
+            return self.const(value, type_ if type_ is not None else _I32).ssa
+        if value.builder is not self:
+            raise ValueError(self._error(f"a value of hook @{value.builder.name} is used "
+                                         "here; each hook builds its own values"))
+        if value.block not in self._open:
+            raise ValueError(self._error("a value defined inside an if_ branch is used "
+                                         "outside it; return it from h.if_else instead"))
+        return value.ssa
+
+    def _check(self, what: str, value: Value, widths: Sequence[int]) -> None:
+        if value.width not in widths:
+            allowed = " or ".join(f"i{w}" for w in widths)
+            raise TypeError(self._error(f"{what} must be {allowed}, not i{value.width}"))
+
+    def _dim(self, what: str, dim: str) -> StringAttr:
+        if dim not in _DIMS:
+            raise ValueError(self._error(f"{what} takes \"x\", \"y\" or \"z\", not {dim!r}"))
+        return StringAttr(dim)
+
+    # -- constants and arith ---------------------------------------------------------
+
+    def const(self, value: int, type_: IntegerType = _I32) -> Value:
+        """``arith.constant value : type_``."""
+        width = type_.bitwidth
+        if not -(1 << (width - 1)) <= value < (1 << width):
+            raise ValueError(self._error(f"{value} does not fit in i{width}"))
+        signed = value - (1 << width) if value >= 1 << (width - 1) and width > 1 else value
+        return self._result(arith.ConstantOp(IntegerAttr(signed, type_)))
+
+    def _pair(self, symbol: str, lhs: Value | int,
+              rhs: Value | int) -> tuple[SSAValue, SSAValue]:
+        if isinstance(lhs, Value) and isinstance(rhs, Value) and lhs.type != rhs.type:
+            raise TypeError(self._error(
+                f"i{lhs.width} {symbol} i{rhs.width}: the widths differ; say which with "
+                f".zext(i{max(lhs.width, rhs.width)}) or .trunc(i{min(lhs.width, rhs.width)})"))
+        type_ = lhs.type if isinstance(lhs, Value) else (
+            rhs.type if isinstance(rhs, Value) else None)
+        return self._use(lhs, type_), self._use(rhs, type_)
+
+    def binary(self, op_type: type[arith.SignlessIntegerBinaryOperation], symbol: str,
+               lhs: Value | int, rhs: Value | int) -> Value:
+        """``lhs symbol rhs`` as ``op_type`` (what :class:`Value`'s operators call)."""
+        left, right = self._pair(symbol, lhs, rhs)
+        return self._result(op_type(left, right))
+
+    def compare(self, predicate: str, lhs: Value | int, rhs: Value | int) -> Value:
+        """``arith.cmpi predicate, lhs, rhs``: an ``i1``."""
+        left, right = self._pair(predicate, lhs, rhs)
+        return self._result(arith.CmpiOp(left, right, predicate))
+
+    def cast(self, op_type: type[arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp], what: str,
+             value: Value, type_: IntegerType, *, wider: bool) -> Value:
+        """``value`` widened or narrowed to ``type_``; the direction must be right."""
+        operand = self._use(value)
+        if wider and type_.bitwidth <= value.width or \
+                not wider and type_.bitwidth >= value.width:
+            direction = "wider" if wider else "narrower"
+            raise TypeError(self._error(f".{what}(i{type_.bitwidth}) of an i{value.width}: "
+                                        f"the type must be {direction}"))
+        return self._result(op_type(operand, type_))
+
+    def select(self, condition: Value, if_true: Value | int, if_false: Value | int) -> Value:
+        """``arith.select``: ``if_true`` where ``condition`` holds, else ``if_false``."""
+        self._check("the condition of select", condition, (1,))
+        cond = self._use(condition)
+        left, right = self._pair("select", if_true, if_false)
+        return self._result(arith.SelectOp(cond, left, right))
+
+    # -- control flow ----------------------------------------------------------------
+
+    @contextmanager
+    def if_(self, condition: Value) -> Generator[None]:
+        """``with h.if_(cond): ...``: an ``scf.if`` without results or else branch."""
+        self._check("the condition of if_", condition, (1,))
+        cond = self._use(condition)
+        block = Block()
+        self._open.append(block)
+        try:
+            yield
+        finally:
+            self._open.pop()
+        block.add_op(scf.YieldOp())
+        self._emit(scf.IfOp(cond, [], Region(block), Region()))
+
+    @overload
+    def if_else(self, condition: Value, then: Callable[[], Value],
+                else_: Callable[[], Value]) -> Value: ...
+
+    @overload
+    def if_else(self, condition: Value, then: Callable[[], tuple[Value, ...]],
+                else_: Callable[[], tuple[Value, ...]]) -> tuple[Value, ...]: ...
+
+    @overload
+    def if_else(self, condition: Value, then: Callable[[], None],
+                else_: Callable[[], None]) -> None: ...
+
+    def if_else(self, condition: Value, then: Callable[[], BranchResult],
+                else_: Callable[[], BranchResult]) -> BranchResult:
+        """An ``scf.if`` with both branches; what they return (a value, a tuple of
+        values or nothing, the same types in both) is what the ``scf.if`` gives."""
+        self._check("the condition of if_else", condition, (1,))
+        cond = self._use(condition)
+        then_block, then_types, single = self._branch(then)
+        else_block, else_types, _ = self._branch(else_)
+        if then_types != else_types:
+            shown = [", ".join(str(t) for t in types) or "nothing"
+                     for types in (then_types, else_types)]
+            raise TypeError(self._error(f"if_else: the branches give ({shown[0]}) and "
+                                        f"({shown[1]})"))
+        op = scf.IfOp(cond, then_types, Region(then_block), Region(else_block))
+        self._emit(op)
+        values = tuple(Value(self, result, self._open[-1]) for result in op.results)
+        if not values:
+            return None
+        return values[0] if single else values
+
+    def _branch(self, body: Callable[[], BranchResult]) -> tuple[Block, list[Attribute], bool]:
+        """A branch's block ending in ``scf.yield`` of what ``body`` returns, the yielded
+        types, and whether ``body`` returned one bare value (not a tuple)."""
+        block = Block()
+        self._open.append(block)
+        try:
+            result = body()
+        finally:
+            self._open.pop()
+        if result is None:
+            values: tuple[Value, ...] = ()
+        elif isinstance(result, Value):
+            values = (result,)
+        else:
+            values = result
+        self._open.append(block)
+        try:
+            operands = [self._use(value) for value in values]
+        finally:
+            self._open.pop()
+        block.add_op(scf.YieldOp(*operands))
+        return block, [operand.type for operand in operands], isinstance(result, Value)
+
+    # -- instr intrinsics ------------------------------------------------------------
+
+    def read_reg(self, register: str) -> Value:
+        """The application register's value at the point (``i1`` for ``scc``, 32 bits
+        per register otherwise: ``s[4:5]`` and ``exec`` are ``i64``)."""
+        bits = self._register_bits(register)
+        return self._result(ops.ReadRegOp.build(properties={"register": StringAttr(register)},
+                                                result_types=[IntegerType(bits)]))
+
+    def write_reg(self, register: str, value: Value) -> None:
+        """Set an application register (the payload's epilogue leaves it so)."""
+        self._check(f"the value written to {register}", value,
+                    (self._register_bits(register),))
+        self._emit(ops.WriteRegOp.build(properties={"register": StringAttr(register)},
+                                        operands=[self._use(value)]))
+
+    def _register_bits(self, register: str) -> int:
+        try:
+            return register_bits(register)
+        except VerifyException as error:
+            raise ValueError(self._error(str(error))) from None
+
+    def _nullary(self, op_type: type[ops.LaneIdOp | ops.FirstActiveLaneOp]) -> Value:
+        return self._result(op_type.build(result_types=[_I32]))
+
+    def lane_id(self) -> Value:
+        """The lane's index in the wave (per lane)."""
+        return self._nullary(ops.LaneIdOp)
+
+    def first_active_lane(self) -> Value:
+        """The lowest lane EXEC holds (uniform)."""
+        return self._nullary(ops.FirstActiveLaneOp)
+
+    def _dimension(self, op_type: type[ops.WorkgroupIdOp | ops.WorkitemIdOp | ops.GridDimOp
+                                       | ops.BlockDimOp], dim: str) -> Value:
+        attr = self._dim(op_type.name, dim)
+        return self._result(op_type.build(properties={"dim": attr}, result_types=[_I32]))
+
+    def workgroup_id(self, dim: str = "x") -> Value:
+        """HIP's blockIdx (uniform)."""
+        return self._dimension(ops.WorkgroupIdOp, dim)
+
+    def workitem_id(self, dim: str = "x") -> Value:
+        """HIP's threadIdx (per lane)."""
+        return self._dimension(ops.WorkitemIdOp, dim)
+
+    def grid_dim(self, dim: str = "x") -> Value:
+        """HIP's gridDim (uniform)."""
+        return self._dimension(ops.GridDimOp, dim)
+
+    def block_dim(self, dim: str = "x") -> Value:
+        """HIP's blockDim (uniform)."""
+        return self._dimension(ops.BlockDimOp, dim)
+
+    def ballot(self, condition: Value) -> Value:
+        """The active lanes where ``condition`` holds, as an ``i64`` mask (uniform)."""
+        self._check("the condition of ballot", condition, (1,))
+        return self._result(ops.BallotOp.build(operands=[self._use(condition)],
+                                               result_types=[_I64]))
+
+    def popcount(self, value: Value) -> Value:
+        """The number of set bits, an ``i32``."""
+        self._check("the value of popcount", value, (32, 64))
+        return self._result(ops.PopcountOp.build(operands=[self._use(value)],
+                                                 result_types=[_I32]))
+
+    def readfirstlane(self, value: Value) -> Value:
+        """``value`` of the first active lane (uniform)."""
+        self._check("the value of readfirstlane", value, (32,))
+        return self._result(ops.ReadFirstLaneOp.build(operands=[self._use(value)],
+                                                      result_types=[_I32]))
+
+    def readlane(self, value: Value, lane: Value | int) -> Value:
+        """``value`` of lane ``lane`` (uniform)."""
+        self._check("the value of readlane", value, (32,))
+        operands = [self._use(value), self._use(lane, _I32)]
+        return self._result(ops.ReadLaneOp.build(operands=operands, result_types=[_I32]))
+
+    def writelane(self, value: Value, lane: Value | int, old: Value) -> Value:
+        """``old`` with lane ``lane`` set to the uniform ``value``."""
+        self._check("the value of writelane", value, (32,))
+        self._check("the old value of writelane", old, (32,))
+        operands = [self._use(value), self._use(lane, _I32), self._use(old)]
+        return self._result(ops.WriteLaneOp.build(operands=operands, result_types=[_I32]))
+
+    def kernarg(self, offset: int, type_: IntegerType = _I64) -> Value:
+        """The kernel argument at byte ``offset`` of the argument segment (uniform)."""
+        width = type_.bitwidth
+        if width not in (32, 64) or offset < 0 or offset % (width // 8):
+            raise ValueError(self._error(f"kernarg reads an aligned i32 or i64; offset "
+                                         f"{offset} with i{width}"))
+        return self._result(ops.KernArgOp.build(
+            properties={"offset": IntegerAttr(offset, _I64)}, result_types=[type_]))
+
+    def global_addr(self, variable: Global) -> Value:
+        """The address of a tool global (uniform)."""
+        if self._globals is not None and self._globals.get(variable.name) is not variable:
+            raise ValueError(self._error(f"global @{variable.name} is not declared in this "
+                                         "hook module (declare it with global_var)"))
+        return self._result(ops.GlobalAddrOp.build(
+            properties={"global_name": SymbolRefAttr(variable.name)}, result_types=[_I64]))
+
+    def _address(self, what: str, address: Value) -> SSAValue:
+        self._check(f"the address of {what}", address, (64,))
+        return self._use(address)
+
+    def load(self, address: Value, type_: IntegerType = _I32) -> Value:
+        """A global-memory load of an ``i32`` or ``i64``."""
+        if type_.bitwidth not in (32, 64):
+            raise TypeError(self._error(f"load gives i32 or i64, not i{type_.bitwidth}"))
+        return self._result(ops.LoadOp.build(operands=[self._address("load", address)],
+                                             result_types=[type_]))
+
+    def store(self, value: Value, address: Value) -> None:
+        """A global-memory store of an ``i32`` or ``i64``: once per wave when every
+        operand is uniform, once per active lane otherwise."""
+        self._check("the value of store", value, (32, 64))
+        self._emit(ops.StoreOp.build(operands=[self._use(value),
+                                               self._address("store", address)]))
+
+    def atomic(self, kind: str, address: Value, value: Value) -> Value:
+        """A global-memory read-modify-write (``add``, ``max``, ``or``...); gives the
+        old value."""
+        if kind not in ops.ATOMIC_KINDS:
+            raise ValueError(self._error(f"atomic {kind!r} is not one of "
+                                         f"{', '.join(ops.ATOMIC_KINDS)}"))
+        self._check("the value of atomic", value, (32, 64))
+        addr = self._address("atomic", address)
+        return self._result(ops.AtomicOp(kind, addr, self._use(value)))
+
+    def finish(self) -> Block:
+        """End the body with ``instr.return`` and hand the block over."""
+        if len(self._open) != 1:
+            raise ValueError(self._error("the body ended inside an if_ branch"))
+        self.block.add_op(ops.ReturnOp())
+        return self.block

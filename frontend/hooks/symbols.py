@@ -1,0 +1,30 @@
+"""Handles to what a :class:`HookModule` declares: its globals and its hooks.
+
+They carry the owning module so a handle used with another module is an error at the
+line that uses it, not a dangling ``@name`` found by ``insert-hooks`` later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import IntegerType
+
+
+@dataclass(frozen=True)
+class Global:
+    """A tool global (``instr.global @name``): ``size`` bytes, zero at load, exported
+    under ``name`` so the host reads it back."""
+
+    name: str
+    size: int
+    owner: object = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A built hook (``instr.hook @name``) and the types of its parameters."""
+
+    name: str
+    arg_types: tuple[IntegerType, ...]
+    owner: object = field(repr=False, compare=False)
