@@ -9,11 +9,14 @@
     luthier-opt lifted.mlir --emit=obj -o out.o  # a relocatable object
     luthier-opt in.co -o out.s                   # LLVM-syntax assembly (llvm-mc reads it)
     luthier-opt kernel.s -o kernel.co            # assemble (pure Python), lift, link
+    luthier-opt in.co --hooks tool.py -p insert-hooks   # instrument with a tool's hooks
 
 Code objects (``.co``, ``.hsaco``, ``.o``, ``.elf``), offload bundles and HIP fat binaries
 (``.hipfb``, ``.fatbin``, or any host ELF with a ``.hip_fatbin`` section) are lifted on
 input; assembly (``.s``) is assembled into a relocatable object, then lifted; ``.mlir`` files
-are parsed. Everything else is xdsl-opt's: ``-p`` pass pipelines,
+are parsed. ``--hooks FILE`` (``.mlir``, or ``.py`` defining a module-level ``hooks``)
+adds a tool's ``instr.global``/``instr.hook``/``instr.insert`` ops to the input before
+the passes run. Everything else is xdsl-opt's: ``-p`` pass pipelines,
 ``--print-op-generic``, ``--split-input-file``, ``--verify-diagnostics``.
 
 A user's mistake (a corrupt file, an unknown kernel, IR that does not parse or verify) is
@@ -25,17 +28,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import runpy
 import sys
 import tempfile
 from collections.abc import Sequence
 from io import StringIO
 from typing import IO
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import ProgressBar
 from luthier.frontend.asm import AsmError, assemble_relocatable
@@ -65,6 +72,9 @@ class _Buffer(StringIO):
 
 class LuthierOptMain(xDSLOptMain):
     """xdsl-opt with the luthier dialects, passes and code-object frontends."""
+
+    #: The ``--hooks`` file's module, parsed on first use.
+    _hooks: ModuleOp | None = None
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -105,6 +115,11 @@ class LuthierOptMain(xDSLOptMain):
         group.add_argument("--list", action="store_true",
                            help="list the code objects a file holds (bundle entries with "
                                 "their --offload-arch IDs, targets, kernels) and stop")
+        group.add_argument("--hooks", metavar="FILE",
+                           help="add a tool's globals, hooks and insertions to the input "
+                                "before the passes: MLIR text (.mlir) or a Python file "
+                                "(.py) defining a module-level `hooks` (a HookModule or "
+                                "a ModuleOp)")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -145,6 +160,15 @@ class LuthierOptMain(xDSLOptMain):
             return super().prepare_input()
         except ValueError as error:
             raise UserError(f"{self.get_input_name()}: {error}") from None
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """The passes, after merging ``--hooks`` in: every input chunk (and every
+        ``--emit`` format) gets the tool's ops, parsed once."""
+        if self.args.hooks is not None:
+            if self._hooks is None:
+                self._hooks = load_hooks(self.ctx, self.args.hooks)
+            merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+        super().apply_passes(prog)
 
     def prepare_output(self) -> IO[str]:
         self._buffer = _Buffer()
@@ -218,6 +242,69 @@ class LuthierOptMain(xDSLOptMain):
         except BaseException:
             os.unlink(temporary)
             raise
+
+
+#: The ops a hooks file may hold.
+HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
+
+
+def load_hooks(ctx: Context, path: str) -> ModuleOp:
+    """The ``instr`` module of a hooks file: parsed MLIR, or what a Python file leaves in
+    its module-level ``hooks``. Every mistake is a :class:`UserError` naming ``path``."""
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file (--hooks)")
+    extension = os.path.splitext(path)[1]
+    if extension == ".mlir":
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        try:
+            module = Parser(ctx, text, path).parse_module()
+        except ParseError as error:
+            raise UserError(_one_line(error)) from None
+    elif extension == ".py":
+        module = _run_hooks_script(path)
+    else:
+        raise UserError(f"{path}: --hooks takes a .mlir or a .py file")
+    try:
+        module.verify()
+    except (VerifyException, DiagnosticException) as error:
+        raise UserError(f"{path}: {_one_line(error)}") from None
+    for op in module.ops:
+        if not isinstance(op, HOOK_FILE_OPS):
+            raise UserError(f"{path}: a hooks file holds instr.global, instr.hook and "
+                            f"instr.insert ops, not {op.name}")
+    return module
+
+
+def _run_hooks_script(path: str) -> ModuleOp:
+    """Run a Python hooks file and take its ``hooks``; what it raises is one line."""
+    from luthier.frontend.hooks import HookModule
+
+    try:
+        namespace = runpy.run_path(path, run_name="__luthier_hooks__")
+        hooks = namespace.get("hooks")
+        module = hooks.module if isinstance(hooks, HookModule) else hooks
+    except (Exception, SystemExit) as error:  # the user's code: report, do not trace
+        message = str(error).strip().splitlines()
+        detail = f": {message[0]}" if message else ""
+        raise UserError(f"{path}: {type(error).__name__}{detail}") from None
+    if not isinstance(module, ModuleOp):
+        found = "nothing" if hooks is None else type(hooks).__name__
+        raise UserError(f"{path}: defines no module-level `hooks` (a HookModule or a "
+                        f"ModuleOp); found {found}")
+    return module
+
+
+def merge_hooks(module: ModuleOp, hooks: ModuleOp, input_name: str, path: str) -> None:
+    """Append copies of the hooks file's ops to ``module``; a global or hook name both
+    define is an error (which one ``@name`` means would be a guess)."""
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, GlobalOp | HookOp)}
+    for op in hooks.ops:
+        if isinstance(op, GlobalOp | HookOp) and op.sym_name.data in taken:
+            raise UserError(f"{path}: @{op.sym_name.data} is defined both here and in "
+                            f"{input_name}")
+    for op in hooks.ops:
+        module.body.block.add_op(op.clone())
 
 
 def _printable(text: str) -> str:
