@@ -50,6 +50,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
     enclosing_processor,
     print_properties,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
+    VRegSyntaxError,
+    restore_names,
+    stand_ins,
+    substitute_vregs,
+    taken_units,
+)
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
@@ -133,7 +140,16 @@ class InstructionOpBase(IRDLOperation):
             return None
         operands: list[Operand] = []
         symbols: list[tuple[str, str]] = []
+        vregs = [attr for attr in self.mc_operands.data if isinstance(attr, VirtRegAttr)]
+        try:
+            names = stand_ins(vregs, processor, taken_units(
+                attr.data for attr in self.mc_operands.data if isinstance(attr, PhysRegAttr)))
+        except VRegSyntaxError:
+            return None
         for slot, attr in zip(desc.operands, self.mc_operands.data, strict=True):
+            if isinstance(attr, VirtRegAttr):
+                operands.append(names[attr])
+                continue
             if isinstance(attr, SymbolOperandAttr):
                 placeholder = BRANCH_PLACEHOLDER if slot.kind.operand_type == "OPERAND_PCREL" \
                     else LITERAL_PLACEHOLDER
@@ -147,7 +163,9 @@ class InstructionOpBase(IRDLOperation):
         text = printer_for(processor).print(MCInst(desc, operands, desc.size))
         for placeholder_text, expression in symbols:
             text = text.replace(placeholder_text, expression, 1)
-        if not symbols and any(isinstance(attr, LiteralAttr) for attr in self.mc_operands.data) \
+        if names:
+            text = restore_names(text, names)
+        elif not symbols and any(isinstance(attr, LiteralAttr) for attr in self.mc_operands.data) \
                 and not _reads_back(processor, MCInst(desc, operands, desc.size), text):
             return None
         parts = text.split(None, 1)
@@ -182,7 +200,7 @@ class InstructionOpBase(IRDLOperation):
         if cls.KIND == "branch":
             successors = parser.parse_comma_separated_list(
                 parser.Delimiter.NONE, parser.parse_successor)
-            opcode = _branch_opcode(processor, mnemonic)
+            opcode = branch_opcode(processor, mnemonic)
             if opcode is None:
                 parser.raise_error(f"'{mnemonic}' is not an instruction of {processor}")
             desc = load_target(processor).by_name[opcode]
@@ -194,12 +212,18 @@ class InstructionOpBase(IRDLOperation):
         text = parser.lexer.input.content[start:end]
         statement = f"{mnemonic} {text}" if text else mnemonic
         try:
+            statement, vregs = substitute_vregs(statement, processor)
+        except VRegSyntaxError as error:
+            parser.raise_error(str(error), start, end)
+        try:
             matched = parser_for(processor).parse_statement(statement)
         except AsmParseError as error:
             column = max(0, error.column - len(mnemonic) - 1)
             parser.raise_error(error.message, start + min(column, max(0, end - start - 1)),
                                start + min(column, max(0, end - start - 1)) + 1)
-        attrs = [operand_attribute(value) for value in matched.inst.operands]
+        attrs: list[Attribute] = [
+            vregs[value] if isinstance(value, str) and value in vregs
+            else operand_attribute(value) for value in matched.inst.operands]
         for fixup in matched.fixups:
             placeholder = BRANCH_PLACEHOLDER if fixup.kind == "fixup_si_sopp_br" \
                 else LITERAL_PLACEHOLDER
@@ -261,7 +285,7 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
 
 
 @functools.cache
-def _branch_opcode(processor: str, mnemonic: str) -> str | None:
+def branch_opcode(processor: str, mnemonic: str) -> str | None:
     """The record of a branch mnemonic on ``processor`` (branches have one form each)."""
     try:
         return parser_for(processor).parse_statement(f"{mnemonic} 0").inst.desc.name

@@ -99,7 +99,7 @@ class VirtRegAttr(Data[tuple[int, str]]):
     name = "amdgpu_mc.vreg"
 
     @staticmethod
-    def get(number: int, register_class: str, sub: str = "") -> VirtRegAttr:
+    def of(number: int, register_class: str, sub: str = "") -> VirtRegAttr:
         return VirtRegAttr((number, f"{register_class}.{sub}" if sub else register_class))
 
     @property
@@ -131,7 +131,7 @@ class VirtRegAttr(Data[tuple[int, str]]):
     def part(self, first: int, units: int = 1) -> VirtRegAttr:
         """The sub-register of ``units`` 32-bit units from unit ``first``."""
         sub = "_".join(f"sub{index}" for index in range(first, first + units))
-        return VirtRegAttr.get(self.number, self.register_class, sub)
+        return VirtRegAttr.of(self.number, self.register_class, sub)
 
     @property
     def text(self) -> str:

@@ -1,0 +1,89 @@
+"""``inline-hooks``: fill each ``instr.payload`` with its hook's body, arguments bound.
+
+A payload names its hook and the arguments its insertion point passes; after this pass
+its region is a copy of the hook's body in which every hook argument is replaced by what
+the point passes: a constant becomes ``arith.constant``, an application register becomes
+``instr.read_reg`` (the register's value as the point sees it). Nothing is called at run
+time: each point gets its own copy, which later passes lower into the registers that are
+dead there.
+
+The payload also records, as ``writes``, the application registers the hook writes on
+purpose (``instr.write_reg``): the allocator and the verifier must let those change.
+Hooks stay in the module (a later run may insert them again); payloads that already have
+a body are left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from luthier.amdgpu_dialects.instr.attributes import ConstArgAttr, RegArgAttr, register_bits
+from luthier.amdgpu_dialects.instr.ops import HookOp, PayloadOp, ReadRegOp, WriteRegOp
+
+
+def _argument_value(arg: Attribute, hook: HookOp, position: int) -> Operation:
+    """The op that produces what the point passes for one hook argument."""
+    if isinstance(arg, ConstArgAttr):
+        value = arg.value
+        if arg.width > 1 and value >= 1 << (arg.width - 1):
+            value -= 1 << arg.width  # IntegerAttr wants the signed spelling
+        return arith.ConstantOp(IntegerAttr(value, IntegerType(arg.width)))
+    if isinstance(arg, RegArgAttr):
+        return ReadRegOp.create(properties={"register": StringAttr(arg.data)},
+                                result_types=[IntegerType(register_bits(arg.data))])
+    raise PassFailedException(f"inline-hooks: @{hook.sym_name.data}: argument {position} "
+                              f"({arg}) is not bound to a constant or a register; run "
+                              "insert-hooks first")
+
+
+def inline_into(payload: PayloadOp, hook: HookOp) -> None:
+    """Copy ``hook``'s body into the empty ``payload``, binding its arguments."""
+    body = hook.body.clone()
+    block = body.blocks.first
+    assert block is not None
+    bound: list[Operation] = [_argument_value(arg, hook, position)
+                              for position, arg in enumerate(payload.args.data)]
+    if len(bound) != len(block.args):
+        raise PassFailedException(
+            f"inline-hooks: @{hook.sym_name.data} takes {len(block.args)} arguments, the "
+            f"payload passes {len(bound)}")
+    first = block.first_op
+    for op, argument in zip(bound, block.args, strict=True):
+        if first is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, first)
+        argument.replace_all_uses_with(SSAValue.get(op))
+    for argument in reversed(block.args):
+        block.erase_arg(argument)
+    body.move_blocks(payload.body)
+    writes = sorted({op.register.data for op in payload.body.walk()
+                     if isinstance(op, WriteRegOp)})
+    if writes:
+        payload.attributes["writes"] = ArrayAttr([StringAttr(name) for name in writes])
+
+
+@dataclass(frozen=True)
+class InlineHooksPass(ModulePass):
+    """Give every empty ``instr.payload`` its hook's body."""
+
+    name = "inline-hooks"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        hooks = {hook.sym_name.data: hook for hook in op.walk() if isinstance(hook, HookOp)}
+        payloads = [payload for payload in op.walk() if isinstance(payload, PayloadOp)]
+        for payload in payloads:
+            if payload.body.blocks:
+                continue
+            name = payload.hook.string_value()
+            hook = hooks.get(name)
+            if hook is None:
+                raise PassFailedException(f"inline-hooks: @{name}: no instr.hook of that name")
+            inline_into(payload, hook)

@@ -1,0 +1,79 @@
+"""Naming instrumentation points in diagnostics: hook, function and instruction.
+
+Every lowering error must tell the tool writer which hook failed where, so that a message
+about one of ten thousand payloads can be acted on:
+``@count in @vector_add before 's_add_u32 s0, s0, s1' (#12)`` — the instruction's index
+counts instructions of the function in layout order, as ``instr.insert``'s ``first`` and
+``last`` do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from xdsl.ir import Operation
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+
+Function = KernelOp | FunctionOp
+
+
+def enclosing_function(op: Operation) -> Function | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, Function):
+        parent = parent.parent_op()
+    return parent
+
+
+def enclosing_code_object(op: Operation) -> CodeObjectOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, CodeObjectOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def instrumented_instruction(payload: PayloadOp) -> InstructionOpBase | None:
+    """The application instruction the payload runs before (the next instruction of its
+    block, past other payloads)."""
+    op = payload.next_op
+    while op is not None and not isinstance(op, InstructionOpBase):
+        op = op.next_op
+    return op
+
+
+def instruction_text(op: InstructionOpBase) -> str:
+    operands = op.assembly_text()
+    return f"{op.mnemonic} {operands}" if operands else op.mnemonic
+
+
+def _index(function: Function, target: InstructionOpBase) -> int:
+    index = 0
+    for block in function.body.blocks:
+        for op in block.ops:
+            if op is target:
+                return index
+            if isinstance(op, InstructionOpBase):
+                index += 1
+    return -1
+
+
+def describe_point(payload: PayloadOp) -> str:
+    """``@hook in @function before 'text' (#index)``."""
+    hook = f"@{payload.hook.string_value()}"
+    function = enclosing_function(payload)
+    if function is None:
+        return hook
+    where = f"{hook} in @{function.sym_name.data}"
+    point = instrumented_instruction(payload)
+    if point is None:
+        return f"{where} at the end of a block"
+    return f"{where} before '{instruction_text(point)}' (#{_index(function, point)})"
+
+
+def payloads(root: Operation) -> Iterator[PayloadOp]:
+    """The payloads under ``root`` that sit in functions, in layout order."""
+    for op in root.walk():
+        if isinstance(op, PayloadOp) and enclosing_function(op) is not None:
+            yield op
