@@ -36,6 +36,11 @@ BranchResult = Value | tuple[Value, ...] | None
 class HookBuilder:
     """The body of hook ``@name`` being written; the hook's parameters are :attr:`args`."""
 
+    #: The builder whose body is being written now (set by ``HookModule.hook``): a
+    #: value's operators run on the value's own builder, so this is how a value kept
+    #: from another hook is caught instead of growing that hook.
+    current: HookBuilder | None = None
+
     def __init__(self, name: str, arg_types: Sequence[IntegerType],
                  arg_names: Sequence[str] = (),
                  globals_: Mapping[str, Global] | None = None) -> None:
@@ -43,6 +48,7 @@ class HookBuilder:
         self.block = Block(arg_types=arg_types)
         self._open: list[Block] = [self.block]
         self._globals = globals_
+        self._finished = False
         self.args: tuple[Value, ...] = tuple(
             Value(self, arg, self.block) for arg in self.block.args)
         for arg, hint in zip(self.block.args, arg_names, strict=False):
@@ -53,7 +59,18 @@ class HookBuilder:
     def _error(self, message: str) -> str:
         return f"hook @{self.name}: {message}"
 
+    def _guard(self) -> None:
+        """Raise if values of this hook are used while another is built, or after."""
+        active = HookBuilder.current
+        if active is not None and active is not self:
+            raise ValueError(active._error(f"a value of hook @{self.name} is used here; "
+                                           "each hook builds its own values"))
+        if self._finished:
+            raise ValueError(self._error("the hook is finished; its values cannot be "
+                                         "used any more"))
+
     def _emit(self, op: Operation) -> Operation:
+        self._guard()
         self._open[-1].add_op(op)
         return op
 
@@ -109,17 +126,20 @@ class HookBuilder:
     def binary(self, op_type: type[arith.SignlessIntegerBinaryOperation], symbol: str,
                lhs: Value | int, rhs: Value | int) -> Value:
         """``lhs symbol rhs`` as ``op_type`` (what :class:`Value`'s operators call)."""
+        self._guard()
         left, right = self._pair(symbol, lhs, rhs)
         return self._result(op_type(left, right))
 
     def compare(self, predicate: str, lhs: Value | int, rhs: Value | int) -> Value:
         """``arith.cmpi predicate, lhs, rhs``: an ``i1``."""
+        self._guard()
         left, right = self._pair(predicate, lhs, rhs)
         return self._result(arith.CmpiOp(left, right, predicate))
 
     def cast(self, op_type: type[arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp], what: str,
              value: Value, type_: IntegerType, *, wider: bool) -> Value:
         """``value`` widened or narrowed to ``type_``; the direction must be right."""
+        self._guard()
         operand = self._use(value)
         if wider and type_.bitwidth <= value.width or \
                 not wider and type_.bitwidth >= value.width:
@@ -341,4 +361,5 @@ class HookBuilder:
         if len(self._open) != 1:
             raise ValueError(self._error("the body ended inside an if_ branch"))
         self.block.add_op(ops.ReturnOp())
+        self._finished = True
         return self.block

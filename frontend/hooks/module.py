@@ -40,8 +40,9 @@ from luthier.frontend.hooks.args import InsertionArg
 from luthier.frontend.hooks.builder import HookBuilder
 from luthier.frontend.hooks.symbols import Global, Hook
 
-#: A hook body: the builder, then one :class:`Value` per hook parameter.
-HookBody = Callable[..., None]
+#: A hook body: the builder, then one :class:`Value` per hook parameter (what it
+#: returns is ignored).
+HookBody = Callable[..., object]
 
 _I64 = IntegerType(64)
 
@@ -97,8 +98,12 @@ class HookModule:
                                     f"i64, not {type_}")
             names = self._parameter_names(hook_name, body, len(types))
             builder = HookBuilder(hook_name, types, names, self._globals)
-            body(builder, *builder.args)
-            block = builder.finish()
+            outer, HookBuilder.current = HookBuilder.current, builder
+            try:
+                body(builder, *builder.args)
+                block = builder.finish()
+            finally:
+                HookBuilder.current = outer
             self._ops.append(ops.HookOp(hook_name, types, Region(block)))
             hook = Hook(hook_name, types, owner=self)
             self._hooks[hook_name] = hook
