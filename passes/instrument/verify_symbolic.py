@@ -1,0 +1,172 @@
+"""The symbolic register state ``verify-payloads`` runs a payload over.
+
+The verifier asks one question per register: at the payload's exit, does it hold what it
+held at the entry? It does not need values, only where a value came from, so each *slot*
+holds a :class:`Sym`:
+
+* ``orig(u)``: the content slot ``u`` had at the payload's entry;
+* ``sub(u)``: a bit mask that is a subset of ``orig(u)`` (EXEC after ``s_and_saveexec``);
+* ``bool``: nonzero exactly when SCC was set at the entry (``s_cselect_b32 d, 1, 0``);
+* ``zero`` / ``ones``: the constants 0 and all ones (``s_mov_b64 exec, -1``);
+* ``unknown``: anything else.
+
+Slots use the layout of :mod:`luthier.passes.analysis.liveness`: bit ``u`` is a scalar unit,
+or the lanes of vector unit ``u`` that EXEC held at the entry (*active* part); bit
+``u + UNIT_COUNT`` is the lanes of vector unit ``u`` that EXEC had switched off (*inactive*
+part). A VALU write under the entry's EXEC changes the active part only, which is how a
+payload may use a VGPR that the application still needs in its switched-off lanes.
+
+Every ``Sym`` also carries ``origin``: the slots whose entry content may still be inside it,
+unread by anything but a copy. A non-copy read of a slot *exposes* its origin: that is how
+the verifier learns which application registers a later payload at the same point reads
+(its temporaries, written before they are read, expose nothing).
+
+Values form a lattice of height three (``orig``/``zero`` < ``sub`` < ``unknown``), so the
+fixpoint over a payload's blocks terminates whatever their CFG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from luthier.passes.analysis.units import UNIT_COUNT, units_of
+
+ORIG = "orig"
+SUB = "sub"
+BOOL = "bool"
+ZERO = "zero"
+ONES = "ones"
+UNKNOWN = "unknown"
+
+#: Kinds whose content is a subset of one slot's entry content.
+_SUBSET_KINDS = frozenset({ORIG, SUB, ZERO})
+
+EXEC_LO = units_of("exec_lo").bit_length() - 1
+EXEC_HI = units_of("exec_hi").bit_length() - 1
+SCC = units_of("scc").bit_length() - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A symbolic 32-bit value (of a slot, or of one lane of a vector register)."""
+
+    kind: str
+    #: The slot an ``orig``/``sub`` value comes from; -1 for the other kinds.
+    slot: int = -1
+    #: Slots whose entry content may still be in this value (see the module docstring).
+    origin: int = 0
+
+
+def orig(slot: int) -> Sym:
+    return Sym(ORIG, slot, 1 << slot)
+
+
+def sub(slot: int) -> Sym:
+    return Sym(SUB, slot, 1 << slot)
+
+
+def unknown(origin: int = 0) -> Sym:
+    return Sym(UNKNOWN, -1, origin)
+
+
+ZERO_SYM = Sym(ZERO)
+ONES_SYM = Sym(ONES)
+BOOL_SYM = Sym(BOOL, -1, 1 << SCC)
+
+
+def join(a: Sym, b: Sym) -> Sym:
+    """What a slot holds where two paths meet (or where some lanes were written and others
+    not): equal values stay; subsets of one slot's entry content stay a subset."""
+    if a == b:
+        return a
+    if a.kind in _SUBSET_KINDS and b.kind in _SUBSET_KINDS:
+        slots = {x.slot for x in (a, b) if x.kind != ZERO}
+        if len(slots) == 1:
+            return sub(slots.pop())
+    return unknown(a.origin | b.origin)
+
+
+def inactive_slot(unit: int) -> int:
+    """The slot of vector unit ``unit``'s switched-off lanes."""
+    return unit + UNIT_COUNT
+
+
+@dataclass
+class State:
+    """Slots that no longer hold their own entry content, and known single lanes.
+
+    A slot missing from ``slots`` holds ``orig(slot)``. ``lanes`` maps a vector unit to the
+    values of single lanes written by ``v_writelane_b32`` (SGPR spills): the parts in
+    ``slots`` stay sound for every lane, the lane map only adds precision for
+    ``v_readlane_b32``.
+    """
+
+    slots: dict[int, Sym] = field(default_factory=dict[int, Sym])
+    lanes: dict[int, dict[int, Sym]] = field(default_factory=dict[int, dict[int, Sym]])
+
+    def get(self, slot: int) -> Sym:
+        value = self.slots.get(slot)
+        return value if value is not None else orig(slot)
+
+    def set(self, slot: int, value: Sym) -> None:
+        if value == orig(slot):
+            self.slots.pop(slot, None)
+        else:
+            self.slots[slot] = value
+
+    def copy(self) -> State:
+        return State(dict(self.slots), {unit: dict(lanes) for unit, lanes in self.lanes.items()})
+
+    def join(self, other: State) -> State:
+        joined = State()
+        for slot in self.slots.keys() | other.slots.keys():
+            joined.set(slot, join(self.get(slot), other.get(slot)))
+        for unit in self.lanes.keys() & other.lanes.keys():
+            mine, theirs = self.lanes[unit], other.lanes[unit]
+            kept = {lane: join(mine[lane], theirs[lane]) for lane in mine.keys() & theirs.keys()}
+            kept = {lane: value for lane, value in kept.items() if value.kind != UNKNOWN}
+            if kept:
+                joined.lanes[unit] = kept
+        return joined
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.slots == other.slots \
+            and self.lanes == other.lanes
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+#: What EXEC holds, relative to the entry's EXEC: how a VALU write reaches the two parts.
+EXEC_ORIG = "orig"  # exactly the entry's lanes
+EXEC_ALL = "all"  # every lane (s_mov_b64 exec, -1)
+EXEC_NONE = "none"  # no lane
+EXEC_SUBSET = "subset"  # some of the entry's lanes, none of the others
+EXEC_UNKNOWN = "unknown"
+
+#: Per EXEC kind, whether a VALU write covers all, none or "some" (maybe part) of the
+#: active part and of the inactive part.
+COVERAGE: dict[str, tuple[str, str]] = {
+    EXEC_ORIG: ("all", "none"),
+    EXEC_ALL: ("all", "all"),
+    EXEC_NONE: ("none", "none"),
+    EXEC_SUBSET: ("some", "none"),
+    EXEC_UNKNOWN: ("some", "some"),
+}
+
+
+def exec_kind(state: State) -> str:
+    """Classify the 64-bit EXEC of ``state`` (wave64: both halves)."""
+    low, high = state.get(EXEC_LO), state.get(EXEC_HI)
+    if low == orig(EXEC_LO) and high == orig(EXEC_HI):
+        return EXEC_ORIG
+    if low == ONES_SYM and high == ONES_SYM:
+        return EXEC_ALL
+    if low == ZERO_SYM and high == ZERO_SYM:
+        return EXEC_NONE
+    if _within(low, EXEC_LO) and _within(high, EXEC_HI):
+        return EXEC_SUBSET
+    return EXEC_UNKNOWN
+
+
+def _within(value: Sym, slot: int) -> bool:
+    return value.kind == ZERO or (value.kind in (ORIG, SUB) and value.slot == slot)

@@ -1,0 +1,398 @@
+"""One instruction's effect on the symbolic state of :mod:`.verify_symbolic`.
+
+The model knows exactly the instruction forms a payload prologue/epilogue saves and
+restores registers with, and treats every other write as ``unknown``:
+
+* copies: ``s_mov_b32``/``s_mov_b64`` (per unit), ``v_mov_b32_e32``/``_e64``,
+  ``v_accvgpr_write_b32``/``_read_b32``/``_mov_b32`` (per part, under EXEC);
+* SCC through an SGPR: ``s_cselect_b32 d, 1, 0`` / ``-1, 0`` (and ``s_cselect_b64``) make
+  ``bool``; ``s_cmp_lg_u32 x, 0`` (``_u64``) of a ``bool`` gives SCC back (``s_cmp_eq``
+  inverts it: not a restore);
+* EXEC masking: ``s_and_saveexec_b64`` and the other ``*_saveexec_b64``, ``s_and``/``s_or``/
+  ``s_xor``/``s_andn2`` of 32 and 64 bits, per unit: an AND with the entry's EXEC is a
+  subset of it, OR of a subset with the entry's EXEC is the entry's EXEC again...;
+* SGPR spills to a VGPR lane: ``v_writelane_b32 v, s, lane`` and ``v_readlane_b32 s, v,
+  lane`` with a constant lane.
+
+The register effect (explicit and implicit defs such as SCC from ``s_add_u32``) comes from
+:class:`~luthier.passes.analysis.effects.EffectTable`; recognised forms then overwrite
+the slots they know better. Every slot not overwritten that way becomes ``unknown``.
+
+A VALU write reaches the two parts of a vector unit according to EXEC (see
+:data:`.verify_symbolic.COVERAGE`): a part EXEC covers entirely takes the new value, a part
+it covers maybe in part becomes the join of old and new, a part it does not cover keeps its
+value. Writes that do not depend on EXEC (``v_writelane_b32``) may reach either part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import cast
+
+from xdsl.dialects.builtin import IntAttr
+from xdsl.ir import Attribute
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
+from luthier.passes.analysis.effects import Effect
+from luthier.passes.analysis.units import (
+    EXEC_MASK,
+    SPECIAL_UNITS,
+    UNIT_COUNT,
+    VECTOR_MASK,
+    units_of,
+)
+from luthier.passes.instrument.verify_symbolic import (
+    BOOL,
+    BOOL_SYM,
+    COVERAGE,
+    EXEC_ALL,
+    EXEC_HI,
+    EXEC_LO,
+    ONES,
+    ONES_SYM,
+    ORIG,
+    SCC,
+    SUB,
+    ZERO,
+    ZERO_SYM,
+    State,
+    Sym,
+    exec_kind,
+    inactive_slot,
+    join,
+    orig,
+    sub,
+    unknown,
+)
+
+#: Instructions that read or write lanes other than those EXEC holds.
+_CROSS_LANE = re.compile(r"_dpp|^ds_(?:b?permute|swizzle)|^v_permlane|^v_readlane|"
+                         r"^v_writelane|^v_readfirstlane")
+
+_VECTOR_COPIES = frozenset({"v_mov_b32_e32", "v_mov_b32_e64", "v_accvgpr_write_b32",
+                            "v_accvgpr_read_b32", "v_accvgpr_mov_b32"})
+
+#: 64-bit special registers that are storage (``src_*`` names are read-only values).
+_SPECIAL_PAIRS = frozenset({"vcc", "exec", "flat_scratch", "xnack_mask", "tba", "tma"})
+
+#: Coverage of a write or read that does not follow EXEC: any lane, either part.
+_ANY_LANE = ("some", "some")
+
+
+def _bit_and(a: Sym, b: Sym) -> Sym:
+    if ZERO in (a.kind, b.kind):
+        return ZERO_SYM
+    if a.kind == ONES:
+        return b
+    if b.kind == ONES:
+        return a
+    for value in (a, b):
+        if value.kind in (ORIG, SUB):
+            return sub(value.slot)
+    return unknown()
+
+
+def _bit_or(a: Sym, b: Sym) -> Sym:
+    if a.kind == ZERO:
+        return b
+    if b.kind == ZERO:
+        return a
+    if ONES in (a.kind, b.kind):
+        return ONES_SYM
+    if a.kind in (ORIG, SUB) and b.kind in (ORIG, SUB) and a.slot == b.slot:
+        return orig(a.slot) if ORIG in (a.kind, b.kind) else sub(a.slot)
+    return unknown()
+
+
+def _bit_xor(a: Sym, b: Sym) -> Sym:
+    if a.kind == ZERO:
+        return b
+    if b.kind == ZERO:
+        return a
+    if a.kind in (ORIG, SUB) and b.kind in (ORIG, SUB) and a.slot == b.slot:
+        return sub(a.slot)
+    return unknown()
+
+
+def _bit_andn2(a: Sym, b: Sym) -> Sym:
+    """``a & ~b``."""
+    if b.kind == ZERO:
+        return a
+    if a.kind == ZERO or b.kind == ONES:
+        return ZERO_SYM
+    if a.kind in (ORIG, SUB):
+        return sub(a.slot)
+    return unknown()
+
+
+_BITWISE: dict[str, Callable[[Sym, Sym], Sym]] = {
+    "and": _bit_and, "or": _bit_or, "xor": _bit_xor, "andn2": _bit_andn2}
+_BITWISE_OP = re.compile(r"^s_(and|or|xor|andn2)_b(32|64)$")
+_SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2)_saveexec_b64$")
+
+
+def storage_units(attr: Attribute) -> list[int] | None:
+    """The units of a register operand that is storage (``s[4:5]``, ``exec``, ``v3``), in
+    order, or None (an immediate, ``src_scc``, ``null``...)."""
+    if not isinstance(attr, PhysRegAttr):
+        return None
+    name = attr.data
+    if register_units(name) is None and name not in SPECIAL_UNITS \
+            and name not in _SPECIAL_PAIRS:
+        return None
+    mask = units_of(name)
+    return [bit for bit in range(mask.bit_length()) if mask >> bit & 1]
+
+
+def _int_value(attr: Attribute) -> int | None:
+    if isinstance(attr, IntAttr):
+        return cast(int, attr.data)  # pyright: ignore[reportUnknownMemberType]
+    if isinstance(attr, LiteralAttr):
+        return attr.data
+    return None
+
+
+def _scalar_values(state: State, attr: Attribute, width: int) -> list[Sym] | None:
+    """The ``width`` unit values of a scalar source operand, or None if not modelled."""
+    units = storage_units(attr)
+    if units is not None:
+        if len(units) != width or any(unit >= UNIT_COUNT or VECTOR_MASK >> unit & 1
+                                      for unit in units):
+            return None
+        return [state.get(unit) for unit in units]
+    value = _int_value(attr)
+    if value == 0:
+        return [ZERO_SYM] * width
+    if value == -1 or (width == 1 and value == 0xFFFFFFFF):
+        return [ONES_SYM] * width
+    return None
+
+
+@dataclass
+class _Override:
+    """What a recognised form writes, computed from the state before the instruction."""
+
+    slots: dict[int, Sym] = field(default_factory=dict[int, Sym])
+    #: Vector unit -> (active, inactive) values written under the instruction's EXEC.
+    vectors: dict[int, tuple[Sym, Sym]] = field(default_factory=dict[int, tuple[Sym, Sym]])
+    #: Vector unit -> its lane map after the instruction (replaces the old one).
+    lanes: dict[int, dict[int, Sym]] = field(default_factory=dict[int, dict[int, Sym]])
+    #: Extra origin for both parts of a vector unit (content moved into one lane).
+    tainted: dict[int, int] = field(default_factory=dict[int, int])
+    #: A copy moves content without using it: its reads expose nothing.
+    copy: bool = False
+
+
+def _scalar_copy(state: State, operands: tuple[Attribute, ...], width: int) -> _Override | None:
+    destination = storage_units(operands[0])
+    values = _scalar_values(state, operands[1], width)
+    if destination is None or values is None or len(destination) != width:
+        return None
+    return _Override(slots=dict(zip(destination, values, strict=True)), copy=True)
+
+
+def _cselect(state: State, operands: tuple[Attribute, ...], width: int) -> _Override | None:
+    destination = storage_units(operands[0])
+    if destination is None or len(destination) != width or state.get(SCC) != orig(SCC):
+        return None
+    true, false = _int_value(operands[1]), _int_value(operands[2])
+    if false != 0 or true not in (1, -1, 0xFFFFFFFF):
+        return None
+    values = [BOOL_SYM] * width if true != 1 else [BOOL_SYM] + [ZERO_SYM] * (width - 1)
+    return _Override(slots=dict(zip(destination, values, strict=True)), copy=True)
+
+
+def _cmp_lg_zero(state: State, operands: tuple[Attribute, ...], width: int) -> _Override | None:
+    """``s_cmp_lg_u32 x, 0`` with ``x`` nonzero exactly when SCC was set: SCC again."""
+    for tested, other in ((operands[0], operands[1]), (operands[1], operands[0])):
+        values = _scalar_values(state, tested, width)
+        if _int_value(other) == 0 and values is not None \
+                and all(value.kind in (BOOL, ZERO) for value in values) \
+                and any(value.kind == BOOL for value in values):
+            return _Override(slots={SCC: orig(SCC)}, copy=True)
+    return None
+
+
+def _bitwise(state: State, operation: str, operands: tuple[Attribute, ...],
+             width: int) -> _Override | None:
+    destination = storage_units(operands[0])
+    left = _scalar_values(state, operands[1], width)
+    right = _scalar_values(state, operands[2], width)
+    if destination is None or left is None or right is None or len(destination) != width:
+        return None
+    combine = _BITWISE[operation]
+    return _Override(slots={unit: combine(a, b) for unit, a, b
+                            in zip(destination, left, right, strict=True)})
+
+
+def _saveexec(state: State, operation: str,
+              operands: tuple[Attribute, ...]) -> _Override | None:
+    """``d = exec; exec = m OP exec`` (``andn2``: ``m & ~exec``)."""
+    destination = storage_units(operands[0])
+    mask = _scalar_values(state, operands[1], 2)
+    if destination is None or mask is None or len(destination) != 2:
+        return None
+    combine = _BITWISE[operation]
+    execs = [state.get(EXEC_LO), state.get(EXEC_HI)]
+    slots = dict(zip(destination, execs, strict=True))
+    slots[EXEC_LO] = combine(mask[0], execs[0])
+    slots[EXEC_HI] = combine(mask[1], execs[1])
+    return _Override(slots=slots)
+
+
+def _vector_copy(state: State, operands: tuple[Attribute, ...]) -> _Override | None:
+    destination = storage_units(operands[0])
+    source = storage_units(operands[1])
+    if destination is None or source is None or len(destination) != 1 or len(source) != 1:
+        return None
+    (unit,), (from_unit,) = destination, source
+    if not VECTOR_MASK >> unit & 1 or not VECTOR_MASK >> from_unit & 1:
+        return None
+    override = _Override(copy=True)
+    override.vectors[unit] = (state.get(from_unit), state.get(inactive_slot(from_unit)))
+    if exec_kind(state) == EXEC_ALL:
+        override.lanes[unit] = dict(state.lanes.get(from_unit, {}))
+    return override
+
+
+def _lane(attr: Attribute) -> int | None:
+    value = _int_value(attr)
+    return value if value is not None and 0 <= value < 64 else None
+
+
+def _writelane(state: State, operands: tuple[Attribute, ...]) -> _Override | None:
+    destination = storage_units(operands[0])
+    values = _scalar_values(state, operands[1], 1)
+    if destination is None or values is None or len(destination) != 1:
+        return None
+    (unit,), (value,) = destination, values
+    lane = _lane(operands[2])
+    # A lane number in a register is a read that matters: not a plain copy then.
+    override = _Override(copy=lane is not None, tainted={unit: value.origin})
+    lanes = dict(state.lanes.get(unit, {})) if lane is not None else {}
+    if lane is not None:
+        lanes[lane] = value
+    override.lanes[unit] = lanes
+    return override
+
+
+def _readlane(state: State, operands: tuple[Attribute, ...]) -> _Override | None:
+    destination = storage_units(operands[0])
+    source = storage_units(operands[1])
+    if destination is None or source is None or len(destination) != 1 or len(source) != 1:
+        return None
+    (unit,), (from_unit,) = destination, source
+    lane = _lane(operands[2])
+    known = state.lanes.get(from_unit, {}).get(lane) if lane is not None else None
+    value = known if known is not None else unknown(
+        state.get(from_unit).origin | state.get(inactive_slot(from_unit)).origin)
+    return _Override(slots={unit: value}, copy=lane is not None)
+
+
+def _recognise(state: State, mnemonic: str, operands: tuple[Attribute, ...]) -> _Override | None:
+    if mnemonic in ("s_mov_b32", "s_mov_b64") and len(operands) == 2:
+        return _scalar_copy(state, operands, 1 if mnemonic.endswith("32") else 2)
+    if mnemonic in ("s_cselect_b32", "s_cselect_b64") and len(operands) == 3:
+        return _cselect(state, operands, 1 if mnemonic.endswith("32") else 2)
+    if mnemonic in ("s_cmp_lg_u32", "s_cmp_lg_u64") and len(operands) == 2:
+        return _cmp_lg_zero(state, operands, 1 if mnemonic.endswith("32") else 2)
+    if mnemonic in _VECTOR_COPIES and len(operands) == 2:
+        return _vector_copy(state, operands)
+    if mnemonic == "v_writelane_b32" and len(operands) >= 3:
+        return _writelane(state, operands)
+    if mnemonic == "v_readlane_b32" and len(operands) == 3:
+        return _readlane(state, operands)
+    bitwise = _BITWISE_OP.match(mnemonic)
+    if bitwise is not None and len(operands) == 3:
+        return _bitwise(state, bitwise.group(1), operands, int(bitwise.group(2)) // 32)
+    saveexec = _SAVEEXEC_OP.match(mnemonic)
+    if saveexec is not None and len(operands) == 2:
+        return _saveexec(state, saveexec.group(1), operands)
+    return None
+
+
+def coverage(state: State, mnemonic: str, effect: Effect) -> tuple[str, str]:
+    """Which parts of a vector unit the instruction's vector reads and writes reach."""
+    if effect.uses & EXEC_MASK and not _CROSS_LANE.search(mnemonic):
+        return COVERAGE[exec_kind(state)]
+    return _ANY_LANE
+
+
+def read_origin(state: State, uses: int, cover: tuple[str, str]) -> int:
+    """The entry content a (non-copy) read of ``uses`` may see."""
+    origin = 0
+    reads_inactive = cover[1] != "none"
+    for unit in _bits(uses):
+        origin |= state.get(unit).origin
+        if reads_inactive and VECTOR_MASK >> unit & 1:
+            origin |= state.get(inactive_slot(unit)).origin
+    return origin
+
+
+def _write_part(state: State, slot: int, cover: str, new: Sym) -> None:
+    if cover == "all":
+        state.set(slot, new)
+    elif cover == "some":
+        state.set(slot, join(state.get(slot), new))
+
+
+def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool) -> None:
+    """Make the units of ``defs`` unknown: scalar units always; vector units in the parts
+    ``cover`` reaches. ``whole`` writes end the old content; partial ones keep its origin."""
+    for unit in _bits(defs):
+        if not VECTOR_MASK >> unit & 1:
+            state.set(unit, unknown(0 if whole else state.get(unit).origin))
+            continue
+        state.lanes.pop(unit, None)
+        for slot, reach in ((unit, cover[0]), (inactive_slot(unit), cover[1])):
+            if whole:
+                _write_part(state, slot, reach, unknown())
+            elif reach != "none":
+                state.set(slot, unknown(state.get(slot).origin))
+
+
+def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
+    """Run ``op`` on ``state`` (in place); return the entry content it exposes."""
+    mnemonic = op.mnemonic
+    operands = op.mc_operands.data
+    cover = coverage(state, mnemonic, effect)
+    override = _recognise(state, mnemonic, operands)
+    exposed = 0 if override is not None and override.copy \
+        else read_origin(state, effect.uses, cover)
+    before = {slot: state.get(slot) for unit in (override.vectors if override else ())
+              for slot in (unit, inactive_slot(unit))}
+    write_units(state, effect.scalar_defs, cover, whole=True)
+    write_units(state, effect.vector_defs, cover, whole=True)
+    write_units(state, effect.partial_defs, cover, whole=False)
+    if override is None:
+        return exposed
+    for slot, value in override.slots.items():
+        state.set(slot, value)
+    for unit, (active, inactive) in override.vectors.items():
+        # The generic write above made the covered parts unknown; redo it with the values.
+        for slot, reach, new in ((unit, cover[0], active),
+                                 (inactive_slot(unit), cover[1], inactive)):
+            state.set(slot, before[slot])
+            _write_part(state, slot, reach, new)
+    for unit, origin in override.tainted.items():
+        for slot in (unit, inactive_slot(unit)):
+            state.set(slot, unknown(state.get(slot).origin | origin))
+    for unit, lanes in override.lanes.items():
+        if lanes:
+            state.lanes[unit] = lanes
+        else:
+            state.lanes.pop(unit, None)
+    return exposed
+
+
+def _bits(mask: int) -> list[int]:
+    bits: list[int] = []
+    while mask:
+        low = mask & -mask
+        bits.append(low.bit_length() - 1)
+        mask ^= low
+    return bits
