@@ -11,7 +11,7 @@ printed by the MC printer and parsed by the MC assembler of the enclosing code o
 target, so the IR reads like ``llvm-objdump`` output and every operand form the assembler
 knows is accepted. Branches name their targets as block successors instead of labels (taken
 target first, then the fall-through block of a conditional branch). An instruction that
-cannot be written as assembly (a virtual register, or no enclosing code object) prints its
+cannot be written as assembly (no enclosing code object) prints its
 properties: ``amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B32_vi", mc_operands = [...]}>``.
 """
 
@@ -130,7 +130,8 @@ class InstructionOpBase(IRDLOperation):
 
     def assembly_text(self) -> str | None:
         """The operand text after the mnemonic, or None when it cannot be written as
-        assembly (no target, an opcode the target lacks, a virtual register)."""
+        assembly (no target, an opcode the target lacks). Virtual registers print as
+        ``%3:SReg_64`` (see :mod:`.vreg_syntax`)."""
         processor = enclosing_processor(self)
         if processor is None:
             return None

@@ -1,6 +1,7 @@
 // The amdgpu_mc syntax round trips: custom form -> IR -> custom form, and through the
 // generic form. Instructions are assembly after the op name; branches name successors
-// (taken, then fall-through); an instruction with a virtual register prints its properties.
+// (taken, then fall-through); a virtual register prints as %N:Class in the
+// assembly syntax (written in properties form below, printed short, and parsed back).
 // RUN: luthier-opt %s | filecheck %s
 // RUN: luthier-opt %s | luthier-opt | filecheck %s
 // RUN: luthier-opt %s --print-op-generic | luthier-opt | filecheck %s
@@ -33,7 +34,7 @@ amdgpu_mc.code_object "gfx90a:xnack-" <{code_object_version = 5 : i64, elf_type 
 // CHECK-NEXT:     amdgpu_mc.s_getpc_b64 s[6:7]
 // CHECK-NEXT:     amdgpu_mc.s_add_u32 s6, s6, counter@rel32@lo+4
 // CHECK-NEXT:     amdgpu_mc.s_addc_u32 s7, s7, counter@rel32@hi+12
-// CHECK-NEXT:     amdgpu_mc.s_mov_b32 <{opcode = "S_MOV_B32_vi", mc_operands = [#amdgpu_mc.vreg<3 : SReg_32>, #builtin.int<5>]}>
+// CHECK-NEXT:     amdgpu_mc.s_mov_b32 %3:SReg_32, 5
 // CHECK-NEXT:     amdgpu_mc.s_cmp_eq_u32 s0, 0
 // CHECK-NEXT:     amdgpu_mc.s_cbranch_scc1 ^[[EXIT:bb[0-9]+]], ^[[BODY:bb[0-9]+]]
 // CHECK-NEXT:   ^[[BODY]]:
