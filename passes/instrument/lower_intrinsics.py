@@ -1,0 +1,116 @@
+"""``lower-intrinsics``: ``instr.mc_intrinsic`` ops to machine code.
+
+=====================  ==========================================================
+lane_id                ``v_mbcnt_lo_u32_b32 t, -1, 0`` + ``v_mbcnt_hi_u32_b32 d, -1, t``
+first_active_lane      ``s_ff1_i32_b64 d, exec`` (-1 when EXEC is empty)
+ballot                 ``s_and_b64 d, mask, exec``
+popcount               ``s_bcnt1_i32_b32/b64`` (uniform), ``v_bcnt_u32_b32`` (per lane)
+readfirstlane          ``v_readfirstlane_b32``
+readlane / writelane   ``v_readlane_b32`` / ``v_mov_b32`` + ``v_writelane_b32``
+global_addr            ``s_getpc_b64`` + ``s_add_u32``/``s_addc_u32`` with
+                       ``sym@rel32@lo+4`` / ``sym@rel32@hi+12`` (PC-relative: the three
+                       stay together, so the layout can resolve the offsets)
+=====================  ==========================================================
+
+Intrinsics that read state the kernel had at entry (``kernarg``, ``workgroup_id``,
+``workitem_id``, ``grid_dim``, ``block_dim``) stay: where that state is kept is decided
+when the kernel preamble is emitted, which saves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.instrument.points import enclosing_code_object, payloads
+from luthier.passes.instrument.virtualize import max_vreg
+
+#: Intrinsics whose lowering needs the kernel's saved entry state (the preamble's).
+STATE_INTRINSICS = frozenset({"kernarg", "workgroup_id", "workitem_id", "grid_dim",
+                              "block_dim"})
+
+
+def _vregs(registers: list[VirtRegAttr | object]) -> list[VirtRegAttr]:
+    out: list[VirtRegAttr] = []
+    for register in registers:
+        assert isinstance(register, VirtRegAttr), register
+        out.append(register)
+    return out
+
+
+def expand(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int]) -> list[InstructionOpBase]:
+    """The instructions of one intrinsic (``fresh[0]``: the next free vreg number)."""
+    defs, uses = _vregs(list(op.def_registers)), _vregs(list(op.use_registers))
+    name = op.intrinsic.data
+
+    def temp(register_class: str) -> VirtRegAttr:
+        fresh[0] += 1
+        return VirtRegAttr.of(fresh[0] - 1, register_class)
+
+    inst = builder.inst
+    if name == "lane_id":
+        low = temp("VGPR_32")
+        return [inst("v_mbcnt_lo_u32_b32", [low, -1, 0]),
+                inst("v_mbcnt_hi_u32_b32", [defs[0], -1, low])]
+    if name == "first_active_lane":
+        return [inst("s_ff1_i32_b64", [defs[0], "exec"])]
+    if name == "ballot":
+        return [inst("s_and_b64", [defs[0], uses[0], "exec"])]
+    if name == "popcount":
+        source = uses[0]
+        if source.register_class.startswith("S"):
+            suffix = "b64" if source.register_class == "SReg_64" else "b32"
+            return [inst(f"s_bcnt1_i32_{suffix}", [defs[0], source])]
+        if source.register_class == "VReg_64":
+            low = temp("VGPR_32")
+            return [inst("v_bcnt_u32_b32", [low, source.part(0), 0]),
+                    inst("v_bcnt_u32_b32", [defs[0], source.part(1), low])]
+        return [inst("v_bcnt_u32_b32", [defs[0], source, 0])]
+    if name == "readfirstlane":
+        return [inst("v_readfirstlane_b32", [defs[0], uses[0]])]
+    if name == "readlane":
+        return [inst("v_readlane_b32", [defs[0], uses[0], uses[1]])]
+    if name == "writelane":
+        return [inst("v_mov_b32_e32", [defs[0], uses[2]]),
+                inst("v_writelane_b32", [defs[0], uses[0], uses[1]])]
+    if name == "global_addr":
+        symbol = op.param("symbol")
+        assert isinstance(symbol, StringAttr)
+        address = defs[0]
+        return [inst("s_getpc_b64", [address]),
+                inst("s_add_u32", [address.part(0), address.part(0),
+                                   f"{symbol.data}@rel32@lo+4"]),
+                inst("s_addc_u32", [address.part(1), address.part(1),
+                                    f"{symbol.data}@rel32@hi+12"])]
+    return []
+
+
+@dataclass(frozen=True)
+class LowerIntrinsicsPass(ModulePass):
+    """Expand every intrinsic that does not need the kernel's entry state."""
+
+    name = "lower-intrinsics"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for payload in list(payloads(op)):
+            code_object = enclosing_code_object(payload)
+            assert code_object is not None
+            builder = MCBuilder(code_object.processor)
+            fresh = [max_vreg(payload) + 1]
+            for intrinsic in [child for child in payload.body.walk()
+                              if isinstance(child, MCIntrinsicOp)]:
+                if intrinsic.intrinsic.data in STATE_INTRINSICS:
+                    continue
+                block = intrinsic.parent_block()
+                assert block is not None
+                for inst in expand(intrinsic, builder, fresh):
+                    block.insert_op_before(inst, intrinsic)
+                intrinsic.detach()
+                intrinsic.erase()
