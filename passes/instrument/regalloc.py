@@ -1,0 +1,312 @@
+"""``allocate-payload-registers``: give every payload temporary a physical register.
+
+After instruction selection and ``virtualize-phys-regs`` a payload's code names virtual
+registers for its temporaries and physical registers only for what it shares with the
+application (entry/exit copies, EXEC, VCC, SCC, M0). This pass replaces each virtual
+register, payload by payload, with a register that no lane of the application reads again
+from the instrumented instruction on (the *point*), so the application computes what it
+computed before:
+
+* candidates are dead before the point (:class:`~luthier.passes.analysis.free_registers.
+  FreeRegisters`), not read by a later payload at the same point, legal for the register's
+  class and every operand slot it is used in, and free of interference inside the payload
+  (:mod:`.regalloc_model`, :mod:`.regalloc_assign`);
+* registers inside the kernel's budget come first, then (``allow_budget_growth``) dead
+  registers past it, lowest first: using one grows the kernel's allocation and may cost
+  occupancy, which the report (:mod:`.report`) shows;
+* when neither is enough (``spill``), live application registers the payload does not name
+  are saved around it, SGPRs to VGPR lanes and VGPRs to AGPRs (:mod:`.regalloc_spill`);
+* a temporary copied from (or to) an application register takes that register when that
+  keeps every value right, and the copy, now a no-op, is deleted.
+
+What was decided is recorded on each payload as a dictionary attribute, for the report and
+for the passes after (the SVA and preamble need to know which registers payloads use)::
+
+    allocation = {registers = ["s20", "v[4:5]"], coalesced = ["s7"], spilled = ["s9"],
+                  spill_registers = ["v6"], budget_growth = ["v8"]}
+
+``registers`` are the homes of the temporaries (coalesced ones included), ``spilled`` the
+application registers saved and restored, ``spill_registers`` the dead registers that hold
+them (lane VGPRs, AGPRs, the SGPR pair holding EXEC), ``budget_growth`` the units used past
+the kernel's budget. When nothing can make room, the pass fails with one line naming the
+hook, the function and the instruction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.registers import tuple_name
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.passes.analysis.effects import EffectError
+from luthier.passes.analysis.free_registers import FreeRegisters
+from luthier.passes.analysis.liveness import instructions
+from luthier.passes.analysis.units import file_range, unit_names, units_of
+from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
+from luthier.passes.instrument.regalloc_model import (
+    PayloadCode,
+    PayloadError,
+    VirtualRegister,
+    analyze_payload,
+)
+from luthier.passes.instrument.regalloc_spill import (
+    SpillError,
+    SpillPlan,
+    emit_spill_code,
+    plan_spills,
+)
+
+PASS_NAME = "allocate-payload-registers"
+_FILE_NAMES = {"s": "SGPR", "v": "VGPR", "a": "AGPR"}
+_FILES = ("s", "v", "a")
+_SPILLABLE_FILES = file_range("s", 0, 102) | file_range("v", 0, 256)
+
+Function = KernelOp | FunctionOp
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a payload runs: its function, the instrumented instruction and its index."""
+
+    function: Function
+    point: InstructionOpBase
+    index: int
+
+    def describe(self, payload: PayloadOp) -> str:
+        text = self.point.assembly_text()
+        instruction = self.point.mnemonic if not text else f"{self.point.mnemonic} {text}"
+        return (f"@{payload.hook.string_value()} in @{self.function.sym_name.data} before "
+                f"'{instruction}' (#{self.index})")
+
+
+def payload_sites(function: Function) -> list[tuple[PayloadOp, Site]]:
+    """Every payload of ``function`` with its point, in layout order."""
+    index_of = {id(op): index for index, op in enumerate(instructions(function))}
+    found: list[tuple[PayloadOp, Site]] = []
+    for block in function.body.blocks:
+        pending: list[PayloadOp] = []
+        for op in block.ops:
+            if isinstance(op, PayloadOp):
+                pending.append(op)
+            elif isinstance(op, InstructionOpBase) and pending:
+                found.extend((payload, Site(function, op, index_of[id(op)]))
+                             for payload in pending)
+                pending = []
+        if pending:
+            raise PassFailedException(
+                f"{PASS_NAME}: @{pending[0].hook.string_value()} in "
+                f"@{function.sym_name.data}: a payload with no instruction after it")
+    return found
+
+
+class _Failure(Exception):
+    """Allocation of one payload failed: the reason, for the diagnostic."""
+
+
+class PayloadAllocator:
+    """Allocates the payloads of one code object."""
+
+    def __init__(self, code_object: CodeObjectOp, allow_budget_growth: bool = True,
+                 spill: bool = True) -> None:
+        self.code_object = code_object
+        self.processor = code_object.processor
+        self.isa: TargetISA = load_target(self.processor)
+        self.allow_budget_growth = allow_budget_growth
+        self.spill = spill
+        try:
+            self.free = FreeRegisters(code_object)
+        except EffectError as error:
+            raise PassFailedException(f"{PASS_NAME}: {error}") from None
+
+    def run(self) -> None:
+        for function in [op for op in self.code_object.body.ops if isinstance(op, Function)]:
+            sites = payload_sites(function)
+            codes = [self._analyze(payload, site) for payload, site in sites]
+            for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
+                later = 0
+                for (_, other_site), other in zip(sites[position + 1:], codes[position + 1:],
+                                                  strict=True):
+                    if other_site.point is site.point:
+                        later |= other.physical_reads()
+                self._allocate(payload, site, code, later)
+
+    def _analyze(self, payload: PayloadOp, site: Site) -> PayloadCode:
+        try:
+            return analyze_payload(payload, self.isa)
+        except PayloadError as error:
+            raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {error}") \
+                from None
+
+    def _pools(self, site: Site, code: PayloadCode, later_reads: int,
+               spill: bool) -> Pools:
+        point = site.point
+        dead_here = self.free.dead_before(point)
+        budget = allowed = 0
+        for prefix in _FILES:
+            budget |= self.free.allocatable(point, prefix, True)
+            allowed |= self.free.allocatable(point, prefix, not self.allow_budget_growth)
+        spillable = 0
+        if spill:
+            spillable = ~dead_here & budget & _SPILLABLE_FILES & ~code.physical_units
+        return Pools(dead_here & ~later_reads, allowed, budget, spillable)
+
+    def _allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
+                  later_reads: int) -> None:
+        plan = SpillPlan()
+        pools = self._pools(site, code, later_reads, False)
+        result = Allocator(code, self.isa, pools).run()
+        try:
+            if result.failed is not None:
+                failed = result.failed
+                if not self.spill:
+                    raise _Failure(self._shortage(code, pools, failed, "spilling is off"))
+                pools = self._pools(site, code, later_reads, True)
+                result = Allocator(code, self.isa, pools).run()
+                if result.failed is not None:
+                    raise _Failure(self._shortage(code, pools, result.failed,
+                                                  "nothing to spill"))
+                try:
+                    plan = plan_spills(result.spilled, result.used, code.physical_units,
+                                       pools, self.isa.wavefront_size)
+                except SpillError as error:
+                    raise _Failure(self._shortage(code, pools, failed, str(error))) from None
+        except _Failure as failure:
+            raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {failure}") \
+                from None
+        _rewrite(code, result)
+        emit_spill_code(plan, list(payload.body.blocks), self.processor)
+        _verify(payload, site)
+        payload.attributes["allocation"] = _record(code, result, plan, pools)
+
+    def _shortage(self, code: PayloadCode, pools: Pools, vreg: VirtualRegister,
+                  reason: str) -> str:
+        prefix = vreg.prefixes[0]
+        needs = max(code.pressure(prefix), vreg.units)
+        free = (pools.dead & pools.allowed & file_range(prefix, 0, 256)).bit_count()
+        plural = "" if needs == 1 else "s"
+        return f"needs {needs} {_FILE_NAMES[prefix]}{plural}, {free} free, {reason}"
+
+
+def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAttr:
+    name = result.homes[attr.number]
+    vreg = code.vregs[attr.number]
+    first, count = attr.sub_units or (0, vreg.units)
+    start = int(name[1:].lstrip("[").split(":", 1)[0])
+    return PhysRegAttr.get_register(tuple_name(name[0], start + first, count))
+
+
+def _rewrite(code: PayloadCode, result: Assignment) -> None:
+    """Virtual registers become their homes; copies that became no-ops are deleted."""
+
+    def mapped(attrs: tuple[Attribute, ...]) -> list[Attribute]:
+        return [_home(code, result, attr) if isinstance(attr, VirtRegAttr) else attr
+                for attr in attrs]
+
+    for item in code.items:
+        op = item.op
+        if isinstance(op, InstructionOpBase):
+            if not any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+                continue
+            operands = mapped(op.mc_operands.data)
+            if item.copy is not None and operands[0] == operands[1]:
+                op.detach()
+                op.erase()
+                continue
+            op.properties["mc_operands"] = operand_array(operands)
+        elif isinstance(op, MCIntrinsicOp):
+            op.properties["defs"] = ArrayAttr(mapped(op.defs.data))
+            op.properties["uses"] = ArrayAttr(mapped(op.uses.data))
+
+
+def _verify(payload: PayloadOp, site: Site) -> None:
+    for block in payload.body.blocks:
+        for op in block.ops:
+            if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
+                continue
+            try:
+                op.verify()
+            except VerifyException as error:
+                raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: the "
+                                          f"allocated code does not verify: {error}") from None
+
+
+def _strings(names: list[str]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr([StringAttr(name) for name in names])
+
+
+def _register_order(name: str) -> tuple[int, int]:
+    units = units_of(name)
+    return (units & -units).bit_length(), 0
+
+
+def _record(code: PayloadCode, result: Assignment, plan: SpillPlan,
+            pools: Pools) -> DictionaryAttr:
+    homes = sorted(set(result.homes.values()), key=_register_order)
+    coalesced = sorted({result.homes[n] for n in result.coalesced}, key=_register_order)
+    used = result.used
+    for name in plan.registers:
+        used |= units_of(name)
+    growth = (used | code.physical_units) & ~pools.budget & _ALLOCATABLE
+    return DictionaryAttr({
+        "registers": _strings(homes),
+        "coalesced": _strings(coalesced),
+        "spilled": _strings(plan.spilled),
+        "spill_registers": _strings(plan.registers),
+        "budget_growth": _strings(unit_names(growth)),
+    })
+
+
+_ALLOCATABLE = file_range("s", 0, 102) | file_range("v", 0, 256) | file_range("a", 0, 256)
+
+
+@dataclass(frozen=True)
+class AllocatePayloadRegistersPass(ModulePass):
+    """Replace every payload's virtual registers with registers dead at its point; record
+    the allocation on each payload (see the module documentation)."""
+
+    name = PASS_NAME
+
+    allow_budget_growth: bool = True
+    spill: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for code_object in op.ops:
+            if not isinstance(code_object, CodeObjectOp) \
+                    or code_object.processor not in SUPPORTED_TARGETS \
+                    or not has_payloads(code_object):
+                continue
+            PayloadAllocator(code_object, self.allow_budget_growth, self.spill).run()
+
+
+def has_payloads(code_object: CodeObjectOp) -> bool:
+    """Whether a payload sits in any function (payloads are ops of function blocks)."""
+    return any(isinstance(child, PayloadOp)
+               for function in code_object.body.ops if isinstance(function, Function)
+               for block in function.body.blocks for child in block.ops)
+
+
+def allocation_of(payload: PayloadOp) -> dict[str, list[str]]:
+    """The ``allocation`` attribute of a payload as plain lists (empty when absent)."""
+    attr = payload.attributes.get("allocation")
+    if not isinstance(attr, DictionaryAttr):
+        return {}
+    out: dict[str, list[str]] = {}
+    for key, value in attr.data.items():
+        if isinstance(value, ArrayAttr):
+            items = cast(tuple[Attribute, ...], value.data)  # pyright: ignore[reportUnknownMemberType]
+            out[key] = [item.data for item in items if isinstance(item, StringAttr)]
+    return out
+
+

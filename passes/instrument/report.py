@@ -1,0 +1,236 @@
+"""``print-instrumentation-report``: what instrumentation cost, per point and per kernel.
+
+A tool writer wants to know, after ``allocate-payload-registers``, what the payloads take
+from the application: which registers each payload uses, what had to be saved around it,
+how many instructions it adds, and whether a kernel's register allocation and occupancy
+changed. :func:`instrumentation_report` returns those facts as data (for tests and tools);
+the pass prints them as two tables and leaves the IR unchanged.
+
+Per kernel, *before* is what the descriptor allocates (:class:`RegisterBudget`); *after* is
+the higher of that and the highest register the application or a payload uses (payloads in
+device functions count for every kernel that may run them), rounded up to the allocation
+granules the hardware allocates in; occupancy is recomputed from those counts. Like
+``print-liveness`` the report goes to stderr, so the IR on stdout stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.passes.analysis.effects import EffectError
+from luthier.passes.analysis.register_budget import (
+    SGPR_ALLOCATION_GRANULE,
+    RegisterBudget,
+)
+from luthier.passes.analysis.register_usage import RegisterUsage
+from luthier.passes.instrument.regalloc import Function, allocation_of, payload_sites
+
+
+@dataclass(frozen=True, slots=True)
+class PointReport:
+    """One payload at its point."""
+
+    hook: str
+    function: str
+    index: int
+    instruction: str
+    #: Instructions in the payload region (branches included).
+    instructions: int
+    registers: tuple[str, ...]
+    spilled: tuple[str, ...]
+    spill_registers: tuple[str, ...]
+    budget_growth: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """A kernel's registers: usable generic SGPRs, VGPRs and AGPRs, what the hardware
+    allocates (SGPRs with the special ones, vector registers per lane), waves per SIMD."""
+
+    sgprs: int
+    vgprs: int
+    agprs: int
+    sgprs_allocated: int
+    vector_allocated: int
+    waves: int
+
+
+@dataclass(frozen=True, slots=True)
+class KernelReport:
+    kernel: str
+    payloads: int
+    instructions: int
+    before: Allocation
+    after: Allocation
+
+    @property
+    def budget_changed(self) -> bool:
+        """Whether the hardware allocation grows (usable counts may move inside it: the
+        AGPR split of a unified file follows the VGPRs)."""
+        return (self.before.sgprs_allocated, self.before.vector_allocated) != \
+            (self.after.sgprs_allocated, self.after.vector_allocated)
+
+    @property
+    def occupancy_changed(self) -> bool:
+        return self.before.waves != self.after.waves
+
+
+def _round_up(value: int, granule: int) -> int:
+    return -(-value // granule) * granule
+
+
+def _instruction_text(op: InstructionOpBase) -> str:
+    text = op.assembly_text()
+    return op.mnemonic if not text else f"{op.mnemonic} {text}"
+
+
+def _count_instructions(payload: PayloadOp) -> int:
+    return sum(1 for block in payload.body.blocks for op in block.ops
+               if isinstance(op, InstructionOpBase))
+
+
+def _highest(names: list[str], prefix: str) -> int:
+    """One past the highest register of file ``prefix`` among ``names`` (0 if none)."""
+    highest = 0
+    for name in names:
+        if not name.startswith(prefix) or name.startswith("ttmp"):
+            continue
+        body = name[1:]
+        last = int(body[1:-1].split(":")[1]) if body.startswith("[") else int(body)
+        highest = max(highest, last + 1)
+    return highest
+
+
+def _before(budget: RegisterBudget) -> Allocation:
+    return Allocation(budget.sgprs, budget.vgprs, budget.agprs, budget.sgprs_allocated,
+                      budget.vgprs_allocated, budget.waves_per_simd)
+
+
+def _after(budget: RegisterBudget, granule: int, needs: dict[str, int]) -> Allocation:
+    """The allocation a kernel needs for ``needs`` registers per file (never less than its
+    budget), and the occupancy it allows. In a unified file the AGPRs start at the VGPR
+    count rounded up to 4 (``accum_offset``)."""
+    special = budget.sgprs_allocated - budget.sgprs
+    sgprs = max(budget.sgprs, needs["s"])
+    sgprs_allocated = max(_round_up(sgprs + special, SGPR_ALLOCATION_GRANULE),
+                          budget.sgprs_allocated)
+    if budget.unified:
+        vgprs = _round_up(max(budget.vgprs, needs["v"]), 4)
+        vector = max(_round_up(vgprs + needs["a"], granule), budget.vgprs_allocated)
+        agprs = vector - vgprs
+    else:
+        vgprs = agprs = vector = max(_round_up(max(needs["v"], needs["a"]), granule),
+                                     budget.vgprs_allocated)
+    if (sgprs_allocated, vector) == (budget.sgprs_allocated, budget.vgprs_allocated):
+        waves = budget.waves_per_simd
+    else:
+        waves = budget.waves_with(sgprs + special, vector)
+    return Allocation(min(sgprs_allocated - special, 102), vgprs, agprs, sgprs_allocated,
+                      vector, waves)
+
+
+def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport],
+                                                                list[KernelReport]]:
+    """Per point and per kernel facts of ``code_object``'s allocated payloads."""
+    points: list[PointReport] = []
+    per_function: dict[str, list[PointReport]] = {}
+    for function in code_object.body.ops:
+        if not isinstance(function, Function):
+            continue
+        for payload, site in payload_sites(function):
+            allocation = allocation_of(payload)
+            report = PointReport(
+                payload.hook.string_value(), function.sym_name.data, site.index,
+                _instruction_text(site.point), _count_instructions(payload),
+                tuple(allocation.get("registers", [])), tuple(allocation.get("spilled", [])),
+                tuple(allocation.get("spill_registers", [])),
+                tuple(allocation.get("budget_growth", [])))
+            points.append(report)
+            per_function.setdefault(report.function, []).append(report)
+    kernels: list[KernelReport] = []
+    usage = RegisterUsage(code_object)
+    for name, kernel_usage in usage.kernels.items():
+        budget = kernel_usage.budget
+        kernel = next(op for op in code_object.body.ops
+                      if isinstance(op, KernelOp) and op.sym_name.data == name)
+        if budget is None:
+            continue
+        reports = [report for function in kernel_usage.functions or (name,)
+                   for report in per_function.get(function, [])]
+        names = [register for report in reports
+                 for register in (*report.registers, *report.spill_registers)]
+        needs = {prefix: max(kernel_usage.highest(prefix) + 1, _highest(names, prefix))
+                 for prefix in ("s", "v", "a")}
+        granule = budget.vgprs_allocated // (
+            kernel.descriptor.data.compute_pgm_rsrc1.granulated_workitem_vgpr_count + 1)
+        kernels.append(KernelReport(name, len(reports),
+                                    sum(report.instructions for report in reports),
+                                    _before(budget), _after(budget, granule, needs)))
+    return points, kernels
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths,
+                                                                        strict=True)).rstrip()
+            for row in rows]
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return " ".join(names) if names else "-"
+
+
+def format_report(points: list[PointReport], kernels: list[KernelReport]) -> list[str]:
+    """The two tables (see the module documentation)."""
+    lines = ["instrumentation points:"]
+    rows = [["hook", "function", "#", "instruction", "added", "registers", "spilled",
+             "spill registers", "past budget"]]
+    rows.extend([f"@{p.hook}", f"@{p.function}", str(p.index), p.instruction,
+                 str(p.instructions), _names(p.registers), _names(p.spilled),
+                 _names(p.spill_registers), _names(p.budget_growth)] for p in points)
+    lines.extend(_table(rows))
+    lines.append("kernels:")
+    rows = [["kernel", "payloads", "added", "sgprs", "vgprs", "agprs", "vector alloc",
+             "waves/SIMD", "changed"]]
+    for k in kernels:
+        changed = [what for what, flag in (("budget", k.budget_changed),
+                                           ("occupancy", k.occupancy_changed)) if flag]
+        rows.append([f"@{k.kernel}", str(k.payloads), str(k.instructions),
+                     f"{k.before.sgprs} -> {k.after.sgprs}",
+                     f"{k.before.vgprs} -> {k.after.vgprs}",
+                     f"{k.before.agprs} -> {k.after.agprs}",
+                     f"{k.before.vector_allocated} -> {k.after.vector_allocated}",
+                     f"{k.before.waves} -> {k.after.waves}", ", ".join(changed) or "no"])
+    lines.extend(_table(rows))
+    return lines
+
+
+@dataclass(frozen=True)
+class PrintInstrumentationReportPass(ModulePass):
+    """Print the instrumentation report of every code object to stderr; the IR is
+    unchanged."""
+
+    name = "print-instrumentation-report"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for code_object in op.ops:
+            if not isinstance(code_object, CodeObjectOp) \
+                    or code_object.processor not in SUPPORTED_TARGETS:
+                continue
+            try:
+                points, kernels = instrumentation_report(code_object)
+            except EffectError as error:
+                raise PassFailedException(f"{self.name}: {error}") from None
+            sys.stderr.write("".join(line + "\n" for line in format_report(points, kernels)))
+            sys.stderr.flush()
+
