@@ -275,8 +275,10 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
         if sub is not None and 32 * (sub[0] + sub[1]) > vclass.width:
             raise VerifyException(f"{where}: {attr.text} is outside its {vclass.width}-bit "
                                   "class")
-        if rc is None or width != rc.width:
-            expected = f"{rc.width}-bit" if rc else "an immediate"
+        slot_width = rc.width if rc is None or not rc.name.startswith("SReg_1") \
+            else isa.wavefront_size  # a lane mask: one bit per lane
+        if rc is None or width != slot_width:
+            expected = f"{slot_width}-bit" if rc else "an immediate"
             raise VerifyException(f"{where} is {expected}, got {attr.text} ({width}-bit)")
     elif isinstance(attr, IntAttr | LiteralAttr):
         if kind.operand_type == "OPERAND_REGISTER" and rc is not None:

@@ -80,7 +80,7 @@ def lower_add_sub(sel: Selector, op: arith.AddiOp | arith.SubiOp) -> None:
         else ("v_sub_co_u32_e64", "v_subb_co_u32_e64")
     sel.emit(low, [result.reg.part(0), carry_out, *sel.vsrcs([a.half(0), b.half(0)])])
     sel.emit(high, [result.reg.part(1), sel.new(LANE_MASK_CLASS),
-                    *sel.vsrcs([a.half(1), b.half(1)]), carry_out])
+                    *sel.vsrcs([a.half(1), b.half(1)], mask_operand=True), carry_out])
 
 
 def lower_mul(sel: Selector, op: arith.MuliOp) -> None:
@@ -98,19 +98,25 @@ def lower_mul(sel: Selector, op: arith.MuliOp) -> None:
     if width == 32:
         _mul_low(sel, uniform, result.reg, a, b)
         return
-    # (ah:al) * (bh:bl) mod 2^64 = al*bl + ((al*bh + ah*bl) << 32)
+    # (ah:al) * (bh:bl) mod 2^64 = al*bl + ((al*bh + ah*bl) << 32); a cross product with
+    # a constant zero half is left out (extended 32-bit values have one).
     cls = SGPR_CLASS[32] if uniform else VGPR_CLASS[32]
-    cross1, cross2, high = sel.new(cls), sel.new(cls), sel.new(cls)
+    high = sel.new(cls)
     _mul_low(sel, uniform, result.reg.part(0), a.half(0), b.half(0))
     if uniform:
         sel.emit("s_mul_hi_u32", [high, sel.ssrc(a.half(0)), sel.ssrc(b.half(0))])
     else:
         sel.emit("v_mul_hi_u32", [high, *sel.vsrcs([a.half(0), b.half(0)])])
-    _mul_low(sel, uniform, cross1, a.half(0), b.half(1))
-    _mul_low(sel, uniform, cross2, a.half(1), b.half(0))
+    crosses = [(x, y) for x, y in ((a.half(0), b.half(1)), (a.half(1), b.half(0)))
+               if x.const != 0 and y.const != 0]
     add = "s_add_u32" if uniform else "v_add_u32_e64"
-    sel.emit(add, [high, high, cross1])
-    sel.emit(add, [result.reg.part(1), high, cross2])
+    for index, (x, y) in enumerate(crosses):
+        cross = sel.new(cls)
+        _mul_low(sel, uniform, cross, x, y)
+        dest = result.reg.part(1) if index == len(crosses) - 1 else high
+        sel.emit(add, [dest, high, cross])
+    if not crosses:
+        sel.emit("s_mov_b32" if uniform else "v_mov_b32_e32", [result.reg.part(1), high])
 
 
 def _mul_low(sel: Selector, uniform: bool, dest: MCOperand, a: Value, b: Value) -> None:
@@ -264,7 +270,7 @@ def lower_select(sel: Selector, op: arith.SelectOp) -> None:
     halves = [(result.reg, a, b)] if width == 32 else \
         [(result.reg.part(i), a.half(i), b.half(i)) for i in (0, 1)]
     for dest, if_true, if_false in halves:
-        false_src, true_src = sel.vsrcs([if_false, if_true])
+        false_src, true_src = sel.vsrcs([if_false, if_true], mask_operand=True)
         sel.emit("v_cndmask_b32_e64", [dest, false_src, true_src, mask])
 
 

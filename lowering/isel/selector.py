@@ -135,9 +135,12 @@ class Selector:
         assert value.reg is not None
         return value.reg
 
-    def vsrcs(self, values: Sequence[Value], width: int = 32) -> list[MCOperand]:
+    def vsrcs(self, values: Sequence[Value], width: int = 32,
+              mask_operand: bool = False) -> list[MCOperand]:
         """Sources of one VALU (VOP3) instruction: VGPRs, inline constants, and at most one
-        SGPR (GFX9's constant bus); other SGPRs and literals are copied to VGPRs."""
+        SGPR (GFX9's constant bus); other SGPRs and literals are copied to VGPRs. With
+        ``mask_operand`` the instruction also reads a lane mask (a carry-in, a select
+        mask), which takes the bus: every source must then be a VGPR or inline."""
         sgpr: VirtRegAttr | None = None
         sources: list[MCOperand] = []
         for value in values:
@@ -145,7 +148,8 @@ class Selector:
                 sources.append(_imm(value.const, width))
             elif value.reg is not None and not value.uniform:
                 sources.append(value.reg)
-            elif value.reg is not None and (sgpr is None or sgpr == value.reg):
+            elif value.reg is not None and not mask_operand and (sgpr is None
+                                                                 or sgpr == value.reg):
                 sgpr = value.reg
                 sources.append(value.reg)
             else:

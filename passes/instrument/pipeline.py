@@ -1,0 +1,50 @@
+"""``lower-hooks``: the whole hook lowering as one pass.
+
+``insert-hooks`` (when the module has insertions), ``inline-hooks``,
+``select-instructions``, ``virtualize-phys-regs``, ``lower-intrinsics``,
+``save-payload-state``, ``allocate-payload-registers`` and ``verify-payloads``, in that
+order: what ``luthier-opt --inline-hooks`` runs, and what a pass developer can spell out
+with ``-p`` to stop at any stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from luthier.amdgpu_dialects.instr.ops import InsertOp
+from luthier.lowering.isel.select import SelectInstructionsPass
+from luthier.passes.instrument.inline_hooks import InlineHooksPass
+from luthier.passes.instrument.insert_hooks import InsertHooksPass
+from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
+from luthier.passes.instrument.payload_state import SavePayloadStatePass
+from luthier.passes.instrument.regalloc import AllocatePayloadRegistersPass
+from luthier.passes.instrument.verify_payloads import VerifyPayloadsPass
+from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
+
+
+def lowering_passes(allow_budget_growth: bool = True, spill: bool = True) -> list[ModulePass]:
+    """The passes after insertion, in order."""
+    return [InlineHooksPass(), SelectInstructionsPass(), VirtualizePhysRegsPass(),
+            LowerIntrinsicsPass(), SavePayloadStatePass(),
+            AllocatePayloadRegistersPass(allow_budget_growth=allow_budget_growth, spill=spill),
+            VerifyPayloadsPass()]
+
+
+@dataclass(frozen=True)
+class LowerHooksPass(ModulePass):
+    """Insert, inline and lower every hook into verified machine code."""
+
+    name = "lower-hooks"
+
+    allow_budget_growth: bool = True
+    spill: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if any(isinstance(child, InsertOp) for child in op.walk()):
+            InsertHooksPass().apply(ctx, op)
+        for stage in lowering_passes(self.allow_budget_growth, self.spill):
+            stage.apply(ctx, op)
