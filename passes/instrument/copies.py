@@ -13,6 +13,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr, register_units
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.analysis.register_usage import ADDRESSABLE
 
 #: Special registers hooks may name, with their width in 32-bit units.
 SPECIAL_REGISTERS = {"exec": 2, "vcc": 2, "exec_lo": 1, "exec_hi": 1, "vcc_lo": 1,
@@ -23,14 +24,17 @@ _UNIT_CLASS = {"s": "SReg_32", "v": "VGPR_32", "a": "AGPR_32", "ttmp": "SReg_32"
 
 
 def register_exists(isa: TargetISA, name: str) -> bool:
-    """Whether ``name`` names registers the target has (``v300`` and ``a0`` on a target
-    without AGPRs do not)."""
+    """Whether ``name`` names registers the target has: ``s102``-``s105`` encode
+    FLAT_SCRATCH and XNACK_MASK on GFX9, ``a0`` needs AGPRs, ``v300`` is past the file."""
+    scalar = isa.register_classes.get("SReg_32")
     if name in SPECIAL_REGISTERS:
         return True
     units = register_units(name)
     if units is None:
-        return False
+        return scalar is not None and (scalar.contains(name) or scalar.contains(f"{name}_lo"))
     prefix, first, count = units
+    if prefix == "s" and first + count > ADDRESSABLE["s"]:
+        return False
     rclass = isa.register_classes.get(_UNIT_CLASS[prefix])
     if rclass is None:
         return False
