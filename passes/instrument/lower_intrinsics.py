@@ -6,7 +6,7 @@ first_active_lane      ``s_ff1_i32_b64 d, exec`` (-1 when EXEC is empty)
 ballot                 ``s_and_b64 d, mask, exec``
 popcount               ``s_bcnt1_i32_b32/b64`` (uniform), ``v_bcnt_u32_b32`` (per lane)
 readfirstlane          ``v_readfirstlane_b32``
-readlane / writelane   ``v_readlane_b32`` / ``v_mov_b32`` + ``v_writelane_b32``
+readlane / writelane   ``v_readlane_b32`` / ``v_mov_b32`` + ``v_writelane_b32`` (lane in M0)
 global_addr            ``s_getpc_b64`` + ``s_add_u32``/``s_addc_u32`` with
                        ``sym@rel32@lo+4`` / ``sym@rel32@hi+12`` (PC-relative: the three
                        stay together, so the layout can resolve the offsets)
@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.instrument.points import enclosing_code_object, payloads
+from luthier.lowering.isel.mc_builder import MCBuilder, MCBuildError
+from luthier.passes.instrument.points import describe_point, enclosing_code_object, payloads
 from luthier.passes.instrument.virtualize import max_vreg
 
 #: Intrinsics whose lowering needs the kernel's saved entry state (the preamble's).
@@ -78,8 +79,11 @@ def expand(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int]) -> list[Inst
     if name == "readlane":
         return [inst("v_readlane_b32", [defs[0], uses[0], uses[1]])]
     if name == "writelane":
+        # GFX9 reads one SGPR per VALU instruction, M0 aside: the lane goes through M0
+        # (saved around the payload by save-payload-state where the application needs it).
         return [inst("v_mov_b32_e32", [defs[0], uses[2]]),
-                inst("v_writelane_b32", [defs[0], uses[0], uses[1]])]
+                inst("s_mov_b32", ["m0", uses[1]]),
+                inst("v_writelane_b32", [defs[0], uses[0], "m0"])]
     if name == "global_addr":
         symbol = op.param("symbol")
         assert isinstance(symbol, StringAttr)
@@ -110,7 +114,12 @@ class LowerIntrinsicsPass(ModulePass):
                     continue
                 block = intrinsic.parent_block()
                 assert block is not None
-                for inst in expand(intrinsic, builder, fresh):
+                try:
+                    expanded = expand(intrinsic, builder, fresh)
+                except MCBuildError as error:
+                    raise PassFailedException(f"lower-intrinsics: {describe_point(payload)}: "
+                                              f"{error}") from None
+                for inst in expanded:
                     block.insert_op_before(inst, intrinsic)
                 intrinsic.detach()
                 intrinsic.erase()
