@@ -90,10 +90,14 @@ def _bit_and(a: Sym, b: Sym) -> Sym:
         return b
     if b.kind == ONES:
         return a
-    for value in (a, b):
-        if value.kind in (ORIG, SUB):
+    subsets = [value for value in (a, b) if value.kind in (ORIG, SUB)]
+    if not subsets:
+        return unknown()
+    # A subset of both: keep EXEC's, the one the verifier reasons about (vcc & exec).
+    for value in subsets:
+        if value.slot in (EXEC_LO, EXEC_HI):
             return sub(value.slot)
-    return unknown()
+    return sub(subsets[0].slot)
 
 
 def _bit_or(a: Sym, b: Sym) -> Sym:

@@ -334,3 +334,75 @@ def test_violation_fields() -> None:
 def test_other_sources_do_not_restore(line: str) -> None:
     assert _messages(_payload(_ops("s_mov_b32 s20, s7", line))) == \
         [_WHERE + "writes s7, live there"]
+
+
+def test_or_of_two_subsets_of_exec_is_not_exec() -> None:
+    assert _messages(_payload(_ops(
+        "s_cselect_b32 s30, 1, 0", "s_and_saveexec_b64 s[20:21], vcc",
+        "s_and_b64 s[22:23], s[20:21], vcc", "s_or_b64 exec, exec, s[22:23]",
+        "s_cmp_lg_u32 s30, 0"))) == [_WHERE + "writes exec, live there"]
+
+
+def test_spilled_lane_carries_its_origin() -> None:
+    # @g spills s20 into a lane of v12 and computes with v12: it reads s20, which @h
+    # clobbered.
+    assert _messages(_payload(_ops("s_mov_b32 s20, 1")),
+                     _payload(_ops("v_writelane_b32 v12, s20, 3",
+                                   "v_add_u32_e32 v13, v12, v12"), name="g")) == \
+        [_WHERE + "writes s20, read by @g after it"]
+
+
+def test_saveexec_reads_its_mask() -> None:
+    # Which lanes @g writes depends on VCC, which @h clobbered.
+    assert _messages(_payload(_ops("s_mov_b64 vcc, 0")),
+                     _payload(_ops("s_cselect_b32 s30, 1, 0", "s_and_saveexec_b64 s[20:21], vcc",
+                                   "s_or_b64 exec, exec, s[20:21]", "s_cmp_lg_u32 s30, 0"),
+                              name="g")) == [_WHERE + "writes vcc, read by @g after it"]
+
+
+_DIVERGENT = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, '
+              'elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {\n'
+              '  amdgpu_mc.kernel @divergent <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {\n'
+              '    amdgpu_mc.v_mov_b32_e32 v1, 0\n'
+              '    amdgpu_mc.v_cmp_gt_u32_e32 vcc, 32, v0\n'
+              '    amdgpu_mc.s_and_saveexec_b64 s[6:7], vcc\n'
+              '    amdgpu_mc.s_cbranch_execz ^bb2, ^bb1\n'
+              '  ^bb1:\n'
+              '{payload}'
+              '    amdgpu_mc.v_mov_b32_e32 v2, 5\n'
+              '    amdgpu_mc.v_add_u32_e32 v1, v2, v0\n'
+              '    amdgpu_mc.fallthrough ^bb2\n'
+              '  ^bb2:\n'
+              '    amdgpu_mc.s_or_b64 exec, exec, s[6:7]\n'
+              '    amdgpu_mc.global_store_dword v0, v1, s[4:5]\n'
+              '    amdgpu_mc.s_endpgm\n'
+              '  }\n'
+              '}\n')
+
+
+def test_a_hook_that_sets_exec_must_keep_vgprs_in_every_lane() -> None:
+    # v1 is live only in the switched-off lanes, but the hook changes EXEC on purpose:
+    # which lanes the application will have switched off after it is not known.
+    where = "verify-payloads: @h in @divergent before 'v_mov_b32_e32 v2, 5' (#4): "
+    text = _DIVERGENT.replace("{payload}", _payload(_ops("v_mov_b32_e32 v1, 7")))
+    assert verify_payloads(_parse(text)) == []
+    setting_exec = _payload(_ops("v_mov_b32_e32 v1, 7", "s_mov_b64 exec, -1"),
+                            attributes=', writes = ["exec"]')
+    text = _DIVERGENT.replace("{payload}", setting_exec)
+    assert [str(v) for v in verify_payloads(_parse(text))] == [where + "writes v1, live there"]
+
+
+def test_cselect_of_two_nonzero_values_is_not_a_save() -> None:
+    assert _messages(_payload(_ops("s_cselect_b32 s20, 1, 1", "s_add_u32 s22, s22, 1",
+                                   "s_cmp_lg_u32 s20, 0"))) == [_WHERE + "writes scc, live there"]
+
+
+def test_switched_off_lanes_read_by_a_later_payload() -> None:
+    # @h restores v10's active lanes but not the others; @g reads v10 in every lane.
+    all_lanes = ("s_mov_b64 s[20:21], exec", "s_mov_b64 exec, -1")
+    back = ("s_mov_b64 exec, s[20:21]",)
+    assert _messages(
+        _payload(_ops("v_mov_b32_e32 v20, v10", *all_lanes, "v_mov_b32_e32 v10, 0", *back,
+                      "v_mov_b32_e32 v10, v20")),
+        _payload(_ops(*all_lanes, "v_add_u32_e32 v11, v10, v10", *back), name="g")) == \
+        [_WHERE + "writes v10, read by @g after it"]
