@@ -125,6 +125,51 @@ class SiteArgAttr(Data[str]):
                                   f"{', '.join(SITE_FACTS)}")
 
 
+@irdl_attr_definition
+class AddressArgAttr(Data[tuple[str, str, int]]):
+    """The address a global or flat memory instruction accesses, per lane:
+    ``#instr.address<"v[4:5]", "", 16>`` (a 64-bit VGPR address plus an offset) or
+    ``#instr.address<"s[0:1]", "v2", 16>`` (the SADDR form: an SGPR base, a 32-bit VGPR
+    offset, an immediate). ``insert-hooks`` makes it from ``#instr.operand<"address">``,
+    whichever form the instruction has; ``inline-hooks`` computes the i64 sum."""
+
+    name = "instr.address"
+
+    @property
+    def base(self) -> str:
+        return self.data[0]
+
+    @property
+    def index(self) -> str:
+        return self.data[1]
+
+    @property
+    def offset(self) -> int:
+        return self.data[2]
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[str, str, int]:
+        with parser.in_angle_brackets():
+            base = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            index = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            offset = parser.parse_integer(allow_boolean=False)
+        return base, index, offset
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.base)
+            printer.print_string(", ")
+            printer.print_string_literal(self.index)
+            printer.print_string(f", {self.offset}")
+
+    def verify(self) -> None:
+        check_register_name(self.base)
+        if self.index:
+            check_register_name(self.index)
+
+
 def check_register_name(name: str) -> int:
     """The units of an application register name, or a VerifyException saying why not."""
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from luthier.amdgpu_dialects.instr.attributes import (
+    AddressArgAttr,
     ConstArgAttr,
     OperandArgAttr,
     RegArgAttr,
@@ -43,5 +44,5 @@ INSTR = Dialect(
      WorkitemIdOp, GridDimOp, BlockDimOp, BallotOp, PopcountOp, ReadFirstLaneOp, ReadLaneOp,
      WriteLaneOp, KernArgOp, GlobalOp, GlobalAddrOp, LoadOp, StoreOp, AtomicOp, InsertOp,
      PayloadOp, MCIntrinsicOp],
-    [ConstArgAttr, RegArgAttr, OperandArgAttr, SiteArgAttr],
+    [ConstArgAttr, RegArgAttr, OperandArgAttr, SiteArgAttr, AddressArgAttr],
 )

@@ -52,6 +52,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.instr.attributes import (
+    AddressArgAttr,
     ConstArgAttr,
     OperandArgAttr,
     RegArgAttr,
@@ -382,7 +383,7 @@ class AtomicOp(IRDLOperation):
 
 
 #: Arguments an insertion may pass.
-InsertionArgument = ConstArgAttr | RegArgAttr | OperandArgAttr | SiteArgAttr
+InsertionArgument = ConstArgAttr | RegArgAttr | OperandArgAttr | SiteArgAttr | AddressArgAttr
 
 
 @irdl_op_definition

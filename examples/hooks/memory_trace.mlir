@@ -8,21 +8,17 @@
 // dropped; @trace_cursor still counts them, so the host sees min(cursor, 65536) entries
 // and knows how many were lost.
 //
-// The address is vaddr + offset: the form without SADDR ("global_load_dword v6, v[4:5],
-// off"), where vaddr is a 64-bit VGPR pair and offset a signed immediate. Limits: an
-// instruction in the SADDR form (address = saddr + zext(vaddr) + offset, vaddr 32-bit)
-// is not traced correctly by this hook: insert-hooks stops with "argument 0 is 32 bits,
-// the hook takes i64" rather than place it. A hook for that form takes (%saddr: i64,
-// %vaddr: i32, %offset: i32); no selector tells the two forms apart by mnemonic, so use
-// one hook per kernel (kernel = "...") as the code was compiled. Atomics (global_atomic_*),
-// flat_*, buffer_* and scratch accesses are not traced.
+// The address comes from #instr.operand<"address">: insert-hooks reads it off each
+// instruction in whichever form it has (a 64-bit vaddr plus offset, or the SADDR form:
+// saddr + zext(vaddr) + offset) and inline-hooks computes the i64 sum. Atomics
+// (global_atomic_*), flat_*, buffer_* and scratch accesses are not traced.
 //
 //   luthier-opt --lift examples/sample/vector_add.gfx90a.co \
 //     --hooks examples/hooks/memory_trace.mlir -p insert-hooks
 
 instr.global @trace_cursor {size = 8 : i64}
 instr.global @trace_buffer {size = 524288 : i64}
-instr.hook @trace_address(%vaddr: i64, %offset: i32) {
+instr.hook @trace_address(%address: i64) {
   %exec = instr.read_reg "exec" : i64
   %active = instr.popcount %exec : i64
   %active64 = arith.extui %active : i32 to i64
@@ -44,11 +40,9 @@ instr.hook @trace_address(%vaddr: i64, %offset: i32) {
     %eight = arith.constant 8 : i64
     %bytes = arith.muli %slot, %eight : i64
     %entry = arith.addi %buffer, %bytes : i64
-    %offset64 = arith.extsi %offset : i32 to i64
-    %address = arith.addi %vaddr, %offset64 : i64
     instr.store %address, %entry : i64
   }
   instr.return
 }
-instr.insert @trace_address {at = "instruction", mnemonic = "global_load*", args = [#instr.operand<"vaddr">, #instr.operand<"offset">]}
-instr.insert @trace_address {at = "instruction", mnemonic = "global_store*", args = [#instr.operand<"vaddr">, #instr.operand<"offset">]}
+instr.insert @trace_address {at = "instruction", mnemonic = "global_load*", args = [#instr.operand<"address">]}
+instr.insert @trace_address {at = "instruction", mnemonic = "global_store*", args = [#instr.operand<"address">]}

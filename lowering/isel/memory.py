@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.ops import AtomicOp, LoadOp, StoreOp
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.selector import Selector
 from luthier.lowering.isel.values import SGPR_CLASS, VGPR_CLASS, Value, width_of
 
@@ -98,7 +99,7 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
         data = sel.vreg(value)
         dest = [old] if old is not None else []
         sources = [operands[0], data, off] if off else [operands[0], data, operands[1]]
-        sel.emit(mnemonic, [*dest, *sources], "glc" if returns else "")
+        sel.emit(mnemonic, [*dest, *sources], _returning(sel) if returns else "")
         if old is None:
             return
         sel.emit("s_waitcnt", ["vmcnt(0)"])
@@ -111,6 +112,12 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
         atomic()
     if old is not None and not uniform:
         sel.define(op.result, Value(width, False, reg=old))
+
+
+def _returning(sel: Selector) -> str:
+    """The cache-policy bit that makes an atomic return its old value: GLC, named SC0
+    from gfx940 on."""
+    return "sc0" if load_target(sel.processor).has_feature("FeatureGFX940Insts") else "glc"
 
 
 def _read_first_lane(sel: Selector, op: AtomicOp, old: VirtRegAttr, width: int) -> None:

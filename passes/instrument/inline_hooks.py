@@ -19,25 +19,60 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.instr.attributes import ConstArgAttr, RegArgAttr, register_bits
+from luthier.amdgpu_dialects.instr.attributes import (
+    AddressArgAttr,
+    ConstArgAttr,
+    RegArgAttr,
+    register_bits,
+)
 from luthier.amdgpu_dialects.instr.ops import HookOp, PayloadOp, ReadRegOp, WriteRegOp
 
 
-def _argument_value(arg: Attribute, hook: HookOp, position: int) -> Operation:
-    """The op that produces what the point passes for one hook argument."""
+def _address_value(arg: AddressArgAttr) -> list[Operation]:
+    """Ops computing an access's i64 address: base (+ zext index) (+ offset)."""
+    base = ReadRegOp.create(properties={"register": StringAttr(arg.base)}, result_types=[i64])
+    ops: list[Operation] = [base]
+    total: SSAValue = base.results[0]
+    if arg.index:
+        index = ReadRegOp.create(properties={"register": StringAttr(arg.index)},
+                                 result_types=[i32])
+        wide = arith.ExtUIOp(index.results[0], i64)
+        add = arith.AddiOp(total, wide.result)
+        ops += [index, wide, add]
+        total = add.result
+    if arg.offset:
+        offset = arith.ConstantOp(IntegerAttr(arg.offset, i64))
+        add = arith.AddiOp(total, offset.result)
+        ops += [offset, add]
+    return ops
+
+
+def _argument_value(arg: Attribute, hook: HookOp, position: int) -> list[Operation]:
+    """The ops that produce what the point passes for one hook argument (the last one's
+    result is the value)."""
+    if isinstance(arg, AddressArgAttr):
+        return _address_value(arg)
     if isinstance(arg, ConstArgAttr):
         value = arg.value
         if arg.width > 1 and value >= 1 << (arg.width - 1):
             value -= 1 << arg.width  # IntegerAttr wants the signed spelling
-        return arith.ConstantOp(IntegerAttr(value, IntegerType(arg.width)))
+        return [arith.ConstantOp(IntegerAttr(value, IntegerType(arg.width)))]
     if isinstance(arg, RegArgAttr):
-        return ReadRegOp.create(properties={"register": StringAttr(arg.data)},
-                                result_types=[IntegerType(register_bits(arg.data))])
+        return [ReadRegOp.create(properties={"register": StringAttr(arg.data)},
+                                 result_types=[IntegerType(register_bits(arg.data))])]
     raise PassFailedException(f"inline-hooks: @{hook.sym_name.data}: argument {position} "
                               f"({arg}) is not bound to a constant or a register; run "
                               "insert-hooks first")
@@ -48,19 +83,20 @@ def inline_into(payload: PayloadOp, hook: HookOp) -> None:
     body = hook.body.clone()
     block = body.blocks.first
     assert block is not None
-    bound: list[Operation] = [_argument_value(arg, hook, position)
-                              for position, arg in enumerate(payload.args.data)]
+    bound = [_argument_value(arg, hook, position)
+             for position, arg in enumerate(payload.args.data)]
     if len(bound) != len(block.args):
         raise PassFailedException(
             f"inline-hooks: @{hook.sym_name.data} takes {len(block.args)} arguments, the "
             f"payload passes {len(bound)}")
     first = block.first_op
-    for op, argument in zip(bound, block.args, strict=True):
-        if first is None:
-            block.add_op(op)
-        else:
-            block.insert_op_before(op, first)
-        argument.replace_all_uses_with(SSAValue.get(op))
+    for ops, argument in zip(bound, block.args, strict=True):
+        for op in ops:
+            if first is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, first)
+        argument.replace_all_uses_with(ops[-1].results[0])
     for argument in reversed(block.args):
         block.erase_arg(argument)
     body.move_blocks(payload.body)

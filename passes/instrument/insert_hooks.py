@@ -44,6 +44,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, NotMCOperand
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.attributes import (
+    AddressArgAttr,
     ConstArgAttr,
     OperandArgAttr,
     RegArgAttr,
@@ -129,6 +130,8 @@ def _operand_arg(insert: InsertOp, function: Function, op: InstructionOpBase,
                  which: int | str, isa: TargetISA) -> Attribute:
     operands = op.mc_operands.data
     where = f"@{function.sym_name.data}, {op.mnemonic}"
+    if which == "address":
+        return _address_arg(insert, op, isa, where)
     if isinstance(which, str):
         desc = op.instr_def(isa)
         names = [slot.name for slot in desc.operands] if desc is not None else []
@@ -151,6 +154,25 @@ def _operand_arg(insert: InsertOp, function: Function, op: InstructionOpBase,
         return ConstArgAttr((operand.data & 0xFFFFFFFF, 32))
     raise _fail(insert, f"{where}: operand {index} ({operand}) is neither a register nor an "
                         "immediate")
+
+
+def _address_arg(insert: InsertOp, op: InstructionOpBase, isa: TargetISA,
+                 where: str) -> AddressArgAttr:
+    """``#instr.operand<"address">``: the per-lane address of a global/flat access, in
+    either encoding (a 64-bit ``vaddr``, or ``saddr`` + a 32-bit ``vaddr``)."""
+    desc = op.instr_def(isa)
+    slots = {slot.name: attr for slot, attr in
+             zip(desc.operands if desc is not None else (), op.mc_operands.data, strict=False)}
+    vaddr, saddr, offset = slots.get("vaddr"), slots.get("saddr"), slots.get("offset")
+    if not isinstance(vaddr, PhysRegAttr) or desc is None \
+            or not {"FLAT", "FlatGlobal"} & set(desc.classes) and "global" not in op.mnemonic \
+            and "flat" not in op.mnemonic:
+        raise _fail(insert, f"{where} is not a global or flat memory access: it has no "
+                            "address operand")
+    immediate = cast(int, offset.data) if isinstance(offset, IntAttr) else 0  # pyright: ignore[reportUnknownMemberType]
+    if isinstance(saddr, PhysRegAttr):
+        return AddressArgAttr((saddr.data, vaddr.data, immediate))
+    return AddressArgAttr((vaddr.data, "", immediate))
 
 
 _opcode_indexes: dict[str, dict[str, int]] = {}
@@ -221,6 +243,8 @@ def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: st
             bits = register_bits(arg.data)
         elif isinstance(arg, SiteArgAttr):
             bits = 32
+        elif isinstance(arg, AddressArgAttr):
+            bits = 64
         else:
             continue
         if bits != width:
