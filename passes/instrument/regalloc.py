@@ -207,6 +207,10 @@ def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAt
     return PhysRegAttr.get_register(tuple_name(name[0], start + first, count))
 
 
+#: Moves that do nothing when their source and destination got the same home.
+_MOVES = frozenset({"s_mov_b32", "s_mov_b64", "v_mov_b32_e32"})
+
+
 def _rewrite(code: PayloadCode, result: Assignment) -> None:
     """Virtual registers become their homes; copies that became no-ops are deleted."""
 
@@ -220,7 +224,7 @@ def _rewrite(code: PayloadCode, result: Assignment) -> None:
             if not any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
                 continue
             operands = mapped(op.mc_operands.data)
-            if item.copy is not None and operands[0] == operands[1]:
+            if (item.copy is not None or op.mnemonic in _MOVES) and operands[0] == operands[1]:
                 op.detach()
                 op.erase()
                 continue
