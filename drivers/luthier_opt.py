@@ -120,6 +120,14 @@ class LuthierOptMain(xDSLOptMain):
                                 "before the passes: MLIR text (.mlir) or a Python file "
                                 "(.py) defining a module-level `hooks` (a HookModule or "
                                 "a ModuleOp)")
+        group.add_argument("--inline-hooks", action="store_true",
+                           help="lower the hooks into the code before the -p passes: "
+                                "insert, inline, select, allocate into dead registers and "
+                                "verify (the lower-hooks pass)")
+        group.add_argument("--report", action="store_true",
+                           help="after the passes, print the static cost of every "
+                                "instrumentation point and kernel to stderr (registers, "
+                                "spills, instructions added, budget and occupancy)")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -168,7 +176,15 @@ class LuthierOptMain(xDSLOptMain):
             if self._hooks is None:
                 self._hooks = load_hooks(self.ctx, self.args.hooks)
             merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+        if self.args.inline_hooks:
+            from luthier.passes.instrument.pipeline import LowerHooksPass
+
+            LowerHooksPass().apply(self.ctx, prog)
         super().apply_passes(prog)
+        if self.args.report:
+            from luthier.passes.instrument.report import PrintInstrumentationReportPass
+
+            PrintInstrumentationReportPass().apply(self.ctx, prog)
 
     def prepare_output(self) -> IO[str]:
         self._buffer = _Buffer()

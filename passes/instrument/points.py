@@ -44,6 +44,14 @@ def instrumented_instruction(payload: PayloadOp) -> InstructionOpBase | None:
 
 
 def instruction_text(op: InstructionOpBase) -> str:
+    """``s_add_u32 s0, s0, 1``; a branch names its targets as the IR does (``^bb2``)."""
+    if op.KIND == "branch":
+        block = op.parent_block()
+        region = block.parent if block is not None else None
+        blocks = list(region.blocks) if region is not None else []
+        names = [f"^bb{blocks.index(target)}" if target in blocks else "^?"
+                 for target in op.successors]
+        return f"{op.mnemonic} {', '.join(names)}" if names else op.mnemonic
     operands = op.assembly_text()
     return f"{op.mnemonic} {operands}" if operands else op.mnemonic
 

@@ -54,6 +54,7 @@ from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import instructions
 from luthier.passes.analysis.units import file_range, unit_names, units_of
+from luthier.passes.instrument.points import instruction_text
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
     PayloadCode,
@@ -85,8 +86,7 @@ class Site:
     index: int
 
     def describe(self, payload: PayloadOp) -> str:
-        text = self.point.assembly_text()
-        instruction = self.point.mnemonic if not text else f"{self.point.mnemonic} {text}"
+        instruction = instruction_text(self.point)
         return (f"@{payload.hook.string_value()} in @{self.function.sym_name.data} before "
                 f"'{instruction}' (#{self.index})")
 

@@ -33,6 +33,7 @@ from luthier.passes.analysis.register_budget import (
     RegisterBudget,
 )
 from luthier.passes.analysis.register_usage import RegisterUsage
+from luthier.passes.instrument.points import instruction_text
 from luthier.passes.instrument.regalloc import Function, allocation_of, payload_sites
 
 
@@ -90,8 +91,7 @@ def _round_up(value: int, granule: int) -> int:
 
 
 def _instruction_text(op: InstructionOpBase) -> str:
-    text = op.assembly_text()
-    return op.mnemonic if not text else f"{op.mnemonic} {text}"
+    return instruction_text(op)
 
 
 def _count_instructions(payload: PayloadOp) -> int:

@@ -48,6 +48,7 @@ from luthier.passes.analysis.units import (
     format_units,
     units_of,
 )
+from luthier.passes.instrument.points import instruction_text
 from luthier.passes.instrument.verify_flow import run
 from luthier.passes.instrument.verify_machine_code import payload_code
 from luthier.passes.instrument.verify_symbolic import orig
@@ -206,8 +207,7 @@ def _bits(mask: int) -> list[int]:
 
 
 def _instruction_text(op: InstructionOpBase) -> str:
-    text = op.assembly_text()
-    return f"{op.mnemonic} {text}" if text else op.mnemonic
+    return instruction_text(op)
 
 
 def _check_function(function: Function, liveness: Liveness) -> list[Violation]:
