@@ -88,3 +88,14 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
   }
 }
 // CHECK: virtualize-phys-regs: @h in @k before 's_endpgm' (#1): s[102:103] is not a register of gfx90a
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    instr.payload @h attributes {args = []} {
+    }
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: select-instructions: @h in @k before 's_endpgm' (#0): the payload is empty; run inline-hooks first
