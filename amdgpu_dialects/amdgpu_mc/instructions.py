@@ -275,11 +275,13 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
         if sub is not None and 32 * (sub[0] + sub[1]) > vclass.width:
             raise VerifyException(f"{where}: {attr.text} is outside its {vclass.width}-bit "
                                   "class")
-        slot_width = rc.width if rc is None or not rc.name.startswith("SReg_1") \
-            else isa.wavefront_size  # a lane mask: one bit per lane
-        if rc is None or width != slot_width:
-            expected = f"{slot_width}-bit" if rc else "an immediate"
-            raise VerifyException(f"{where} is {expected}, got {attr.text} ({width}-bit)")
+        if rc is None:
+            raise VerifyException(f"{where} is an immediate, got {attr.text}")
+        # An SReg_1 slot holds a lane mask: one bit per lane of the wave.
+        slot_width = isa.wavefront_size if rc.name.startswith("SReg_1") else rc.width
+        if width != slot_width:
+            raise VerifyException(f"{where} is {slot_width}-bit, got {attr.text} "
+                                  f"({width}-bit)")
     elif isinstance(attr, IntAttr | LiteralAttr):
         if kind.operand_type == "OPERAND_REGISTER" and rc is not None:
             raise VerifyException(f"{where} must be a register, got an immediate")

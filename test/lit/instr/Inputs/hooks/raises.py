@@ -5,4 +5,4 @@ hooks = HookModule()
 
 @hooks.hook()
 def bad(h: HookBuilder) -> None:
-    h.const(1, i32) + h.const(2, i64)
+    _ = h.const(1, i32) + h.const(2, i64)  # mixed widths: the builder raises
