@@ -246,6 +246,12 @@ class LuthierOptMain(xDSLOptMain):
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return
+        if os.path.exists(path) and not os.path.isfile(path):
+            # /dev/null, a FIFO, a terminal: write into it; replacing it with a regular
+            # file (the atomic rename below) would break the system's /dev/null.
+            with open(path, "wb") as stream:
+                stream.write(data)
+            return
         directory = os.path.dirname(os.path.abspath(path))
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".luthier-opt-")
         try:
