@@ -48,15 +48,22 @@ def _fold(op: Operation, operands: list[Value]) -> int | None:
     return compute() & mask if compute is not None else None
 
 
+def _folded(sel: Selector, op: Operation, operands: list[Value]) -> bool:
+    """Define ``op``'s result as a constant when its operands are constants."""
+    folded = _fold(op, operands)
+    if folded is None:
+        return False
+    sel.define(op.results[0], Value(width_of(op.results[0]), True, const=folded))
+    return True
+
+
 # -- add, sub, mul -----------------------------------------------------------------------
 
 
 def lower_add_sub(sel: Selector, op: arith.AddiOp | arith.SubiOp) -> None:
     a, b = sel.value(op.lhs), sel.value(op.rhs)
-    folded = _fold(op, [a, b])
     width = width_of(op.result)
-    if folded is not None:
-        sel.define(op.result, Value(width, True, const=folded))
+    if _folded(sel, op, [a, b]):
         return
     if width not in (32, 64):
         raise SelectionError(f"{op.name} on i{width} is not supported")
@@ -85,10 +92,8 @@ def lower_add_sub(sel: Selector, op: arith.AddiOp | arith.SubiOp) -> None:
 
 def lower_mul(sel: Selector, op: arith.MuliOp) -> None:
     a, b = sel.value(op.lhs), sel.value(op.rhs)
-    folded = _fold(op, [a, b])
     width = width_of(op.result)
-    if folded is not None:
-        sel.define(op.result, Value(width, True, const=folded))
+    if _folded(sel, op, [a, b]):
         return
     if width not in (32, 64):
         raise SelectionError(f"arith.muli on i{width} is not supported")
@@ -133,10 +138,8 @@ _BITWISE = {arith.AndIOp: "and", arith.OrIOp: "or", arith.XOrIOp: "xor"}
 
 def lower_bitwise(sel: Selector, op: arith.AndIOp | arith.OrIOp | arith.XOrIOp) -> None:
     a, b = sel.value(op.lhs), sel.value(op.rhs)
-    folded = _fold(op, [a, b])
     width = width_of(op.result)
-    if folded is not None:
-        sel.define(op.result, Value(width, True, const=folded))
+    if _folded(sel, op, [a, b]):
         return
     kind = _BITWISE[type(op)]
     uniform = a.uniform and b.uniform
@@ -170,11 +173,8 @@ def lower_shift(sel: Selector, op: arith.ShLIOp | arith.ShRUIOp | arith.ShRSIOp)
     width = width_of(op.result)
     if width not in (32, 64):
         raise SelectionError(f"{op.name} on i{width} is not supported")
-    if isinstance(op, arith.ShLIOp):
-        folded = _fold(op, [a, b])
-        if folded is not None:
-            sel.define(op.result, Value(width, True, const=folded))
-            return
+    if isinstance(op, arith.ShLIOp) and _folded(sel, op, [a, b]):
+        return
     scalar, vector = _SHIFTS[type(op)]
     amount = b.half(0) if width == 64 else b
     uniform = a.uniform and b.uniform

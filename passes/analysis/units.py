@@ -141,6 +141,16 @@ def _runs(mask: int, base: int, count: int) -> list[tuple[int, int]]:
     return runs
 
 
+def unit_bits(mask: int) -> list[int]:
+    """The bit positions (unit numbers) set in ``mask``, lowest first."""
+    bits: list[int] = []
+    while mask:
+        low = mask & -mask
+        bits.append(low.bit_length() - 1)
+        mask ^= low
+    return bits
+
+
 def unit_names(mask: int) -> list[str]:
     """One name per unit, in bit order (``s4``, ``s5``, ``exec_lo``...)."""
     names: list[str] = []

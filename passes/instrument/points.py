@@ -67,17 +67,23 @@ def _index(function: Function, target: InstructionOpBase) -> int:
     return -1
 
 
+def format_point(hook: str, function: str, instruction: str, index: int) -> str:
+    """``@hook in @function before 'text' (#index)``: how every instrumentation pass
+    names a point in its diagnostics."""
+    return f"@{hook} in @{function} before '{instruction}' (#{index})"
+
+
 def describe_point(payload: PayloadOp) -> str:
-    """``@hook in @function before 'text' (#index)``."""
-    hook = f"@{payload.hook.string_value()}"
+    """:func:`format_point` for a payload, found from where it sits."""
+    hook = payload.hook.string_value()
     function = enclosing_function(payload)
     if function is None:
-        return hook
-    where = f"{hook} in @{function.sym_name.data}"
+        return f"@{hook}"
     point = instrumented_instruction(payload)
     if point is None:
-        return f"{where} at the end of a block"
-    return f"{where} before '{instruction_text(point)}' (#{_index(function, point)})"
+        return f"@{hook} in @{function.sym_name.data} at the end of a block"
+    return format_point(hook, function.sym_name.data, instruction_text(point),
+                        _index(function, point))
 
 
 def payloads(root: Operation) -> Iterator[PayloadOp]:

@@ -54,7 +54,7 @@ from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import instructions
 from luthier.passes.analysis.units import file_range, unit_names, units_of
-from luthier.passes.instrument.points import instruction_text
+from luthier.passes.instrument.points import format_point, instruction_text
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
     PayloadCode,
@@ -86,9 +86,8 @@ class Site:
     index: int
 
     def describe(self, payload: PayloadOp) -> str:
-        instruction = instruction_text(self.point)
-        return (f"@{payload.hook.string_value()} in @{self.function.sym_name.data} before "
-                f"'{instruction}' (#{self.index})")
+        return format_point(payload.hook.string_value(), self.function.sym_name.data,
+                            instruction_text(self.point), self.index)
 
 
 def payload_sites(function: Function) -> list[tuple[PayloadOp, Site]]:

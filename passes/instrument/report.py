@@ -90,10 +90,6 @@ def _round_up(value: int, granule: int) -> int:
     return -(-value // granule) * granule
 
 
-def _instruction_text(op: InstructionOpBase) -> str:
-    return instruction_text(op)
-
-
 def _count_instructions(payload: PayloadOp) -> int:
     return sum(1 for block in payload.body.blocks for op in block.ops
                if isinstance(op, InstructionOpBase))
@@ -151,7 +147,7 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
             allocation = allocation_of(payload)
             report = PointReport(
                 payload.hook.string_value(), function.sym_name.data, site.index,
-                _instruction_text(site.point), _count_instructions(payload),
+                instruction_text(site.point), _count_instructions(payload),
                 tuple(allocation.get("registers", [])), tuple(allocation.get("spilled", [])),
                 tuple(allocation.get("spill_registers", [])),
                 tuple(allocation.get("budget_growth", [])))

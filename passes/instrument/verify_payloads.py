@@ -46,9 +46,10 @@ from luthier.passes.analysis.units import (
     VECTOR_MASK,
     UnknownRegisterError,
     format_units,
+    unit_bits,
     units_of,
 )
-from luthier.passes.instrument.points import instruction_text
+from luthier.passes.instrument.points import format_point, instruction_text
 from luthier.passes.instrument.verify_flow import run
 from luthier.passes.instrument.verify_machine_code import payload_code
 from luthier.passes.instrument.verify_symbolic import orig
@@ -68,8 +69,8 @@ class Violation:
     message: str
 
     def __str__(self) -> str:
-        return (f"verify-payloads: @{self.hook} in @{self.function} before "
-                f"'{self.instruction}' (#{self.index}): {self.message}")
+        where = format_point(self.hook, self.function, self.instruction, self.index)
+        return f"verify-payloads: {where}: {self.message}"
 
 
 @dataclass
@@ -184,7 +185,7 @@ class _PointChecker:
             bad = 0
             exposed = result.exposed
             for state in result.exit_states:
-                for slot in _bits(need | writes):
+                for slot in unit_bits(need | writes):
                     value = state.get(slot)
                     if value != orig(slot):
                         bad |= (1 << slot) & need
@@ -195,19 +196,6 @@ class _PointChecker:
             later.insert(0, (payload.hook.string_value(), exposed))
             later_all |= exposed
         return [violation for group in reversed(found) for violation in group]
-
-
-def _bits(mask: int) -> list[int]:
-    bits: list[int] = []
-    while mask:
-        low = mask & -mask
-        bits.append(low.bit_length() - 1)
-        mask ^= low
-    return bits
-
-
-def _instruction_text(op: InstructionOpBase) -> str:
-    return instruction_text(op)
 
 
 def _check_function(function: Function, liveness: Liveness) -> list[Violation]:
@@ -223,7 +211,7 @@ def _check_function(function: Function, liveness: Liveness) -> list[Violation]:
             if not pending:
                 continue
             if isinstance(op, InstructionOpBase):
-                point = _Point(name, index_of[id(op)], _instruction_text(op))
+                point = _Point(name, index_of[id(op)], instruction_text(op))
                 violations += _PointChecker(liveness, liveness.effects, point,
                                             op).check(pending)
             else:

@@ -43,6 +43,7 @@ from luthier.passes.analysis.units import (
     SPECIAL_UNITS,
     UNIT_COUNT,
     VECTOR_MASK,
+    unit_bits,
     units_of,
 )
 from luthier.passes.instrument.verify_symbolic import (
@@ -330,7 +331,7 @@ def read_origin(state: State, uses: int, cover: tuple[str, str]) -> int:
     """The entry content a (non-copy) read of ``uses`` may see."""
     origin = 0
     reads_inactive = cover[1] != "none"
-    for unit in _bits(uses):
+    for unit in unit_bits(uses):
         origin |= state.get(unit).origin
         if reads_inactive and VECTOR_MASK >> unit & 1:
             origin |= state.get(inactive_slot(unit)).origin
@@ -347,7 +348,7 @@ def _write_part(state: State, slot: int, cover: str, new: Sym) -> None:
 def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool) -> None:
     """Make the units of ``defs`` unknown: scalar units always; vector units in the parts
     ``cover`` reaches. ``whole`` writes end the old content; partial ones keep its origin."""
-    for unit in _bits(defs):
+    for unit in unit_bits(defs):
         if not VECTOR_MASK >> unit & 1:
             state.set(unit, unknown(0 if whole else state.get(unit).origin))
             continue
@@ -393,10 +394,3 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
     return exposed
 
 
-def _bits(mask: int) -> list[int]:
-    bits: list[int] = []
-    while mask:
-        low = mask & -mask
-        bits.append(low.bit_length() - 1)
-        mask ^= low
-    return bits
