@@ -83,3 +83,16 @@ instr.hook @h(%n: i32) {
 }
 instr.insert @h {at = "instruction", args = [#instr.const<1 : i32>]}
 // CHECK: insert-hooks: there is no code object to instrument (lift one first)
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+instr.hook @h(%address: i64) {
+  instr.return
+}
+instr.insert @h {at = "instruction", args = [#instr.operand<"address">]}
+// CHECK: insert-hooks: @h: @k, s_endpgm is not a global or flat memory access: it has no address operand
