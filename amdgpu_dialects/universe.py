@@ -87,6 +87,14 @@ LUTHIER_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "print-instrumentation-report": _pass("passes.instrument.report",
                                           "PrintInstrumentationReportPass"),
     "lower-hooks": _pass("passes.instrument.pipeline", "LowerHooksPass"),
+    "place-sva": _pass("passes.preamble.sva", "PlaceSVAPass"),
+    "emit-preamble": _pass("passes.preamble.emit", "EmitPreamblePass"),
+    "splice-payloads": _pass("passes.layout.splice_payloads", "SplicePayloadsPass"),
+    "export-tool-globals": _pass("passes.layout.tool_globals", "ExportToolGlobalsPass"),
+    "update-descriptors": _pass("passes.layout.descriptors", "UpdateDescriptorsPass"),
+    "relax-branches": _pass("passes.layout.relax_branches", "RelaxBranchesPass"),
+    "finalize-instrumentation": _pass("passes.layout.pipeline",
+                                      "FinalizeInstrumentationPass"),
 }
 
 LUTHIER_UNIVERSE = Universe(all_dialects=LUTHIER_DIALECTS, all_passes=LUTHIER_PASSES)

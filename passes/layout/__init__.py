@@ -1,0 +1,1 @@
+"""Layout: payloads spliced into the code, tool globals, descriptors, branch relaxation."""

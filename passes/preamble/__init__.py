@@ -1,0 +1,1 @@
+"""The State Value Array and the kernel preamble that sets it up."""
