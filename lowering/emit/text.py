@@ -69,6 +69,17 @@ class TextSection:
     functions: list[FunctionPlacement] = field(default_factory=lambda: list[FunctionPlacement]())
 
 
+@dataclass
+class EncodedFunction:
+    """A function's instructions encoded with zero branch offsets: each with its offset and
+    bytes, each block's offset, and the offset just past the last instruction."""
+
+    block_offsets: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
+    instructions: list[tuple[InstructionOpBase, int, bytes]] = field(
+        default_factory=lambda: list[tuple[InstructionOpBase, int, bytes]]())
+    end: int = 0
+
+
 def _align(offset: int, alignment: int) -> int:
     return (offset + alignment - 1) // alignment * alignment
 
@@ -107,17 +118,21 @@ class TextEncoder:
         except EncodeError as error:
             raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
 
-    def encode_function(self, op: KernelOp | FunctionOp, start: int,
-                        relocations: list[RelocationSpec]) -> bytes:
+    def instruction_size(self, op: InstructionOpBase, function: str) -> int:
+        """Bytes ``op`` encodes to (with a zero branch offset: sizes do not depend on it)."""
+        return len(self._encode(op, function, 0, []))
+
+    def encode_blocks(self, op: KernelOp | FunctionOp, start: int,
+                      relocations: list[RelocationSpec]) -> EncodedFunction:
+        """Pass 1: encode every instruction with a zero branch offset, learning where each
+        block starts. Relocation offsets are final already: no size depends on a branch
+        offset, which is also why branch relaxation can measure code with this."""
         name = op.sym_name.data
-        # Pass 1: encode everything (relocation offsets are final already: no size depends
-        # on a branch offset), learning block offsets; branches get a zero offset for now.
-        block_offsets: dict[Block, int] = {}
+        encoded = EncodedFunction()
         offset = start
-        encoded: list[tuple[InstructionOpBase, int, bytes]] = []
         blocks = list(op.body.blocks)
         for index, block in enumerate(blocks):
-            block_offsets[block] = offset
+            encoded.block_offsets[block] = offset
             for inner in block.ops:
                 if isinstance(inner, FallthroughOp):
                     if index + 1 >= len(blocks) or inner.dest is not blocks[index + 1]:
@@ -127,13 +142,20 @@ class TextEncoder:
                 if not isinstance(inner, InstructionOpBase):
                     raise EmitError(f"{name}: '{inner.name}' is not an instruction")
                 data = self._encode(inner, name, offset, relocations)
-                encoded.append((inner, offset, data))
+                encoded.instructions.append((inner, offset, data))
                 offset += len(data)
+        encoded.end = offset
+        return encoded
+
+    def encode_function(self, op: KernelOp | FunctionOp, start: int,
+                        relocations: list[RelocationSpec]) -> bytes:
+        name = op.sym_name.data
+        encoded = self.encode_blocks(op, start, relocations)
         # Pass 2: re-encode the branches, now that every block has its offset.
         out = bytearray()
-        for inner, at, data in encoded:
+        for inner, at, data in encoded.instructions:
             if inner.KIND == "branch":
-                target = block_offsets[inner.successors[0]]
+                target = encoded.block_offsets[inner.successors[0]]
                 branch = (target - (at + 4)) // 4
                 if not -(1 << 15) <= branch < (1 << 15):
                     raise EmitError(f"{name}: {inner.mnemonic} at {at - start:#x} cannot reach "
@@ -142,6 +164,14 @@ class TextEncoder:
                 data = self._encode(inner, name, at, [], branch)
             out += data
         return bytes(out)
+
+
+def function_layout(function: KernelOp | FunctionOp, isa: TargetISA,
+                    encoder: Encoder) -> EncodedFunction:
+    """Where ``function``'s blocks and instructions lie, counted from its first byte (branch
+    offsets are relative, so alignment does not matter); branches hold zero offsets.
+    Raises EmitError for what cannot be encoded."""
+    return TextEncoder(isa, encoder).encode_blocks(function, 0, [])
 
 
 def encode_text(functions: list[KernelOp | FunctionOp], isa: TargetISA, encoder: Encoder,
