@@ -10,6 +10,7 @@
     luthier-opt in.co -o out.s                   # LLVM-syntax assembly (llvm-mc reads it)
     luthier-opt kernel.s -o kernel.co            # assemble (pure Python), lift, link
     luthier-opt in.co --hooks tool.py -p insert-hooks   # instrument with a tool's hooks
+    luthier-opt --lift --inline-hooks --emit-preamble in.co --hooks H.mlir -o out.co
 
 Code objects (``.co``, ``.hsaco``, ``.o``, ``.elf``), offload bundles and HIP fat binaries
 (``.hipfb``, ``.fatbin``, or any host ELF with a ``.hip_fatbin`` section) are lifted on
@@ -124,6 +125,12 @@ class LuthierOptMain(xDSLOptMain):
                            help="lower the hooks into the code before the -p passes: "
                                 "insert, inline, select, allocate into dead registers and "
                                 "verify (the lower-hooks pass)")
+        group.add_argument("--emit-preamble", action="store_true",
+                           help="after the passes, make the instrumented code emittable: "
+                                "kernel preambles for the state payloads need, payloads "
+                                "spliced into the code, the tool's globals exported, "
+                                "descriptors and metadata updated, branches relaxed (the "
+                                "finalize-instrumentation pass)")
         group.add_argument("--report", action="store_true",
                            help="after the passes, print the static cost of every "
                                 "instrumentation point and kernel to stderr (registers, "
@@ -185,6 +192,10 @@ class LuthierOptMain(xDSLOptMain):
             from luthier.passes.instrument.report import PrintInstrumentationReportPass
 
             PrintInstrumentationReportPass().apply(self.ctx, prog)
+        if self.args.emit_preamble:
+            from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
+            FinalizeInstrumentationPass().apply(self.ctx, prog)
 
     def prepare_output(self) -> IO[str]:
         self._buffer = _Buffer()

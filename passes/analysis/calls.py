@@ -38,10 +38,15 @@ from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    LiteralAttr,
+    NotMCOperandError,
+    SymbolOperandAttr,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
 from luthier.amdgpu_dialects.isa.target import OperandSlot, TargetISA
+from luthier.lowering.mc.encoder import EncodeError, encoder_for
 
 #: How many single-predecessor blocks before a call the resolver looks through. Compilers
 #: materialise a call target right before the call; the bound keeps long straight chains
@@ -159,6 +164,16 @@ def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
                 and slot.kind.operand_type != "OPERAND_PCREL"):
             return desc.size + 4
     return desc.size
+
+
+def encoded_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
+    """Bytes ``op`` encodes to. Encoding decides whether an immediate parsed from text
+    needs a trailing literal, which the record alone does not say; an op that cannot be
+    encoded yet (a symbolic operand) falls back to the record's size plus its literal."""
+    try:
+        return len(encoder_for(isa.name).encode(op.to_mcinst(isa), keep_literals=True))
+    except (NotMCOperandError, EncodeError, KeyError):
+        return instruction_size(op, isa)
 
 
 class _Evaluator:

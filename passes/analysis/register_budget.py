@@ -127,5 +127,11 @@ class RegisterBudget:
         return min(sgpr_occupancy(encoded, max_waves), vgpr_occupancy(vgprs, self.processor))
 
 
+def vector_granule(processor: str) -> tuple[int, bool]:
+    """(VGPR allocation granule, whether VGPRs and AGPRs share one file) of a processor."""
+    granule, _, unified, _ = _VECTOR_FILES[processor]
+    return granule, unified
+
+
 def supports_budget(processor: str) -> bool:
     return processor in _VECTOR_FILES

@@ -40,7 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, NotMCOperandError
+from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.attributes import (
@@ -54,8 +54,7 @@ from luthier.amdgpu_dialects.instr.attributes import (
 )
 from luthier.amdgpu_dialects.instr.ops import HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
-from luthier.passes.analysis.calls import instruction_size
+from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
 
@@ -205,16 +204,6 @@ def _site_arg(insert: InsertOp, function: Function, op: InstructionOpBase, fact:
     return ConstArgAttr((offsets[index], 32))
 
 
-def _encoded_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
-    """Bytes ``op`` encodes to. Encoding decides whether an immediate parsed from text
-    needs a trailing literal, which the record alone does not say; an op that cannot be
-    encoded yet (a symbolic operand) falls back to the record's size plus its literal."""
-    try:
-        return len(encoder_for(isa.name).encode(op.to_mcinst(isa), keep_literals=True))
-    except (NotMCOperandError, EncodeError, KeyError):
-        return instruction_size(op, isa)
-
-
 def _offsets(function: Function, isa: TargetISA) -> list[int] | None:
     """Each instruction's byte offset from the function's first, as lifted (payloads
     placed so far take no room: they are not application code). None when a size is
@@ -222,7 +211,7 @@ def _offsets(function: Function, isa: TargetISA) -> list[int] | None:
     offsets: list[int] = []
     offset = 0
     for op in instructions(function):
-        size = _encoded_size(op, isa)
+        size = encoded_size(op, isa)
         if size is None:
             return None
         offsets.append(offset)

@@ -1,0 +1,216 @@
+"""``update-descriptors``: register counts that cover the instrumented code.
+
+The hardware gives each wave the registers its kernel descriptor asks for and no more, so
+after payloads have used registers past a kernel's old counts (the allocator grows budgets
+when the registers dead at a point are not enough), the descriptor must ask for them, and
+the metadata note, which the runtime reads for the same counts, must agree:
+
+* SGPRs: ``COMPUTE_PGM_RSRC1.GRANULATED_WAVEFRONT_SGPR_COUNT`` encodes the generic SGPRs
+  plus the special ones at the allocation's top (VCC, XNACK_MASK, and FLAT_SCRATCH where
+  used or architected), in blocks of 8; ``.sgpr_count`` counts the same.
+* Vector registers: ``GRANULATED_WORKITEM_VGPR_COUNT`` counts, in blocks of 8 on GFX90A
+  and GFX942, the unified file: the architected VGPRs up to ``ACCUM_OFFSET`` (a multiple
+  of 4), then the AGPRs. A payload that needs a VGPR at or past the old accum offset
+  moves the AGPRs up (their numbering in the code is relative to the offset, so the code
+  does not change). ``.vgpr_count`` is that total, ``.agpr_count`` the AGPRs. GFX908 has
+  separate files of equal size: the count is the larger of the two.
+
+Counts only grow, and only by what the payloads add: the pass runs before the payloads
+are spliced, compares the highest register of each file the application's instructions
+touch (in the kernel and the functions it may call) with the highest the payloads touch
+too, and raises the old count by the difference (plus two SGPRs for VCC or FLAT_SCRATCH
+when only payloads use them). The old count's own extras (LLVM's special SGPRs) are kept
+as they were, so a kernel whose payloads stay below its application's registers keeps its
+descriptor and metadata byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.passes import ModulePass
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.passes.analysis.effects import EffectTable
+from luthier.passes.analysis.register_budget import (
+    SGPR_ENCODING_GRANULE,
+    supports_budget,
+    vector_granule,
+)
+from luthier.passes.analysis.register_usage import RegisterUsage
+from luthier.passes.analysis.units import AGPR_MASK, SGPR_MASK, VGPR_MASK, file_range, units_of
+
+#: The accumulation offset is a multiple of 4 VGPRs.
+ACCUM_GRANULE = 4
+_FLAT_SCRATCH = units_of("flat_scratch")
+_VCC = units_of("vcc")
+
+
+def _round_up(value: int, granule: int) -> int:
+    return -(-value // granule) * granule
+
+
+def _highest(mask: int, file_mask: int, prefix: str) -> int:
+    """Registers of file ``prefix`` needed to cover ``mask``: highest index + 1."""
+    mask &= file_mask
+    if not mask:
+        return 0
+    low = file_range(prefix, 0, 1).bit_length() - 1
+    return mask.bit_length() - low
+
+
+def _new_special_sgprs(application: int, instrumented: int, processor: str) -> int:
+    """SGPRs that count because a payload uses VCC or FLAT_SCRATCH and the application
+    did not (LLVM counts each pair only when used; FLAT_SCRATCH is always counted where
+    it is architected)."""
+    extra = 0
+    for units, counted in ((_VCC, True), (_FLAT_SCRATCH, processor != "gfx942")):
+        if counted and instrumented & units and not application & units:
+            extra += 2
+    return extra
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterCounts:
+    """What a kernel's descriptor and metadata say about its registers."""
+
+    #: SGPRs with the special ones (the metadata's ``.sgpr_count``).
+    sgprs: int
+    #: Architected VGPRs (up to the accumulation offset where AGPRs are used).
+    vgprs: int
+    agprs: int
+
+
+@dataclass(frozen=True, slots=True)
+class DescriptorUpdate:
+    """One kernel's counts before and after."""
+
+    kernel: str
+    before: RegisterCounts
+    after: RegisterCounts
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def _kernel_entries(metadata: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    kernels: list[dict[str, Any]] = metadata.get("amdhsa.kernels", [])
+    return {str(entry.get(".name")): entry for entry in kernels}
+
+
+def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
+             effects: EffectTable) -> tuple[int, int]:
+    """Units the code of ``kernel`` and the functions it may call touch: the application's
+    instructions alone, and with the payloads' (from the instructions: a call to unknown
+    code cannot make us raise counts we cannot know)."""
+    functions = {op.sym_name.data: op for op in code_object.body.ops
+                 if isinstance(op, KernelOp | FunctionOp)}
+    application = instrumented = 0
+    for name in usage.kernel(kernel).functions:
+        for op in functions[name].walk():
+            if not isinstance(op, InstructionOpBase):
+                continue
+            effect = effects.of(op)
+            instrumented |= effect.uses | effect.defs
+            if not isinstance(op.parent_op(), PayloadOp):
+                application |= effect.uses | effect.defs
+    return application, instrumented
+
+
+def _grown(count: int, application: int, instrumented: int, file_mask: int,
+           prefix: str) -> int:
+    """``count`` raised by how far the payloads reach past the application's highest
+    register of the file (the count's own extras, such as LLVM's special SGPRs, stay)."""
+    extra = _highest(instrumented, file_mask, prefix) - _highest(application, file_mask, prefix)
+    return count + extra if extra > 0 else count
+
+
+def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
+    """Raise each kernel's register counts to what its code touches; returns the counts
+    of every kernel, before and after."""
+    processor = code_object.processor
+    if not supports_budget(processor):
+        return []
+    isa = load_target(processor)
+    effects = EffectTable(isa)
+    usage = RegisterUsage(code_object, effects=effects)
+    metadata: dict[str, Any] = dict(attr_to_metadata(code_object.metadata)) \
+        if code_object.metadata is not None else {}
+    entries = _kernel_entries(metadata)
+    granule, unified = vector_granule(processor)
+    updates: list[DescriptorUpdate] = []
+    metadata_changed = False
+    for kernel in (op for op in code_object.body.ops if isinstance(op, KernelOp)):
+        name = kernel.sym_name.data
+        descriptor = kernel.descriptor.data
+        rsrc1 = descriptor.compute_pgm_rsrc1
+        application, instrumented = _touched(code_object, usage, name, effects)
+        entry = entries.get(name, {})
+        encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
+        old_agprs = int(entry.get(".agpr_count", 0))
+        if unified:
+            accum = descriptor.compute_pgm_rsrc3.accum_offset_vgprs
+            old_vgprs = accum if old_agprs else int(entry.get(".vgpr_count",
+                                                              (rsrc1.granulated_workitem_vgpr_count
+                                                               + 1) * granule))
+        else:
+            old_vgprs = int(entry.get(".vgpr_count", (rsrc1.granulated_workitem_vgpr_count
+                                                      + 1) * granule))
+        before = RegisterCounts(int(entry.get(".sgpr_count", encoded_sgprs)), old_vgprs,
+                                old_agprs)
+        after = RegisterCounts(
+            _grown(before.sgprs, application, instrumented, SGPR_MASK, "s")
+            + _new_special_sgprs(application, instrumented, processor),
+            _grown(before.vgprs, application, instrumented, VGPR_MASK, "v"),
+            _grown(before.agprs, application, instrumented, AGPR_MASK, "a"))
+        updates.append(DescriptorUpdate(name, before, after))
+        if after == before:
+            continue
+        fields: dict[str, int] = {}
+        sgpr_blocks = _round_up(after.sgprs, SGPR_ENCODING_GRANULE) // SGPR_ENCODING_GRANULE - 1
+        if sgpr_blocks > rsrc1.granulated_wavefront_sgpr_count:
+            fields["rsrc1__granulated_wavefront_sgpr_count"] = sgpr_blocks
+        if unified:
+            accum = max(descriptor.compute_pgm_rsrc3.accum_offset_vgprs,
+                        _round_up(max(after.vgprs, 1), ACCUM_GRANULE))
+            total = accum + after.agprs if after.agprs else after.vgprs
+            if accum != descriptor.compute_pgm_rsrc3.accum_offset_vgprs:
+                fields["rsrc3__accum_offset"] = accum // ACCUM_GRANULE - 1
+            vector_count = total
+        else:
+            vector_count = max(after.vgprs, after.agprs)
+        vgpr_blocks = _round_up(max(vector_count, 1), granule) // granule - 1
+        if vgpr_blocks > rsrc1.granulated_workitem_vgpr_count:
+            fields["rsrc1__granulated_workitem_vgpr_count"] = vgpr_blocks
+        if fields:
+            kernel.descriptor = kernel.descriptor.with_fields(**fields)
+        if entry:
+            entry[".sgpr_count"] = after.sgprs
+            entry[".vgpr_count"] = vector_count if unified else after.vgprs
+            entry[".agpr_count"] = after.agprs
+            metadata_changed = True
+    if metadata_changed:
+        attr = metadata_to_attr(metadata)
+        assert isinstance(attr, DictionaryAttr)
+        code_object.metadata = attr
+    return updates
+
+
+@dataclass(frozen=True)
+class UpdateDescriptorsPass(ModulePass):
+    """Raise every kernel's descriptor and metadata register counts to cover its code."""
+
+    name = "update-descriptors"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for code_object in op.walk():
+            if isinstance(code_object, CodeObjectOp):
+                update_descriptors(code_object)

@@ -1,0 +1,264 @@
+"""``splice-payloads``: lowered payloads become plain code before their instructions.
+
+After ``lower-hooks`` every ``instr.payload`` holds allocated machine code: instructions on
+physical registers, its own blocks and branches when the hook had control flow, and one
+``instr.return`` where control leaves it. Splicing moves that code into the function in
+front of the instrumented instruction:
+
+* a one-block payload's instructions go straight into the enclosing block;
+* a payload with control flow splits the enclosing block: the instructions before the
+  point keep the block (so branches to it still run the payload first), the payload's
+  first block joins them, its other blocks follow in their order, and the rest of the
+  enclosing block (the instrumented instruction on) becomes a new block that each
+  ``instr.return`` falls (or branches) into.
+
+Application instructions are not touched, with one exception that exactness requires:
+a PC-relative operand (``sym@rel32@lo+4`` after ``s_getpc_b64``) is a distance from the
+instruction that read the PC, encoded in its addend. Code spliced between the two moves
+one and not the other, so each such addend is recomputed from the new layout: the
+reference point (the address the addend was measured from, ``literal - addend``) is the
+end of the same application instruction before and after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.ir import Attribute, Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FallthroughOp,
+    FunctionOp,
+    KernelOp,
+)
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
+from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.analysis.calls import encoded_size
+from luthier.passes.instrument.points import describe_point
+
+Function = KernelOp | FunctionOp
+
+#: Variants whose value is a distance from the literal's own address (S + A - P).
+PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
+                                  "rel32", "gotpcrel32", ""})
+
+
+def _fail(where: str, reason: str) -> PassFailedException:
+    return PassFailedException(f"splice-payloads: {where}: {reason}")
+
+
+def check_lowered(payload: PayloadOp) -> None:
+    """A payload is ready to splice when it holds only machine code on physical registers
+    (and its ``instr.return``)."""
+    for op in payload.body.walk():
+        if op is payload or isinstance(op, FallthroughOp | ReturnOp):
+            continue
+        if isinstance(op, MCIntrinsicOp):
+            raise _fail(describe_point(payload),
+                        f"instr.mc_intrinsic \"{op.intrinsic.data}\" is not lowered (state "
+                        "intrinsics need the SVA: run place-sva before lower-intrinsics, and "
+                        "emit-preamble)")
+        if not isinstance(op, InstructionOpBase):
+            raise _fail(describe_point(payload),
+                        f"'{op.name}' is not machine code (run lower-hooks first)")
+        if any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+            raise _fail(describe_point(payload),
+                        f"{op.name} still has virtual registers (run "
+                        "allocate-payload-registers first)")
+
+
+@dataclass
+class _PCRelative:
+    """An application operand measured from the end of ``base``."""
+
+    op: InstructionOpBase
+    operand: int
+    base: InstructionOpBase
+
+
+def _size(op: InstructionOpBase, isa: TargetISA, function: str) -> int:
+    size = encoded_size(op, isa)
+    if size is None:
+        raise _fail(f"@{function}", f"'{op.opcode.data}' is not an instruction of {isa.name}")
+    return size
+
+
+def _literal_offset(op: InstructionOpBase, isa: TargetISA) -> int:
+    """Where a symbolic literal sits in ``op``: right after the record's own words."""
+    return isa.by_name[op.opcode.data].size
+
+
+def _layout(function: Function, isa: TargetISA) -> dict[InstructionOpBase, int]:
+    """Each instruction's byte offset from the function's start (payloads not counted)."""
+    offsets: dict[InstructionOpBase, int] = {}
+    offset = 0
+    for block in function.body.blocks:
+        for op in block.ops:
+            if isinstance(op, InstructionOpBase):
+                offsets[op] = offset
+                offset += _size(op, isa, function.sym_name.data)
+    return offsets
+
+
+def _pc_relative_operands(function: Function, isa: TargetISA,
+                          offsets: dict[InstructionOpBase, int]) -> list[_PCRelative]:
+    """The application's PC-relative operands, each tied to the instruction whose end it
+    is measured from."""
+    ends = {offset + _size(op, isa, function.sym_name.data): op
+            for op, offset in offsets.items()}
+    found: list[_PCRelative] = []
+    for op, offset in offsets.items():
+        for index, attr in enumerate(op.mc_operands.data):
+            if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
+                continue
+            reference = attr.reference
+            if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
+                continue
+            point = offset + _literal_offset(op, isa) - reference.addend
+            base = ends.get(point)
+            if base is None:
+                raise _fail(f"@{function.sym_name.data}",
+                            f"{op.mnemonic} at {offset:#x}: '{attr.data}' is measured from "
+                            f"{point:#x}, which is not the end of an instruction; code "
+                            "inserted before it would change its value")
+            found.append(_PCRelative(op, index, base))
+    return found
+
+
+def _rebase(found: list[_PCRelative], offsets: dict[InstructionOpBase, int],
+            isa: TargetISA, function: str) -> None:
+    for item in found:
+        attr = item.op.mc_operands.data[item.operand]
+        assert isinstance(attr, SymbolOperandAttr)
+        reference = attr.reference
+        assert reference is not None
+        end = offsets[item.base] + _size(item.base, isa, function)
+        addend = offsets[item.op] + _literal_offset(item.op, isa) - end
+        if addend == reference.addend:
+            continue
+        operands: list[Attribute] = list(item.op.mc_operands.data)
+        operands[item.operand] = SymbolOperandAttr(replace(reference, addend=addend).text)
+        item.op.mc_operands = ArrayAttr(operands)
+
+
+def _splice(payload: PayloadOp, builder: MCBuilder) -> None:
+    block = payload.parent_block()
+    region = block.parent_region() if block is not None else None
+    assert block is not None and region is not None
+    blocks = list(payload.body.blocks)
+    if len(blocks) == 1:
+        for op in list(blocks[0].ops):
+            op.detach()
+            if not isinstance(op, ReturnOp):
+                block.insert_op_before(op, payload)
+        payload.detach()
+        payload.erase()
+        return
+    # Control flow: block = [before, payload blocks..., tail = [instrumented, rest]].
+    tail = Block()
+    region.insert_block_after(tail, block)
+    rest: list[Operation] = []
+    op = payload.next_op
+    while op is not None:
+        rest.append(op)
+        op = op.next_op
+    for op in rest:
+        op.detach()
+        tail.add_op(op)
+    previous = block
+    for inner in blocks:
+        payload.body.detach_block(inner)
+        region.insert_block_after(inner, previous)
+        previous = inner
+    payload.detach()
+    payload.erase()
+    block.add_op(FallthroughOp(blocks[0]))
+    for inner in blocks:
+        last = inner.last_op
+        if isinstance(last, ReturnOp):
+            inner.erase_op(last)
+            inner.add_op(FallthroughOp(tail) if inner is blocks[-1]
+                         else builder.branch("s_branch", [tail]))
+    _merge_into_predecessor(tail, blocks[-1])
+    _merge_into_predecessor(blocks[0], block)
+
+
+def region_blocks(block: Block) -> list[Block]:
+    region = block.parent_region()
+    assert region is not None
+    return list(region.blocks)
+
+
+def _is_target(block: Block, blocks: list[Block]) -> bool:
+    """Whether some block other than its layout predecessor's fall-through reaches
+    ``block``."""
+    for other in blocks:
+        last = other.last_op
+        if last is None or isinstance(last, FallthroughOp):
+            continue
+        if block in last.successors:
+            return True
+    return False
+
+
+def _merge_into_predecessor(block: Block, predecessor: Block) -> None:
+    """Append ``block``'s ops to ``predecessor`` (which falls into it) when nothing else
+    branches to ``block``."""
+    last = predecessor.last_op
+    if not isinstance(last, FallthroughOp) or last.dest is not block:
+        return
+    if _is_target(block, region_blocks(block)):
+        return
+    predecessor.erase_op(last)
+    for op in list(block.ops):
+        op.detach()
+        predecessor.add_op(op)
+    region = block.parent_region()
+    assert region is not None
+    region.erase_block(block)
+
+
+def splice_function(function: Function, isa: TargetISA) -> int:
+    """Splice every payload of ``function``; returns how many there were."""
+    payloads = [op for block in function.body.blocks for op in block.ops
+                if isinstance(op, PayloadOp)]
+    if not payloads:
+        return 0
+    for payload in payloads:
+        check_lowered(payload)
+    found = _pc_relative_operands(function, isa, _layout(function, isa))
+    builder = MCBuilder(isa.name)
+    for payload in payloads:
+        _splice(payload, builder)
+    _rebase(found, _layout(function, isa), isa, function.sym_name.data)
+    return len(payloads)
+
+
+def splice_payloads(code_object: CodeObjectOp) -> int:
+    """Splice the payloads of every function of ``code_object``; returns their number."""
+    isa = load_target(code_object.processor)
+    return sum(splice_function(op, isa) for op in code_object.body.ops
+               if isinstance(op, KernelOp | FunctionOp))
+
+
+@dataclass(frozen=True)
+class SplicePayloadsPass(ModulePass):
+    """Move every lowered ``instr.payload``'s code into its function, before the
+    instruction it instruments, keeping PC-relative operands exact."""
+
+    name = "splice-payloads"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for code_object in op.walk():
+            if isinstance(code_object, CodeObjectOp):
+                splice_payloads(code_object)
