@@ -24,6 +24,7 @@ from luthier.emulator.errors import EmulationError
 from luthier.emulator.kernarg import LaunchShape, build_segment, explicit_specs, pack_scalar
 from luthier.emulator.memory import GlobalMemory
 from luthier.emulator.program import Program, compile_program
+from luthier.emulator.trace import ExecutionTrace, traced_steps
 
 #: One kernel argument: a buffer (array) or a by-value scalar.
 KernelArgument = Union[npt.NDArray[Any], int, float, np.generic, bytes]  # noqa: UP007
@@ -47,6 +48,8 @@ class RunResult:
     #: Instructions executed by each wave, in dispatch order (workgroup, then wave).
     wave_instructions: list[int] = field(default_factory=lambda: list[int]())
     wave_size: int = 64
+    #: What the run executed, per instruction (``run_kernel(..., trace=True)``), else None.
+    trace: ExecutionTrace | None = None
 
     @property
     def instructions(self) -> int:
@@ -120,9 +123,11 @@ def parse_ir(path: Path) -> CodeObjectOp:
 def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
                block: int | tuple[int, ...], args: list[KernelArgument], *,
                dynamic_lds: int = 0, scratch_per_lane: int | None = None,
-               max_instructions: int = MAX_INSTRUCTIONS) -> RunResult:
+               max_instructions: int = MAX_INSTRUCTIONS, trace: bool = False) -> RunResult:
     """Run ``kernel`` over ``grid`` workgroups of ``block`` work-items (HIP's gridDim and
-    blockDim) with ``args``, and return the buffers and instruction counts."""
+    blockDim) with ``args``, and return the buffers and instruction counts; with ``trace``,
+    also what each instruction executed (:class:`~luthier.emulator.trace.ExecutionTrace`),
+    which slows the run down, so it is off unless asked for."""
     program = load_program(code)
     info = program.kernels.get(kernel)
     if info is None:
@@ -163,8 +168,10 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
         info.descriptor.kernel_code_properties.uses_dynamic_stack
     scratch = scratch_per_lane if scratch_per_lane is not None else (
         DYNAMIC_STACK_BYTES if uses_stack else 0)
+    recorded = ExecutionTrace(program) if trace else None
     setup = DispatchSetup(grid3, block3, kernarg.base, packet.base, queue.base, dynamic_lds,
-                          scratch, max_instructions)
+                          scratch, max_instructions,
+                          None if recorded is None else traced_steps(program, recorded))
     groups = dispatch(program, kernel, setup, memory)
     out: list[npt.NDArray[Any] | None] = [None] * len(args)
     for position, buffer, array in buffers:
@@ -173,7 +180,7 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
     final_globals = {name: buffer.data.tobytes() for name, buffer in globals_.items()}
     counts = [wave.executed for group in groups for wave in group.waves]
     lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
-    return RunResult(out, final_globals, counts, lanes)
+    return RunResult(out, final_globals, counts, lanes, recorded)
 
 
 def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,

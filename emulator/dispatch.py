@@ -30,7 +30,7 @@ from luthier.emulator.memory import (
     PrivateMemory,
 )
 from luthier.emulator.program import KernelInfo, Program
-from luthier.emulator.semantics.registry import BARRIER, END
+from luthier.emulator.semantics.registry import BARRIER, END, Step
 from luthier.emulator.state import M0, Wave
 
 #: Bits 31:16 of V# dword 1 hold the stride; dword 3 of the scratch V# LLVM expects
@@ -57,6 +57,8 @@ class DispatchSetup:
     dynamic_lds: int
     scratch_per_lane: int
     max_instructions: int
+    #: The step table to run (the program's, or traced steps); None: the program's own.
+    steps: list[Step] | None = None
 
 
 def _user_sgprs(wave: Wave, info: KernelInfo, setup: DispatchSetup, memory: GlobalMemory,
@@ -141,9 +143,11 @@ def _workitem_ids(wave: Wave, info: KernelInfo, setup: DispatchSetup, packed: bo
     return int.from_bytes(np.packbits(valid, bitorder="little").tobytes(), "little")
 
 
-def run_wave(wave: Wave, program: Program, budget: int) -> None:
-    """Run ``wave`` until it ends or reaches a barrier."""
-    steps = program.steps
+def run_wave(wave: Wave, program: Program, budget: int,
+             steps: list[Step] | None = None) -> None:
+    """Run ``wave`` until it ends or reaches a barrier, through ``steps`` (the program's
+    own unless given: traced steps record as they run)."""
+    steps = program.steps if steps is None else steps
     pc = wave.pc
     count = 0
     # Float semantics produce inf/NaN on purpose (IEEE results), not by accident.
@@ -172,11 +176,12 @@ def run_wave(wave: Wave, program: Program, budget: int) -> None:
         raise EmulationError(f"wave {wave.index} stopped with pc {pc}")
 
 
-def run_workgroup(group: Workgroup, program: Program, budget: int) -> None:
+def run_workgroup(group: Workgroup, program: Program, budget: int,
+                  steps: list[Step] | None = None) -> None:
     while True:
         for wave in group.waves:
             if not wave.done and not wave.at_barrier:
-                run_wave(wave, program, budget - wave.executed)
+                run_wave(wave, program, budget - wave.executed, steps)
         live = [wave for wave in group.waves if not wave.done]
         if not live:
             return
@@ -234,6 +239,6 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
             wave.hwregs[1] = mode
             wave.pc = entry
             group.waves.append(wave)
-        run_workgroup(group, program, setup.max_instructions)
+        run_workgroup(group, program, setup.max_instructions, setup.steps)
         groups.append(group)
     return groups

@@ -56,7 +56,9 @@ def _signed_offset(inst: Instruction) -> int:
     return int(inst.get("offset", 0))
 
 
-def _global_address(inst: Instruction) -> Addresses:
+def global_address(inst: Instruction) -> Addresses:
+    """The per-lane 64-bit addresses of a ``global_*`` instruction (every lane, active or
+    not); public because the execution trace records what the access reaches."""
     offset = U64(_signed_offset(inst) & 0xFFFFFFFFFFFFFFFF)
     if inst.has("saddr") and inst.get("saddr") not in ("off", "null"):
         base = inst.scalar("saddr", 64)
@@ -254,7 +256,7 @@ def _addressing(inst: Instruction, prefix: str) -> Target:
             return spaces[kind], where, wave.active() & in_range
         return through_resource
     space = _Space({"global": "global", "flat": "flat", "scratch": "private"}[prefix])
-    address = _scratch_offset(inst) if prefix == "scratch" else _global_address(inst)
+    address = _scratch_offset(inst) if prefix == "scratch" else global_address(inst)
     return lambda wave: (space, address(wave), wave.active())
 
 
@@ -403,7 +405,7 @@ def _atomic(inst: Instruction) -> Step:
     fn = atomic_ops(bits)[op_name]
     nbytes = bits // 8
     dwords = bits // 32
-    address = _global_address(inst)
+    address = global_address(inst)
     flat = prefix == "flat"
     _, data_index, _ = inst.vdst("vdata")
     returns = inst.desc.has("vdst") and inst.get("vdst") is not None

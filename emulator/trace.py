@@ -1,0 +1,108 @@
+"""An execution trace: what a run executed, counted the way instrumentation hooks count it.
+
+Checking an instrumented kernel needs the truth its counters should equal, measured on the
+*original* run, so that the instructions a payload adds are never counted against it. The
+trace gives, per instruction of the program (per pc):
+
+* ``waves``: how many times a wave issued it (what a hook with uniform operands, such as
+  ``instr_count``'s ``@instr_count_wave`` or ``opcode_histogram``, adds once per wave);
+* ``lanes``: the sum over those issues of popcount(EXEC) read *before* the instruction
+  executes (what ``instr_count``'s ``@instr_count_thread`` adds: the payload runs before its
+  instruction and reads the application's EXEC);
+* for every ``global_*`` instruction, the addresses its active lanes access, computed from
+  the operands before the instruction executes (a load may overwrite its own address
+  registers), in issue order.
+
+Tracing wraps each step of the program in a closure that records, then runs the step; it
+is opt-in (``run_kernel(..., trace=True)``) because it slows every instruction down.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from luthier.emulator.program import Program
+from luthier.emulator.semantics.registry import Instruction, Step
+from luthier.emulator.semantics.vmem import global_address
+from luthier.emulator.state import Wave
+
+
+@dataclass
+class ExecutionTrace:
+    """Per-pc issue counts, active-lane sums and global addresses of one run."""
+
+    program: Program
+    #: Per pc: times a wave issued the instruction.
+    waves: list[int] = field(default_factory=lambda: list[int]())
+    #: Per pc: sum of popcount(EXEC) before each issue.
+    lanes: list[int] = field(default_factory=lambda: list[int]())
+    #: (pc, addresses of the active lanes) of each issued ``global_*`` instruction.
+    accesses: list[tuple[int, npt.NDArray[np.uint64]]] = field(
+        default_factory=lambda: list[tuple[int, npt.NDArray[np.uint64]]]())
+
+    @property
+    def wave_instructions(self) -> int:
+        """Instructions issued, summed over waves."""
+        return sum(self.waves)
+
+    @property
+    def thread_instructions(self) -> int:
+        """Instructions issued, each counted once per active lane."""
+        return sum(self.lanes)
+
+    def opcode_histogram(self) -> Counter[str]:
+        """Issues per ISA record name (the instruction's opcode record, e.g.
+        ``S_MOV_B32_vi``): opcode numbers map to these names through
+        :func:`luthier.frontend.hooks.opcode_names`."""
+        histogram: Counter[str] = Counter()
+        for inst, count in zip(self.program.instructions, self.waves, strict=True):
+            if count:
+                histogram[inst.desc.name] += count
+        return histogram
+
+    def global_addresses(self, *patterns: str) -> Counter[int]:
+        """The multiset of lane addresses of the traced ``global_*`` instructions whose
+        mnemonic matches one of ``patterns`` (shell globs, as a hook's ``mnemonic``
+        selector; every ``global_*`` when none is given)."""
+        addresses: Counter[int] = Counter()
+        instructions = self.program.instructions
+        for pc, lanes in self.accesses:
+            mnemonic = instructions[pc].mnemonic
+            if patterns and not any(fnmatch.fnmatchcase(mnemonic, p) for p in patterns):
+                continue
+            addresses.update(int(address) for address in lanes.tolist())
+        return addresses
+
+
+def traced_steps(program: Program, trace: ExecutionTrace) -> list[Step]:
+    """The program's steps, each recording into ``trace`` before it runs."""
+    trace.waves = [0] * len(program.steps)
+    trace.lanes = [0] * len(program.steps)
+    return [_traced(inst, step, trace)
+            for inst, step in zip(program.instructions, program.steps, strict=True)]
+
+
+def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
+    pc = inst.pc
+    waves, lanes = trace.waves, trace.lanes
+    if not inst.mnemonic.startswith("global_"):
+        def counted(wave: Wave) -> int:
+            waves[pc] += 1
+            lanes[pc] += wave.exec_bits.bit_count()
+            return step(wave)
+        return counted
+    address = global_address(inst)
+    accesses = trace.accesses
+
+    def recorded(wave: Wave) -> int:
+        waves[pc] += 1
+        lanes[pc] += wave.exec_bits.bit_count()
+        active = np.asarray(address(wave), np.uint64)[wave.active()]
+        accesses.append((pc, active.copy()))
+        return step(wave)
+    return recorded

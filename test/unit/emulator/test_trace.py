@@ -1,0 +1,77 @@
+"""The execution trace counts what hooks count, on the original run: issues per wave,
+active lanes read *before* each instruction, ISA records, and the addresses active lanes of
+``global_*`` instructions access, computed before the instruction overwrites its operands."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.emulator import run_kernel
+from luthier.emulator.dispatch import Workgroup, run_wave
+from luthier.emulator.memory import GlobalMemory, LocalMemory, PrivateMemory
+from luthier.emulator.state import Wave
+from luthier.emulator.trace import ExecutionTrace, traced_steps
+
+from .asm import assemble
+from .common import CORPUS, out
+
+LANES = np.arange(64, dtype=np.uint32)
+
+
+def _traced_run(body: str, memory: GlobalMemory, setup_base: int) -> ExecutionTrace:
+    program = assemble(body)
+    trace = ExecutionTrace(program)
+    wave = Wave(64, Workgroup((0, 0, 0), LocalMemory(1024, "LDS")))
+    wave.memory = memory
+    wave.private = PrivateMemory(64, 256)
+    wave.exec_bits = wave.full
+    wave.s[0], wave.s[1] = setup_base & 0xFFFFFFFF, setup_base >> 32
+    wave.v[0] = 4 * LANES + 8
+    run_wave(wave, program, 1000, traced_steps(program, trace))
+    assert wave.done
+    return trace
+
+
+def test_lanes_are_exec_before_the_instruction_and_addresses_its_operands() -> None:
+    memory = GlobalMemory()
+    base = memory.allocate(1024, "buf", bytes(1024)).base
+    # s_mov_b64 issues with 64 lanes and leaves 4; the load overwrites its own offset VGPR.
+    trace = _traced_run("""
+        s_mov_b64 exec, 15
+        global_load_dword v0, v0, s[0:1] offset:-4
+        global_load_dword v1, v0, s[0:1]
+    """, memory, base)
+    assert trace.waves == [1, 1, 1, 1]
+    assert trace.lanes == [64, 4, 4, 4]
+    assert (trace.wave_instructions, trace.thread_instructions) == (4, 76)
+    first = [base + 4 * lane + 4 for lane in range(4)]
+    # the second load's offsets are the loaded zeros: every lane reads base
+    assert trace.global_addresses() == Counter(first + [base] * 4)
+    assert trace.global_addresses("global_store*") == Counter()
+    names = trace.opcode_histogram()
+    isa = load_target("gfx90a")
+    assert sorted((isa.by_name[name].mnemonic, count) for name, count in names.items()) == [
+        ("global_load_dword", 2), ("s_endpgm", 1), ("s_mov_b64", 1)]
+
+
+def test_trace_is_opt_in_and_agrees_with_the_wave_counts() -> None:
+    """A divergent loop: the trace's issue total is the dispatch's own count, the outputs
+    are those of an untraced run, and an untraced run has no trace."""
+    inputs = np.arange(1, 129, dtype=np.int32)
+    path = CORPUS / "control_flow.gfx90a.co"
+    plain = run_kernel(path, "data_dependent_loop", 2, 64, [inputs, np.zeros(128, np.int32)])
+    traced = run_kernel(path, "data_dependent_loop", 2, 64, [inputs, np.zeros(128, np.int32)],
+                        trace=True)
+    assert plain.trace is None and traced.trace is not None
+    np.testing.assert_array_equal(out(traced, 1), out(plain, 1))
+    assert traced.trace.wave_instructions == plain.instructions
+    # lanes drop out of the loop as their chains end: fewer lane-issues than 64 per issue
+    assert traced.trace.thread_instructions < 64 * plain.instructions
+    loads = traced.trace.global_addresses("global_load*")
+    stores = traced.trace.global_addresses("global_store*")
+    # each work-item loads its input once and stores its output once
+    assert sum(loads.values()) == sum(stores.values()) == 128
+    assert len(loads) == len(stores) == 128
