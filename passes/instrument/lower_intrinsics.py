@@ -13,8 +13,9 @@ global_addr            ``s_getpc_b64`` + ``s_add_u32``/``s_addc_u32`` with
 =====================  ==========================================================
 
 Intrinsics that read state the kernel had at entry (``kernarg``, ``workgroup_id``,
-``workitem_id``, ``grid_dim``, ``block_dim``) stay: where that state is kept is decided
-when the kernel preamble is emitted, which saves it.
+``workitem_id``, ``grid_dim``, ``block_dim``) read the homes ``place-sva`` chose (see
+:mod:`luthier.passes.preamble.state_access`); in a kernel without homes (``place-sva`` not
+run) they stay, and ``splice-payloads`` refuses them.
 """
 
 from __future__ import annotations
@@ -28,14 +29,18 @@ from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.lowering.isel.mc_builder import MCBuilder, MCBuildError
-from luthier.passes.instrument.points import describe_point, enclosing_code_object, payloads
+from luthier.passes.instrument.points import (
+    describe_point,
+    enclosing_code_object,
+    enclosing_function,
+    payloads,
+)
 from luthier.passes.instrument.virtualize import max_vreg
-
-#: Intrinsics whose lowering needs the kernel's saved entry state (the preamble's).
-STATE_INTRINSICS = frozenset({"kernarg", "workgroup_id", "workitem_id", "grid_dim",
-                              "block_dim"})
+from luthier.passes.preamble.state_access import StateAccessError, expand_state
+from luthier.passes.preamble.sva import STATE_INTRINSICS, mask_of_homes
 
 
 def _vregs(registers: list[VirtRegAttr | object]) -> list[VirtRegAttr]:
@@ -108,15 +113,22 @@ class LowerIntrinsicsPass(ModulePass):
             assert code_object is not None
             builder = MCBuilder(code_object.processor)
             fresh = [max_vreg(payload) + 1]
+            kernel = enclosing_function(payload)
+            has_homes = isinstance(kernel, KernelOp) and mask_of_homes(kernel) != 0
             for intrinsic in [child for child in payload.body.walk()
                               if isinstance(child, MCIntrinsicOp)]:
-                if intrinsic.intrinsic.data in STATE_INTRINSICS:
-                    continue
                 block = intrinsic.parent_block()
                 assert block is not None
                 try:
-                    expanded = expand(intrinsic, builder, fresh)
-                except MCBuildError as error:
+                    if intrinsic.intrinsic.data not in STATE_INTRINSICS:
+                        expanded = expand(intrinsic, builder, fresh)
+                    elif has_homes:
+                        assert isinstance(kernel, KernelOp)
+                        expanded = expand_state(intrinsic, builder, fresh, kernel,
+                                                code_object)
+                    else:
+                        continue
+                except (MCBuildError, StateAccessError) as error:
                     raise PassFailedException(f"lower-intrinsics: {describe_point(payload)}: "
                                               f"{error}") from None
                 for inst in expanded:

@@ -1,7 +1,8 @@
 """``lower-hooks``: the whole hook lowering as one pass.
 
 ``insert-hooks`` (when the module has insertions), ``inline-hooks``,
-``select-instructions``, ``virtualize-phys-regs``, ``lower-intrinsics``,
+``select-instructions``, ``virtualize-phys-regs``, ``place-sva`` (homes for the entry
+state payloads read, kept out of allocation), ``lower-intrinsics``,
 ``save-payload-state``, ``allocate-payload-registers`` and ``verify-payloads``, in that
 order: what ``luthier-opt --inline-hooks`` runs, and what a pass developer can spell out
 with ``-p`` to stop at any stage.
@@ -24,12 +25,13 @@ from luthier.passes.instrument.payload_state import SavePayloadStatePass
 from luthier.passes.instrument.regalloc import AllocatePayloadRegistersPass
 from luthier.passes.instrument.verify_payloads import VerifyPayloadsPass
 from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
+from luthier.passes.preamble.sva import PlaceSVAPass
 
 
 def lowering_passes(allow_budget_growth: bool = True, spill: bool = True) -> list[ModulePass]:
     """The passes after insertion, in order."""
     return [InlineHooksPass(), SelectInstructionsPass(), VirtualizePhysRegsPass(),
-            LowerIntrinsicsPass(), SavePayloadStatePass(),
+            PlaceSVAPass(), LowerIntrinsicsPass(), SavePayloadStatePass(),
             AllocatePayloadRegistersPass(allow_budget_growth=allow_budget_growth, spill=spill),
             VerifyPayloadsPass()]
 

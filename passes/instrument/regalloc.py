@@ -68,6 +68,7 @@ from luthier.passes.instrument.regalloc_spill import (
     emit_spill_code,
     plan_spills,
 )
+from luthier.passes.preamble.sva import reserved_units
 
 PASS_NAME = "allocate-payload-registers"
 _FILE_NAMES = {"s": "SGPR", "v": "VGPR", "a": "AGPR"}
@@ -128,6 +129,9 @@ class PayloadAllocator:
             self.free = FreeRegisters(code_object)
         except EffectError as error:
             raise PassFailedException(f"{PASS_NAME}: {error}") from None
+        #: Function -> the SVA and work-item homes of the kernels that may run it: dead
+        #: for the application, but holding the state payloads read.
+        self.reserved = reserved_units(code_object)
 
     def run(self) -> None:
         for function in [op for op in self.code_object.body.ops if isinstance(op, Function)]:
@@ -151,14 +155,16 @@ class PayloadAllocator:
     def _pools(self, site: Site, code: PayloadCode, later_reads: int,
                spill: bool) -> Pools:
         point = site.point
-        dead_here = self.free.dead_before(point)
+        dead_here = self.free.dead_before(point) & ~self.reserved.get(
+            site.function.sym_name.data, 0)
         budget = allowed = 0
         for prefix in _FILES:
             budget |= self.free.allocatable(point, prefix, True)
             allowed |= self.free.allocatable(point, prefix, not self.allow_budget_growth)
         spillable = 0
         if spill:
-            spillable = ~dead_here & budget & _SPILLABLE_FILES & ~code.physical_units
+            spillable = ~dead_here & budget & _SPILLABLE_FILES & ~code.physical_units \
+                & ~self.reserved.get(site.function.sym_name.data, 0)
         return Pools(dead_here & ~later_reads, allowed, budget, spillable)
 
     def _allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,

@@ -1,8 +1,26 @@
-"""``emit-preamble``: set up, at kernel entry, the state payloads need.
+"""``emit-preamble``: save, at kernel entry, the state the payloads read.
 
-A kernel none of whose payloads needs instrumentation state (kernel arguments, workgroup
-and workitem ids, launch sizes, the instrumentation stack) gets no preamble and stays
-byte-identical.
+For each kernel with homes (``place-sva``), the preamble runs before anything else,
+kernel-entry payloads included:
+
+1. The descriptor asks the hardware for what the payloads need and the application did
+   not: the kernarg segment pointer (a user SGPR pair), workgroup ids (system SGPRs),
+   work-item ids y/z (bits of the packed ``v0``).
+2. Asking for more shifts the SGPRs after the new ones (AMDGPUUsage, "Initial Kernel
+   Execution State": user SGPRs in a fixed order, then from ``user_sgpr_count`` the
+   system SGPRs). The preamble reads the saved values from their new places
+   (``v_writelane_b32`` into the SVA lanes; ``v_mov_b32`` of ``v0`` into the work-item
+   home), then moves every shifted SGPR back to where the application expects it, in
+   ascending order (each moves down, so no source is overwritten before it is read), and
+   masks ``v0`` back to the work-item fields the application asked for.
+3. None of these instructions reads or writes SCC, VCC, M0 or EXEC, and the only
+   registers written are the homes (free in the whole kernel) and SGPRs that are either
+   the application's (given their entry values) or new (which the application never
+   read): the application starts in exactly the state it was compiled for.
+
+The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block, so
+``update-descriptors`` counts its registers and ``splice-payloads`` places it like any
+payload. A kernel without homes gets nothing and stays byte-identical.
 """
 
 from __future__ import annotations
@@ -11,29 +29,173 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.instrument.points import describe_point
+from luthier.passes.preamble.sva import (
+    KERNARG_LANES,
+    SVA_ATTR,
+    WORKGROUP_ID_LANES,
+    WORKITEM_HOME_ATTR,
+    home,
+    saved_state,
+)
+
+#: The hook name of the preamble payload.
+PREAMBLE = "luthier.preamble"
+#: User SGPR fields in their hardware order: (descriptor field, SGPRs).
+USER_SGPRS = (
+    ("properties.enable_sgpr_private_segment_buffer", 4),
+    ("properties.enable_sgpr_dispatch_ptr", 2),
+    ("properties.enable_sgpr_queue_ptr", 2),
+    ("properties.enable_sgpr_kernarg_segment_ptr", 2),
+    ("properties.enable_sgpr_dispatch_id", 2),
+    ("properties.enable_sgpr_flat_scratch_init", 2),
+    ("kernarg_preload", 0),
+    ("properties.enable_sgpr_private_segment_size", 1),
+)
+SYSTEM_SGPRS = (
+    "rsrc2.enable_sgpr_workgroup_id_x",
+    "rsrc2.enable_sgpr_workgroup_id_y",
+    "rsrc2.enable_sgpr_workgroup_id_z",
+    "rsrc2.enable_sgpr_workgroup_info",
+    "rsrc2.enable_private_segment",
+)
+#: Work-item-id levels (``enable_vgpr_workitem_id``) -> the bits of packed ``v0`` they fill.
+WORKITEM_MASKS = {0: 0x3FF, 1: 0xFFFFF, 2: 0x3FFFFFFF}
+_DIMENSIONS = ("x", "y", "z")
+
+
+def _fail(where: str, reason: str) -> PassFailedException:
+    return PassFailedException(f"emit-preamble: {where}: {reason}")
+
+
+def entry_sgprs(fields: dict[str, int], architected_scratch: bool) -> dict[str, tuple[int, int]]:
+    """Field -> (first SGPR, count) of every SGPR the hardware fills at entry."""
+    layout: dict[str, tuple[int, int]] = {}
+    index = 0
+    for field, count in USER_SGPRS:
+        if field == "kernarg_preload":
+            count = fields.get("preload.kernarg_preload_spec_length", 0)
+        elif not fields.get(field, 0):
+            continue
+        if count:
+            layout[field] = (index, count)
+            index += count
+    user = fields.get("rsrc2.user_sgpr_count", 0)
+    if user > index:
+        layout["user_sgpr_extra"] = (index, user - index)
+    index = max(user, index)
+    for field in SYSTEM_SGPRS:
+        if not fields.get(field, 0):
+            continue
+        if field == "rsrc2.enable_private_segment" and architected_scratch:
+            continue
+        layout[field] = (index, 1)
+        index += 1
+    return layout
+
+
+def _unresolved_state(function: FunctionOp | KernelOp) -> None:
+    """A state intrinsic left in a kernel without homes means place-sva did not run."""
+    for op in function.walk():
+        if isinstance(op, MCIntrinsicOp):
+            payload = op.parent_op()
+            while payload is not None and not isinstance(payload, PayloadOp):
+                payload = payload.parent_op()
+            where = describe_point(payload) if isinstance(payload, PayloadOp) else \
+                f"@{function.sym_name.data}"
+            raise _fail(where, f"\"{op.intrinsic.data}\" has no home: run place-sva and "
+                        "lower-intrinsics before emit-preamble (lower-hooks runs both)")
+
+
+def emit_preamble(kernel: KernelOp, processor: str) -> bool:
+    """Emit ``kernel``'s preamble if it has homes; returns whether it did."""
+    sva = home(kernel, SVA_ATTR)
+    workitem_home = home(kernel, WORKITEM_HOME_ATTR)
+    if sva is None and workitem_home is None:
+        _unresolved_state(kernel)
+        return False
+    name = kernel.sym_name.data
+    if any(isinstance(op, PayloadOp) and op.hook.string_value() == PREAMBLE
+           for op in kernel.walk()):
+        raise _fail(f"@{name}", "the kernel already has a preamble")
+    isa = load_target(processor)
+    fields = kernel.descriptor.fields
+    if fields.get("preload.kernarg_preload_spec_length", 0):
+        raise _fail(f"@{name}", "kernels with preloaded kernel arguments are not supported "
+                    "(their first 256 bytes are a fallback entry the preamble would have to "
+                    "duplicate)")
+    needs = saved_state(kernel)
+    old_layout = entry_sgprs(fields, isa.is_gfx940)
+    new_fields = dict(fields)
+    if needs.kernarg:
+        new_fields["properties.enable_sgpr_kernarg_segment_ptr"] = 1
+    for dim in needs.workgroup_ids:
+        new_fields[f"rsrc2.enable_sgpr_workgroup_id_{dim}"] = 1
+    old_level = fields.get("rsrc2.enable_vgpr_workitem_id", 0)
+    level = max([old_level] + [_DIMENSIONS.index(dim) for dim in needs.workitem_ids])
+    new_fields["rsrc2.enable_vgpr_workitem_id"] = level
+    user_before = entry_sgprs({**fields, "rsrc2.user_sgpr_count": 0}, isa.is_gfx940)
+    user_after = entry_sgprs({**new_fields, "rsrc2.user_sgpr_count": 0}, isa.is_gfx940)
+    added_user = sum(count for field, (_, count) in user_after.items()
+                     if field.startswith("properties.")) - \
+        sum(count for field, (_, count) in user_before.items()
+            if field.startswith("properties."))
+    new_fields["rsrc2.user_sgpr_count"] = fields.get("rsrc2.user_sgpr_count", 0) + added_user
+    if new_fields["rsrc2.user_sgpr_count"] > 16:
+        raise _fail(f"@{name}", "the kernel arguments pointer does not fit: the kernel "
+                    "already has 16 user SGPRs")
+    new_layout = entry_sgprs(new_fields, isa.is_gfx940)
+    if not (isa.is_gfx90a or isa.is_gfx940) and needs.workitem_ids:
+        raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "
+                    "supported")
+    builder = MCBuilder(processor)
+    code: list[Operation] = []
+    if workitem_home is not None:
+        code.append(builder.inst("v_mov_b32_e32", [workitem_home, "v0"]))
+        if level != old_level:
+            code.append(builder.inst("v_and_b32_e32", ["v0", WORKITEM_MASKS[old_level], "v0"]))
+    if sva is not None:
+        if needs.kernarg:
+            first, _ = new_layout["properties.enable_sgpr_kernarg_segment_ptr"]
+            for part, lane in enumerate(KERNARG_LANES):
+                code.append(builder.inst("v_writelane_b32", [sva, f"s{first + part}", lane]))
+        for dim in sorted(needs.workgroup_ids):
+            first, _ = new_layout[f"rsrc2.enable_sgpr_workgroup_id_{dim}"]
+            code.append(builder.inst("v_writelane_b32",
+                                     [sva, f"s{first}", WORKGROUP_ID_LANES[dim]]))
+    for field, (old_first, count) in sorted(old_layout.items(), key=lambda item: item[1][0]):
+        new_first, _ = new_layout[field]
+        for k in range(count):
+            if new_first != old_first:
+                code.append(builder.inst("s_mov_b32", [f"s{old_first + k}",
+                                                       f"s{new_first + k}"]))
+    block = Block([*code, ReturnOp()])
+    preamble = PayloadOp(PREAMBLE, [], Region(block))
+    entry = kernel.body.blocks.first
+    assert entry is not None and entry.first_op is not None
+    entry.insert_op_before(preamble, entry.first_op)
+    changed = {key: value for key, value in new_fields.items() if fields.get(key) != value}
+    if changed:
+        kernel.descriptor = kernel.descriptor.with_fields(
+            **{key.replace(".", "__"): value for key, value in changed.items()})
+    return True
 
 
 def emit_preambles(code_object: CodeObjectOp) -> int:
-    """Emit the preamble of every kernel that needs one; returns how many."""
-    for function in (op for op in code_object.body.ops if isinstance(op, KernelOp | FunctionOp)):
-        for op in function.walk():
-            if isinstance(op, MCIntrinsicOp):
-                payload = op.parent_op()
-                while payload is not None and not isinstance(payload, PayloadOp):
-                    payload = payload.parent_op()
-                where = describe_point(payload) if isinstance(payload, PayloadOp) else \
-                    f"@{function.sym_name.data}"
-                raise PassFailedException(
-                    f"emit-preamble: {where}: the state intrinsic \"{op.intrinsic.data}\" "
-                    "has no home: the State Value Array is not implemented yet")
-    return 0
+    """Emit the preamble of every kernel that has homes; returns how many."""
+    for function in (op for op in code_object.body.ops if isinstance(op, FunctionOp)):
+        _unresolved_state(function)
+    return sum(emit_preamble(kernel, code_object.processor)
+               for kernel in code_object.body.ops if isinstance(kernel, KernelOp))
 
 
 @dataclass(frozen=True)
@@ -46,3 +208,4 @@ class EmitPreamblePass(ModulePass):
         for code_object in op.walk():
             if isinstance(code_object, CodeObjectOp):
                 emit_preambles(code_object)
+

@@ -1,0 +1,264 @@
+"""``place-sva``: where each kernel keeps the state its payloads read.
+
+Hooks may read what the kernel had at entry: kernel arguments (through the kernarg segment
+pointer), workgroup ids, work-item ids, and the launch sizes (kept in the hidden kernel
+arguments). The application is free to overwrite the registers that held them, so a
+preamble saves them at entry (``emit-preamble``) into homes no application instruction
+touches:
+
+* the **State Value Array** (SVA): one VGPR whose lanes hold wave-wide values (lane 0/1:
+  kernarg segment pointer low/high; lanes 2-4: workgroup id x/y/z). A payload reads a lane
+  with ``v_readlane_b32``, which ignores EXEC, so the values are there whatever lanes are
+  active at the point;
+* the **work-item home**: work-item ids differ per lane, so they get a VGPR of their own
+  (a copy of the packed ``v0`` of GFX90A/GFX942: x in bits 0-9, y 10-19, z 20-29), only
+  when a payload reads them.
+
+A home is a VGPR that no instruction of the kernel, of a function it may call, or of a
+payload names, and that the hardware does not write at entry: the lowest inside the
+kernel's budget first, else the lowest past it (the descriptor then grows). The homes are
+recorded on the kernel (``instr.sva = "v9"``, ``instr.workitem_home = "v10"``), kept out of
+payload register allocation (in the kernel and in every function it may call), and read by
+``lower-intrinsics`` and ``emit-preamble``.
+
+A kernel that may run code we cannot see (a call outside the code object, a jump to an
+unknown address) has no register we can prove free: the pass fails, saying why, as it does
+when every VGPR is taken. Payloads in device functions cannot read entry state (which
+kernel's SVA would they read?): that fails too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.register_usage import RegisterUsage
+from luthier.passes.analysis.units import VGPR_MASK, file_range, unit_bits, unit_names, units_of
+from luthier.passes.instrument.points import describe_point
+
+Function = KernelOp | FunctionOp
+
+#: The kernel attributes naming the homes, and the entry state they keep.
+SVA_ATTR = "instr.sva"
+WORKITEM_HOME_ATTR = "instr.workitem_home"
+ENTRY_STATE_ATTR = "instr.entry_state"
+#: SVA lanes.
+KERNARG_LANES = (0, 1)
+WORKGROUP_ID_LANES = {"x": 2, "y": 3, "z": 4}
+
+#: Intrinsics that read the kernel's entry state, and which saved state each needs.
+STATE_INTRINSICS = frozenset({"kernarg", "workgroup_id", "workitem_id", "grid_dim",
+                              "block_dim"})
+#: Intrinsics that read the kernel arguments (the launch sizes are hidden arguments).
+KERNARG_INTRINSICS = frozenset({"kernarg", "grid_dim", "block_dim"})
+
+
+def _fail(where: str, reason: str) -> PassFailedException:
+    return PassFailedException(f"place-sva: {where}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class StateNeeds:
+    """What a kernel's payloads read of its entry state."""
+
+    kernarg: bool = False
+    #: Workgroup-id dimensions read (``"x"``, ``"y"``, ``"z"``).
+    workgroup_ids: frozenset[str] = frozenset()
+    #: Work-item-id dimensions read.
+    workitem_ids: frozenset[str] = frozenset()
+
+    @property
+    def any(self) -> bool:
+        return self.kernarg or bool(self.workgroup_ids) or bool(self.workitem_ids)
+
+    def names(self) -> list[str]:
+        """The state as the kernel attribute lists it (``kernarg``, ``workgroup_id.x``...)."""
+        return (["kernarg"] if self.kernarg else []) \
+            + [f"workgroup_id.{dim}" for dim in sorted(self.workgroup_ids)] \
+            + [f"workitem_id.{dim}" for dim in sorted(self.workitem_ids)]
+
+    @staticmethod
+    def from_names(names: list[str]) -> StateNeeds:
+        return StateNeeds("kernarg" in names,
+                          frozenset(name.split(".")[1] for name in names
+                                    if name.startswith("workgroup_id.")),
+                          frozenset(name.split(".")[1] for name in names
+                                    if name.startswith("workitem_id.")))
+
+    @property
+    def sva(self) -> bool:
+        """Whether the SVA VGPR is needed (kernarg pointer or workgroup ids)."""
+        return self.kernarg or bool(self.workgroup_ids)
+
+
+def dimension(op: MCIntrinsicOp) -> str:
+    attr = op.param("dim")
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+def state_intrinsics(function: Function) -> list[tuple[PayloadOp, MCIntrinsicOp]]:
+    found: list[tuple[PayloadOp, MCIntrinsicOp]] = []
+    for payload in (op for op in function.walk() if isinstance(op, PayloadOp)):
+        for op in payload.body.walk():
+            if isinstance(op, MCIntrinsicOp) and op.intrinsic.data in STATE_INTRINSICS:
+                found.append((payload, op))
+    return found
+
+
+def state_needs(kernel: KernelOp) -> StateNeeds:
+    """What the payloads of ``kernel`` read of its entry state."""
+    kernarg = False
+    groups: set[str] = set()
+    items: set[str] = set()
+    for _, op in state_intrinsics(kernel):
+        name = op.intrinsic.data
+        if name in KERNARG_INTRINSICS:
+            kernarg = True
+        elif name == "workgroup_id":
+            groups.add(dimension(op))
+        else:
+            items.add(dimension(op))
+    return StateNeeds(kernarg, frozenset(groups), frozenset(items))
+
+
+def saved_state(kernel: KernelOp) -> StateNeeds:
+    """The entry state ``place-sva`` found the kernel's payloads read (empty if it did
+    not run)."""
+    attr = kernel.attributes.get(ENTRY_STATE_ATTR)
+    if not isinstance(attr, ArrayAttr):
+        return StateNeeds()
+    return StateNeeds.from_names([item.data for item in attr.data
+                                  if isinstance(item, StringAttr)])
+
+
+def home(function: Function, attribute: str) -> str | None:
+    attr = function.attributes.get(attribute)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _payload_units(function: Function) -> int:
+    """Physical registers payload code names (the application registers it reads or
+    writes, copied at entry/exit by virtualization)."""
+    mask = 0
+    for payload in (op for op in function.walk() if isinstance(op, PayloadOp)):
+        for op in payload.body.walk():
+            if isinstance(op, InstructionOpBase):
+                for attr in op.mc_operands.data:
+                    if isinstance(attr, PhysRegAttr):
+                        mask |= units_of(attr.data)
+    return mask
+
+
+def reserved_units(code_object: CodeObjectOp) -> dict[str, int]:
+    """Function name -> the home registers no payload of it may allocate: the homes of
+    every kernel that may run it."""
+    kernels = [op for op in code_object.body.ops if isinstance(op, KernelOp)]
+    homes = {kernel.sym_name.data: mask_of_homes(kernel) for kernel in kernels}
+    if not any(homes.values()):
+        return {}
+    graph = CallGraph.build(code_object)
+    reserved: dict[str, int] = {}
+    for kernel in kernels:
+        name = kernel.sym_name.data
+        if not homes[name]:
+            continue
+        reach = graph.reach(name)
+        functions = set(reach.functions) | {name}
+        if reach.reaches_unknown:
+            functions |= {op.sym_name.data for op in code_object.body.ops
+                          if isinstance(op, FunctionOp)}
+        for function in functions:
+            reserved[function] = reserved.get(function, 0) | homes[name]
+    return reserved
+
+
+def mask_of_homes(kernel: KernelOp) -> int:
+    mask = 0
+    for attribute in (SVA_ATTR, WORKITEM_HOME_ATTR):
+        register = home(kernel, attribute)
+        if register is not None:
+            mask |= units_of(register)
+    return mask
+
+
+def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | None]]:
+    """Choose the homes of every kernel whose payloads read entry state; returns kernel ->
+    (SVA, work-item home)."""
+    for function in (op for op in code_object.body.ops if isinstance(op, FunctionOp)):
+        found = state_intrinsics(function)
+        if found:
+            payload, op = found[0]
+            raise _fail(describe_point(payload),
+                        f"\"{op.intrinsic.data}\" reads the kernel's entry state, which a "
+                        "device function cannot reach (it is kept per kernel); instrument "
+                        "the kernel instead")
+    kernels = [op for op in code_object.body.ops if isinstance(op, KernelOp)]
+    needy = [(kernel, state_needs(kernel)) for kernel in kernels]
+    needy = [(kernel, needs) for kernel, needs in needy if needs.any]
+    if not needy:
+        return {}
+    usage = RegisterUsage(code_object)
+    placed: dict[str, tuple[str | None, str | None]] = {}
+    for kernel, needs in needy:
+        name = kernel.sym_name.data
+        kernel_usage = usage.kernel(name)
+        if kernel_usage.unknown_code is not None:
+            raise _fail(f"@{name}", f"no home for the State Value Array: "
+                        f"{kernel_usage.unknown_code}, so no register can be proven free")
+        taken = kernel_usage.touched | kernel_usage.entry_defined | _payload_units(kernel)
+        for function in kernel_usage.functions:
+            if function != name:
+                callee = code_object_function(code_object, function)
+                taken |= _payload_units(callee)
+        budget = kernel_usage.budget
+        inside = file_range("v", 0, budget.vgprs) if budget is not None else VGPR_MASK
+        free = unit_bits(VGPR_MASK & ~taken)
+        ordered = [bit for bit in free if (1 << bit) & inside] + \
+            [bit for bit in free if not (1 << bit) & inside]
+        wanted = int(needs.sva) + int(bool(needs.workitem_ids))
+        if len(ordered) < wanted:
+            raise _fail(f"@{name}", f"no home for the State Value Array: the kernel needs "
+                        f"{wanted} VGPR(s) that no instruction touches, and "
+                        f"{len(ordered)} are free")
+        homes = [unit_names(1 << bit)[0] for bit in ordered[:wanted]]
+        sva = homes.pop(0) if needs.sva else None
+        workitem = homes.pop(0) if needs.workitem_ids else None
+        if sva is not None:
+            kernel.attributes[SVA_ATTR] = StringAttr(sva)
+        if workitem is not None:
+            kernel.attributes[WORKITEM_HOME_ATTR] = StringAttr(workitem)
+        kernel.attributes[ENTRY_STATE_ATTR] = ArrayAttr(
+            [StringAttr(item) for item in needs.names()])
+        placed[name] = (sva, workitem)
+    return placed
+
+
+def code_object_function(code_object: CodeObjectOp, name: str) -> Function:
+    for op in code_object.body.ops:
+        if isinstance(op, KernelOp | FunctionOp) and op.sym_name.data == name:
+            return op
+    raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class PlaceSVAPass(ModulePass):
+    """Choose, per kernel whose payloads read entry state, the VGPR homes of the State
+    Value Array and of the work-item ids."""
+
+    name = "place-sva"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for code_object in op.walk():
+            if isinstance(code_object, CodeObjectOp):
+                place_sva(code_object)
