@@ -30,9 +30,11 @@ kernel's SVA would they read?): that fails too.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -138,8 +140,8 @@ def saved_state(kernel: KernelOp) -> StateNeeds:
     attr = kernel.attributes.get(ENTRY_STATE_ATTR)
     if not isinstance(attr, ArrayAttr):
         return StateNeeds()
-    return StateNeeds.from_names([item.data for item in attr.data
-                                  if isinstance(item, StringAttr)])
+    items: tuple[Attribute, ...] = cast(ArrayAttr[Attribute], attr).data
+    return StateNeeds.from_names([item.data for item in items if isinstance(item, StringAttr)])
 
 
 def home(function: Function, attribute: str) -> str | None:
