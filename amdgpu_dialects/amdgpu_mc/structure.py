@@ -108,6 +108,9 @@ def _print_symbol_props_region(op: IRDLOperation, printer: Printer, region: Regi
     if rest:
         printer.print_string(" ")
         print_properties(printer, rest)
+    if op.attributes:
+        printer.print_string(" attributes ")
+        printer.print_attr_dict(op.attributes)
     if region is not None:
         printer.print_string(" ")
         printer.print_region(region, print_entry_block_args=False, print_empty_block=True)
@@ -117,6 +120,14 @@ def _parse_symbol_props(parser: Parser) -> dict[str, Attribute]:
     properties: dict[str, Attribute] = {"sym_name": parser.parse_symbol_name()}
     properties.update(parser.parse_optional_properties_dict())
     return properties
+
+
+def _parse_attributes(parser: Parser) -> dict[str, Attribute]:
+    """Discardable attributes (``attributes {instr.sva = "v9"}``): what passes record on
+    a function for later ones."""
+    if parser.parse_optional_keyword("attributes") is None:
+        return {}
+    return parser.parse_optional_attr_dict()
 
 
 class _FunctionLike(IRDLOperation):
@@ -141,8 +152,9 @@ class _FunctionLike(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> _FunctionLike:
         properties = _parse_symbol_props(parser)
+        attributes = _parse_attributes(parser)
         region = parser.parse_region()
-        return cls.create(properties=properties, regions=[region])
+        return cls.create(properties=properties, attributes=attributes, regions=[region])
 
     def verify_(self) -> None:
         if self.padding_fill is not None and self.padding_fill.data not in PADDING_FILLS:
