@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# The main job on the bundled sample: disassemble the instructions of
-# examples/sample/vector_add.gfx90a.co (as llvm-mc disassembler input) with luthier-mc.
+# The main job on the bundled sample: instrument examples/sample/vector_add.gfx90a.co with
+# the instruction counter (examples/hooks/instr_count.mlir) into a loadable code object,
+# show its exported counters, and run the original and the instrumented kernel in the
+# emulator: the outputs must match and the counters must equal the emulator's own counts.
+# Then disassemble the sample's instruction words with luthier-mc.
 # scripts/setup.sh runs this last; change the main job here, in one place.
-#
-# Until luthier.drivers.luthier_mc exists, this says so and shows what llvm-mc-19 (the oracle
-# luthier-mc is compared against) prints for the same input.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 luthier_select_python
 
 SAMPLE=examples/sample/vector_add.gfx90a.txt
 MCPU=gfx90a
+CODE_OBJECT=examples/sample/vector_add.gfx90a.co
+OUT=build/sample/vector_add.instr_count.gfx90a.co
+
+mkdir -p build/sample
+log "luthier-opt --lift --inline-hooks --emit-preamble $CODE_OBJECT --hooks examples/hooks/instr_count.mlir -o $OUT"
+luthier-opt --lift --inline-hooks --emit-preamble "$CODE_OBJECT" \
+    --hooks examples/hooks/instr_count.mlir --no-progress -o "$OUT"
+log "llvm-readelf-19 --dyn-syms $OUT"
+llvm-readelf-19 --dyn-syms "$OUT"
+log "python examples/sample/run_instrumented.py $CODE_OBJECT $OUT"
+"$PYTHON" examples/sample/run_instrumented.py "$CODE_OBJECT" "$OUT"
 
 if "$PYTHON" -c 'import importlib.util, sys
 sys.exit(0 if importlib.util.find_spec("luthier.drivers.luthier_mc") else 1)' 2>/dev/null; then
