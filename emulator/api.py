@@ -50,6 +50,10 @@ class RunResult:
     wave_size: int = 64
     #: What the run executed, per instruction (``run_kernel(..., trace=True)``), else None.
     trace: ExecutionTrace | None = None
+    #: The run's global memory as it ended: where each buffer and variable was placed, to
+    #: name an address by buffer and offset (addresses differ between the original and an
+    #: instrumented code object, whose longer text moves the variables and buffers).
+    memory: GlobalMemory | None = None
 
     @property
     def instructions(self) -> int:
@@ -180,7 +184,7 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
     final_globals = {name: buffer.data.tobytes() for name, buffer in globals_.items()}
     counts = [wave.executed for group in groups for wave in group.waves]
     lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
-    return RunResult(out, final_globals, counts, lanes, recorded)
+    return RunResult(out, final_globals, counts, lanes, recorded, memory)
 
 
 def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from luthier.emulator.memory import GlobalMemory
 from luthier.emulator.program import Program
 from luthier.emulator.semantics.registry import Instruction, Step
 from luthier.emulator.semantics.vmem import global_address
@@ -55,25 +57,46 @@ class ExecutionTrace:
         """Instructions issued, each counted once per active lane."""
         return sum(self.lanes)
 
-    def opcode_histogram(self) -> Counter[str]:
+    def _selected(self, functions: Collection[str] | None) -> list[bool]:
+        return [functions is None or inst.function in functions
+                for inst in self.program.instructions]
+
+    def issued(self, functions: Collection[str] | None = None) -> int:
+        """Instructions issued, summed over waves, counting only those of ``functions``
+        (kernels or device functions, by name) when given: hooks placed in kernels do not
+        run inside the device functions the kernels call."""
+        return sum(count for count, keep in zip(self.waves, self._selected(functions),
+                                                strict=True) if keep)
+
+    def active_lanes(self, functions: Collection[str] | None = None) -> int:
+        """Instructions issued, each counted once per active lane (only those of
+        ``functions`` when given)."""
+        return sum(count for count, keep in zip(self.lanes, self._selected(functions),
+                                                strict=True) if keep)
+
+    def opcode_histogram(self, functions: Collection[str] | None = None) -> Counter[str]:
         """Issues per ISA record name (the instruction's opcode record, e.g.
-        ``S_MOV_B32_vi``): opcode numbers map to these names through
-        :func:`luthier.frontend.hooks.opcode_names`."""
+        ``S_MOV_B32_vi``; only those of ``functions`` when given). A hook's opcode number
+        is the record's position in ``load_target(processor).instructions``."""
         histogram: Counter[str] = Counter()
-        for inst, count in zip(self.program.instructions, self.waves, strict=True):
-            if count:
+        for inst, count, keep in zip(self.program.instructions, self.waves,
+                                     self._selected(functions), strict=True):
+            if count and keep:
                 histogram[inst.desc.name] += count
         return histogram
 
-    def global_addresses(self, *patterns: str) -> Counter[int]:
+    def global_addresses(self, *patterns: str,
+                         functions: Collection[str] | None = None) -> Counter[int]:
         """The multiset of lane addresses of the traced ``global_*`` instructions whose
         mnemonic matches one of ``patterns`` (shell globs, as a hook's ``mnemonic``
-        selector; every ``global_*`` when none is given)."""
+        selector; every ``global_*`` when none is given), of ``functions`` when given."""
         addresses: Counter[int] = Counter()
         instructions = self.program.instructions
         for pc, lanes in self.accesses:
-            mnemonic = instructions[pc].mnemonic
-            if patterns and not any(fnmatch.fnmatchcase(mnemonic, p) for p in patterns):
+            inst = instructions[pc]
+            if functions is not None and inst.function not in functions:
+                continue
+            if patterns and not any(fnmatch.fnmatchcase(inst.mnemonic, p) for p in patterns):
                 continue
             addresses.update(int(address) for address in lanes.tolist())
         return addresses
@@ -106,3 +129,15 @@ def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
         accesses.append((pc, active.copy()))
         return step(wave)
     return recorded
+
+
+def by_buffer(addresses: Counter[int], memory: GlobalMemory) -> Counter[tuple[str, int]]:
+    """``addresses`` named as (buffer, offset in it): the form in which two runs whose
+    buffers sit at different addresses compare. An address in no buffer keeps its value
+    under the name ``"?"``."""
+    named: Counter[tuple[str, int]] = Counter()
+    for address, count in addresses.items():
+        buffer = memory.find(address)
+        named[("?", address) if buffer is None else (buffer.name, address - buffer.base)] \
+            += count
+    return named

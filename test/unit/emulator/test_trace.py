@@ -13,7 +13,7 @@ from luthier.emulator import run_kernel
 from luthier.emulator.dispatch import Workgroup, run_wave
 from luthier.emulator.memory import GlobalMemory, LocalMemory, PrivateMemory
 from luthier.emulator.state import Wave
-from luthier.emulator.trace import ExecutionTrace, traced_steps
+from luthier.emulator.trace import ExecutionTrace, by_buffer, traced_steps
 
 from .asm import assemble
 from .common import CORPUS, out
@@ -75,3 +75,26 @@ def test_trace_is_opt_in_and_agrees_with_the_wave_counts() -> None:
     # each work-item loads its input once and stores its output once
     assert sum(loads.values()) == sum(stores.values()) == 128
     assert len(loads) == len(stores) == 128
+
+
+def test_counts_per_function_and_addresses_by_buffer() -> None:
+    """A kernel calling a device function: restricting to the kernel drops exactly the
+    callee's issues; addresses name their buffer and offset, as two runs whose buffers sit
+    at different addresses must compare them."""
+    x = np.arange(128, dtype=np.float32)
+    result = run_kernel(CORPUS / "calls.gfx90a.co", "call_device_function", 2, 64,
+                        [x, np.zeros(128, np.float32), 0.75, -0.5], trace=True)
+    trace, memory = result.trace, result.memory
+    assert trace is not None and memory is not None
+    kernel = {"call_device_function"}
+    inside = trace.issued(kernel)
+    callee = sum(count for inst, count in zip(trace.program.instructions, trace.waves,
+                                              strict=True)
+                 if inst.function != "call_device_function")
+    assert 0 < inside < trace.issued() == trace.wave_instructions == inside + callee
+    assert trace.active_lanes(kernel) < trace.active_lanes() == trace.thread_instructions
+    assert sum(trace.opcode_histogram(kernel).values()) == inside
+    named = by_buffer(trace.global_addresses(functions=kernel), memory)
+    assert named == Counter({("arg0", 4 * i): 1 for i in range(128)}
+                            | {("arg1", 4 * i): 1 for i in range(128)})
+    assert by_buffer(Counter({12: 2}), memory) == Counter({("?", 12): 2})

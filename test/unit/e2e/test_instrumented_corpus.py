@@ -1,0 +1,215 @@
+"""End to end: the user's command instruments corpus code objects, and the result is right.
+
+For each example hook that needs no kernel state (``examples/hooks/{instr_count,
+opcode_histogram,memory_trace}.mlir``) and each corpus code object of :data:`cases.OBJECTS`
+on gfx90a and gfx942, ``luthier-opt --lift --inline-hooks --emit-preamble IN.co --hooks
+H.mlir -o OUT.co`` runs once per session (in the background, two at a time, as the tests
+first ask for them). Then:
+
+* LLVM's tools read the output: ``llvm-readelf-19 -a`` and ``llvm-objdump-19 -d`` exit 0
+  with nothing on stderr, and our own reader and lifter lift it again, with the same
+  kernels;
+* per kernel (:data:`cases.LAUNCHES`), the emulator runs the original (traced) and the
+  instrumented kernel on the same arguments: every buffer ends bitwise identical, every
+  application global too, and the hook's counters equal what the trace of the original run
+  counted: instructions per wave and per active lane (``instr_count``), issues per opcode
+  (``opcode_histogram``), the multiset of global load/store lane addresses named by buffer
+  and offset, and a cursor equal to the number of lane accesses (``memory_trace``).
+
+The truth comes from the original run, so nothing a payload adds is counted against it.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.emulator.api import RunResult, load_program, run_kernel
+from luthier.emulator.program import Program
+from luthier.emulator.trace import by_buffer
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.hooks import opcode_names
+from luthier.frontend.lift import lift_code_object
+
+from .cases import HOOKS, LAUNCHES, OBJECTS, TARGETS, Launch
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = ROOT / "test" / "corpus" / "kernels"
+HOOK_DIR = ROOT / "examples" / "hooks"
+#: The globals each hook adds (everything else in an instrumented object is the application's).
+TOOL_GLOBALS = {
+    "instr_count": {"instr_count_wave", "instr_count_thread"},
+    "opcode_histogram": {"opcode_histogram"},
+    "memory_trace": {"trace_cursor", "trace_buffer"},
+}
+#: memory_trace's buffer holds this many u64 entries; the cursor counts past it.
+TRACE_CAPACITY = 65536
+
+Key = tuple[str, str, str]  # object, target, hook
+
+
+class Instrumenter:
+    """Runs the user's command for every (object, target, hook) two at a time, as the
+    machine has two cores; a test waits only for the output it needs."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pool = ThreadPoolExecutor(max_workers=2)
+        self.jobs: dict[Key, Future[tuple[Path, subprocess.CompletedProcess[str]]]] = {}
+        # ask for the objects in the order the tests use them
+        for hook in HOOKS:
+            for obj in OBJECTS:
+                for target in TARGETS:
+                    self.jobs[(obj, target, hook)] = self.pool.submit(
+                        self._run, obj, target, hook)
+
+    def _run(self, obj: str, target: str,
+             hook: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+        output = self.folder / f"{obj}.{target}.{hook}.co"
+        command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
+                   "--inline-hooks", "--emit-preamble", str(CORPUS / f"{obj}.{target}.co"),
+                   "--hooks", str(HOOK_DIR / f"{hook}.mlir"), "-o", str(output)]
+        return output, subprocess.run(command, capture_output=True, text=True, check=False)
+
+    def output(self, obj: str, target: str, hook: str) -> Path:
+        path, done = self.jobs[(obj, target, hook)].result()
+        assert done.returncode == 0 and path.is_file(), (
+            f"luthier-opt on {obj}.{target}.co with {hook}.mlir failed "
+            f"(exit {done.returncode}):\n{done.stderr}")
+        return path
+
+
+@pytest.fixture(scope="session")
+def instrumenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instrumenter]:
+    instrumenter = Instrumenter(tmp_path_factory.mktemp("instrumented"))
+    yield instrumenter
+    instrumenter.pool.shutdown(cancel_futures=True)
+
+
+@functools.cache
+def _original_program(obj: str, target: str) -> Program:
+    return load_program(CORPUS / f"{obj}.{target}.co")
+
+
+@functools.cache
+def _instrumented_program(path: Path) -> Program:
+    return load_program(path)
+
+
+@functools.cache
+def _original_run(launch: Launch, target: str) -> RunResult:
+    return run_kernel(_original_program(launch.obj, target), launch.kernel, launch.grid,
+                      launch.block, launch.arguments(), dynamic_lds=launch.dynamic_lds,
+                      trace=True)
+
+
+def _application_globals(result: RunResult, program: Program,
+                         tool: set[str]) -> dict[str, tuple[bytes, list[tuple[int, str, int]]]]:
+    """The application's globals, each as its bytes with every relocated slot zeroed, plus
+    the (offset, symbol, addend) its relocations put there: a function-pointer table holds
+    different addresses once the functions moved, and must name the same functions."""
+    relocations = {placement.name: placement.relocations for placement in program.globals}
+    named: dict[str, tuple[bytes, list[tuple[int, str, int]]]] = {}
+    for name, data in result.globals.items():
+        if name in tool:
+            continue
+        raw = bytearray(data)
+        targets: list[tuple[int, str, int]] = []
+        for offset, kind, symbol, addend in relocations.get(name, []):
+            width = 8 if kind.endswith("64") else 4
+            raw[offset:offset + width] = bytes(width)
+            targets.append((offset, symbol, addend))
+        named[name] = (bytes(raw), sorted(targets))
+    return named
+
+
+def _u64(data: bytes) -> npt.NDArray[Any]:
+    return np.frombuffer(data, np.uint64)
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("obj", OBJECTS)
+def test_llvm_tools_and_our_lifter_read_the_output(instrumenter: Instrumenter, obj: str,
+                                                   target: str, hook: str) -> None:
+    path = instrumenter.output(obj, target, hook)
+    for tool in (["llvm-readelf-19", "-a"], ["llvm-objdump-19", "-d"]):
+        done = subprocess.run([*tool, str(path)], capture_output=True, text=True, check=False)
+        assert (done.returncode, done.stderr) == (0, ""), f"{tool[0]} on {path.name}"
+    lifted = lift_code_object(read_code_object(path)).module
+    original = lift_code_object(read_code_object(CORPUS / f"{obj}.{target}.co")).module
+
+    def kernels(module: Any) -> set[str]:
+        return {op.sym_name.data for op in module.body.block.ops if isinstance(op, KernelOp)}
+
+    assert kernels(lifted) == kernels(original)
+
+
+def _check_counters(hook: str, target: str, original: RunResult,
+                    instrumented: RunResult) -> None:
+    """The hook's counters against the original run's trace. The example hooks select no
+    kernel, so they are placed in every kernel and in no device function (docs/hooks.md,
+    "Where: selectors"): the truth counts the kernels' own instructions only."""
+    trace = original.trace
+    assert trace is not None and instrumented.memory is not None
+    assert original.memory is not None
+    kernels = set(trace.program.kernels)
+    counters = instrumented.globals
+    if hook == "instr_count":
+        assert int(_u64(counters["instr_count_wave"])[0]) == trace.issued(kernels)
+        assert int(_u64(counters["instr_count_thread"])[0]) == trace.active_lanes(kernels)
+    elif hook == "opcode_histogram":
+        # an opcode number is the record's position in the target's ISA table
+        table = _u64(counters["opcode_histogram"])
+        records = load_target(target).instructions
+        counted = Counter({records[int(index)].name: int(table[index])
+                           for index in np.flatnonzero(table)})
+        assert counted == trace.opcode_histogram(kernels)
+        # and opcode_names, what a tool prints, spells each as the IR does
+        names = opcode_names(target)
+        number = {desc.name: index for index, desc in enumerate(records)}
+        assert {names[number[inst.desc.name]] for inst in trace.program.instructions
+                if inst.desc.name in counted} == {
+            inst.mnemonic for inst in trace.program.instructions if inst.desc.name in counted}
+    else:
+        expected = trace.global_addresses("global_load*", "global_store*", functions=kernels)
+        cursor = int(_u64(counters["trace_cursor"])[0])
+        assert cursor == sum(expected.values())
+        assert cursor <= TRACE_CAPACITY, "grow the capacity or shrink the launch"
+        recorded = Counter(int(a) for a in _u64(counters["trace_buffer"])[:cursor].tolist())
+        assert by_buffer(recorded, instrumented.memory) == by_buffer(expected, original.memory)
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("launch", LAUNCHES, ids=[launch.id for launch in LAUNCHES])
+def test_instrumented_kernel_computes_the_same_and_counts_right(
+        instrumenter: Instrumenter, launch: Launch, target: str, hook: str) -> None:
+    original = _original_run(launch, target)
+    path = instrumenter.output(launch.obj, target, hook)
+    program = _instrumented_program(path)
+    instrumented = run_kernel(program, launch.kernel, launch.grid,
+                              launch.block, launch.arguments(), dynamic_lds=launch.dynamic_lds)
+    for position, (before, after) in enumerate(zip(original.buffers, instrumented.buffers,
+                                                   strict=True)):
+        if before is None or after is None:
+            assert before is after, f"argument {position}"
+            continue
+        assert before.tobytes() == after.tobytes(), f"buffer argument {position} differs"
+    tool = TOOL_GLOBALS[hook]
+    assert tool <= instrumented.globals.keys()
+    assert _application_globals(instrumented, program, tool) == _application_globals(
+        original, _original_program(launch.obj, target), set())
+    _check_counters(hook, target, original, instrumented)
