@@ -17,6 +17,9 @@ first ask for them). Then:
   and offset, and a cursor equal to the number of lane accesses (``memory_trace``).
 
 The truth comes from the original run, so nothing a payload adds is counted against it.
+A hook without a ``kernel`` selector skips device functions, so those counts cover the
+kernels' own instructions; a last test names every device function of ``calls`` too and
+checks that the counters then equal the whole run's.
 """
 
 from __future__ import annotations
@@ -58,6 +61,17 @@ TOOL_GLOBALS = {
 TRACE_CAPACITY = 65536
 
 Key = tuple[str, str, str]  # object, target, hook
+#: instr_count placed in every kernel and, named one by one, every device function.
+COUNT_EVERYWHERE = "instr_count_everywhere"
+
+
+def _count_everywhere(obj: str, target: str) -> str:
+    """instr_count.mlir plus one insertion per device function of the object: a selector
+    without ``kernel`` skips device functions, naming one instruments it."""
+    functions = read_code_object(CORPUS / f"{obj}.{target}.co").device_functions
+    inserts = "".join(f'instr.insert @count_instruction {{at = "instruction", '
+                      f'kernel = "{function.name}", args = []}}\n' for function in functions)
+    return (HOOK_DIR / "instr_count.mlir").read_text() + inserts
 
 
 class Instrumenter:
@@ -75,12 +89,19 @@ class Instrumenter:
                     self.jobs[(obj, target, hook)] = self.pool.submit(
                         self._run, obj, target, hook)
 
-    def _run(self, obj: str, target: str,
-             hook: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+        # instr_count also in every device function of calls, each named (see below)
+        for target in TARGETS:
+            hooks = self.folder / f"calls.{target}.{COUNT_EVERYWHERE}.mlir"
+            hooks.write_text(_count_everywhere("calls", target))
+            self.jobs[("calls", target, COUNT_EVERYWHERE)] = self.pool.submit(
+                self._run, "calls", target, COUNT_EVERYWHERE, hooks)
+
+    def _run(self, obj: str, target: str, hook: str,
+             hooks: Path | None = None) -> tuple[Path, subprocess.CompletedProcess[str]]:
         output = self.folder / f"{obj}.{target}.{hook}.co"
         command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
                    "--inline-hooks", "--emit-preamble", str(CORPUS / f"{obj}.{target}.co"),
-                   "--hooks", str(HOOK_DIR / f"{hook}.mlir"), "-o", str(output)]
+                   "--hooks", str(hooks or HOOK_DIR / f"{hook}.mlir"), "-o", str(output)]
         return output, subprocess.run(command, capture_output=True, text=True, check=False)
 
     def output(self, obj: str, target: str, hook: str) -> Path:
@@ -213,3 +234,25 @@ def test_instrumented_kernel_computes_the_same_and_counts_right(
     assert _application_globals(instrumented, program, tool) == _application_globals(
         original, _original_program(launch.obj, target), set())
     _check_counters(hook, target, original, instrumented)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("launch", [launch for launch in LAUNCHES if launch.obj == "calls"],
+                         ids=lambda launch: launch.id)
+def test_named_device_functions_are_counted_too(instrumenter: Instrumenter, launch: Launch,
+                                                target: str) -> None:
+    """With every device function named in an insertion, the counters equal the whole
+    run's counts: calls, recursion and indirect calls through payload-carrying callees."""
+    original = _original_run(launch, target)
+    path = instrumenter.output("calls", target, COUNT_EVERYWHERE)
+    instrumented = run_kernel(_instrumented_program(path), launch.kernel, launch.grid,
+                              launch.block, launch.arguments(), dynamic_lds=launch.dynamic_lds)
+    for before, after in zip(original.buffers, instrumented.buffers, strict=True):
+        assert (before is None) == (after is None)
+        if before is not None and after is not None:
+            assert before.tobytes() == after.tobytes()
+    trace = original.trace
+    assert trace is not None
+    assert trace.issued() > trace.issued(set(trace.program.kernels))  # the callees ran
+    assert int(_u64(instrumented.globals["instr_count_wave"])[0]) == trace.issued()
+    assert int(_u64(instrumented.globals["instr_count_thread"])[0]) == trace.active_lanes()
