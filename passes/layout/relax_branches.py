@@ -59,9 +59,9 @@ MINIMUM_REACH = 16
 #: Symbol variants whose value is a distance from a point in the code.
 PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
                                   "rel32", "gotpcrel32", ""})
-#: Islands one function may get before the pass gives up (a safety net: each relaxation
+#: Relaxations one function may need before the pass gives up (a safety net: each one
 #: moves a branch strictly closer to its target, so this is never reached in practice).
-MAX_ISLANDS = 100_000
+MAX_STEPS = 100_000
 
 
 def _fail(function: str, reason: str) -> PassFailedException:
@@ -241,16 +241,17 @@ class _FunctionRelaxer:
         if not any(_is_branch(block.last_op) for block in self.function.body.blocks):
             return 0
         self.measure()
-        added = 0
+        steps = 0
         while True:
             layout = self.layout()
             branch = self._out_of_range(layout)
             if branch is None:
-                return added
-            if added >= MAX_ISLANDS:
-                raise _fail(self.name, f"branches still out of range after {added} islands")
+                return len(self.islands)
+            if steps >= MAX_STEPS:
+                raise _fail(self.name, f"branches still out of range after {steps} "
+                            "relaxations")
             self._relax(branch, layout)
-            added += 1
+            steps += 1
 
     def _out_of_range(self, layout: _Layout) -> InstructionOpBase | None:
         """The first branch in layout order that does not reach its target."""
