@@ -214,8 +214,9 @@ class _FunctionRelaxer:
         return layout
 
     def guards(self, layout: _Layout) -> list[_Guard]:
-        """The spans no island may split: between each PC-relative operand and the point
-        it is measured from (``literal - addend``)."""
+        """The spans no island may split: between each PC-relative operand's instruction
+        and the point it is measured from (``literal - addend``, usually the end of an
+        ``s_getpc_b64``), ends included where bytes would land between the two."""
         guards: list[_Guard] = []
         for block in layout.blocks:
             offset = layout.start[block]
@@ -229,7 +230,8 @@ class _FunctionRelaxer:
                             continue
                         point = offset + self.isa.by_name[op.opcode.data].size \
                             - reference.addend
-                        guards.append(_Guard(min(point, offset), max(point, offset + size)))
+                        guards.append(_Guard(point, offset) if point <= offset
+                                      else _Guard(offset + size, point))
                 offset += size
         return guards
 

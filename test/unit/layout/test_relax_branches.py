@@ -260,6 +260,39 @@ def test_backward_branch_gets_a_skip_island_in_the_loop_body() -> None:
         assert 1 <= blocks.index(island) < blocks.index(back_edge.parent_block() or island)
 
 
+def test_no_island_between_getpc_and_the_adds_measured_from_it() -> None:
+    # Reach 64: the furthest places the cbranch reaches lie after s_getpc_b64 and after
+    # the s_add_u32; an island there would move the adds away from the PC they add to.
+    code_object = _parse(f"""amdgpu_mc.func @f {{
+      amdgpu_mc.s_cmp_eq_u32 s0, 0
+      amdgpu_mc.s_cbranch_scc1 ^bb2, ^bb1
+    ^bb1:
+      {_nops(11)}
+      amdgpu_mc.s_getpc_b64 s[4:5]
+      amdgpu_mc.s_add_u32 s4, s4, table@rel32@lo+4
+      amdgpu_mc.s_addc_u32 s5, s5, table@rel32@hi+12
+      {_nops(10)}
+      amdgpu_mc.s_endpgm
+    ^bb2:
+      amdgpu_mc.s_endpgm
+    }}""")
+    function = _function(code_object, "f")
+    before = _Snapshot(function)
+    getpc, add, addc = (op for op in before.ops if isinstance(op, InstructionOpBase)
+                        and op.mnemonic in ("s_getpc_b64", "s_add_u32", "s_addc_u32"))
+
+    relax_branches(code_object, reach=64)
+
+    _check_relaxed(function, before, 64)
+    layout = function_layout(function, load_target("gfx90a"), encoder_for("gfx90a"))
+    offsets = {op: offset for op, offset, _ in layout.instructions}
+    assert (offsets[add] - offsets[getpc], offsets[addc] - offsets[getpc]) == (4, 12)
+    # The first island sits right before the s_getpc_b64, behind its skip branch.
+    island = before.ops[1].successors[0]
+    following = island.next_block
+    assert following is not None and following.first_op is getpc
+
+
 def test_branches_to_one_far_target_share_an_island() -> None:
     code_object = _parse(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_cmp_eq_u32 s0, 0
