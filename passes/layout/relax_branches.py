@@ -276,7 +276,7 @@ class _FunctionRelaxer:
             spot = self._choose_spot(block, target, layout)
             if spot is None:
                 raise _fail(self.name, f"{branch.mnemonic} at "
-                            f"{layout.end[block] - self.branch_size:#x} is out of range and "
+                            f"{layout.end[block] - self.sizes[branch]:#x} is out of range and "
                             "no place within its reach can hold a branch island")
             island = self._insert_island(spot, target)
         branch.successors = [island, *branch.successors[1:]]
