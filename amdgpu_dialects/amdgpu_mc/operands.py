@@ -45,6 +45,12 @@ _SYMBOL_EXPR = re.compile(
     r"(?P<symbol>[A-Za-z_.$][\w.$]*)(?P<variant>(?:@[a-z0-9]+)*)(?P<addend>[+-]\d+)?")
 
 
+#: Variant kinds whose value is a distance from the literal's own address (``S + A - P``):
+#: moving code between such an operand and the point its addend measures from changes it.
+PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
+                                  "rel32", "gotpcrel32", ""})
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolReference:
     """The parts of a ``symbol@variant+addend`` operand."""

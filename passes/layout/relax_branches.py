@@ -36,7 +36,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
@@ -56,9 +56,6 @@ Function = KernelOp | FunctionOp
 HARDWARE_REACH = 4 << 15
 #: The smallest ``reach`` option: room for a skip branch, an island and some code.
 MINIMUM_REACH = 16
-#: Symbol variants whose value is a distance from a point in the code.
-PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
-                                  "rel32", "gotpcrel32", ""})
 #: Relaxations one function may need before the pass gives up (a safety net: each one
 #: moves a branch strictly closer to its target, so this is never reached in practice).
 MAX_STEPS = 100_000

@@ -31,7 +31,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -48,9 +48,6 @@ from luthier.passes.instrument.points import describe_point
 
 Function = KernelOp | FunctionOp
 
-#: Variants whose value is a distance from the literal's own address (S + A - P).
-PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
-                                  "rel32", "gotpcrel32", ""})
 
 
 def _fail(where: str, reason: str) -> PassFailedException:
@@ -189,19 +186,15 @@ def _splice(payload: PayloadOp, builder: MCBuilder) -> None:
             inner.erase_op(last)
             inner.add_op(FallthroughOp(tail) if inner is blocks[-1]
                          else builder.branch("s_branch", [tail]))
-    _merge_into_predecessor(tail, blocks[-1])
-    _merge_into_predecessor(blocks[0], block)
-
-
-def region_blocks(block: Block) -> list[Block]:
-    region = block.parent_region()
-    assert region is not None
-    return list(region.blocks)
+    # Only the payload's own branches can target its blocks or the new tail (the
+    # application's branch to blocks it had), so only they are searched.
+    _merge_into_predecessor(tail, blocks[-1], blocks)
+    _merge_into_predecessor(blocks[0], block, blocks)
 
 
 def _is_target(block: Block, blocks: list[Block]) -> bool:
-    """Whether some block other than its layout predecessor's fall-through reaches
-    ``block``."""
+    """Whether a branch ending one of ``blocks`` targets ``block`` (fall-throughs do
+    not count: the merge keeps the layout predecessor's)."""
     for other in blocks:
         last = other.last_op
         if last is None or isinstance(last, FallthroughOp):
@@ -211,13 +204,13 @@ def _is_target(block: Block, blocks: list[Block]) -> bool:
     return False
 
 
-def _merge_into_predecessor(block: Block, predecessor: Block) -> None:
+def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Block]) -> None:
     """Append ``block``'s ops to ``predecessor`` (which falls into it) when nothing else
     branches to ``block``."""
     last = predecessor.last_op
     if not isinstance(last, FallthroughOp) or last.dest is not block:
         return
-    if _is_target(block, region_blocks(block)):
+    if _is_target(block, branching):
         return
     predecessor.erase_op(last)
     for op in list(block.ops):

@@ -33,12 +33,10 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
-from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.instrument.points import describe_point
 from luthier.passes.preamble.sva import (
     KERNARG_LANES,
     SVA_ATTR,
@@ -103,26 +101,12 @@ def entry_sgprs(fields: dict[str, int], architected_scratch: bool) -> dict[str, 
     return layout
 
 
-def _unresolved_state(function: FunctionOp | KernelOp) -> None:
-    """A state intrinsic left in a kernel without homes means place-sva did not run."""
-    for op in function.walk():
-        if isinstance(op, MCIntrinsicOp):
-            payload = op.parent_op()
-            while payload is not None and not isinstance(payload, PayloadOp):
-                payload = payload.parent_op()
-            where = describe_point(payload) if isinstance(payload, PayloadOp) else \
-                f"@{function.sym_name.data}"
-            raise _fail(where, f"\"{op.intrinsic.data}\" has no home: run place-sva and "
-                        "lower-intrinsics before emit-preamble (lower-hooks runs both)")
-
-
 def emit_preamble(kernel: KernelOp, processor: str) -> bool:
     """Emit ``kernel``'s preamble if it has homes; returns whether it did."""
     sva = home(kernel, SVA_ATTR)
     workitem_home = home(kernel, WORKITEM_HOME_ATTR)
     if sva is None and workitem_home is None:
-        _unresolved_state(kernel)
-        return False
+        return False  # nothing to save (state intrinsics left unlowered: splice refuses them)
     name = kernel.sym_name.data
     if any(isinstance(op, PayloadOp) and op.hook.string_value() == PREAMBLE
            for op in kernel.walk()):
@@ -192,8 +176,6 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
 
 def emit_preambles(code_object: CodeObjectOp) -> int:
     """Emit the preamble of every kernel that has homes; returns how many."""
-    for function in (op for op in code_object.body.ops if isinstance(op, FunctionOp)):
-        _unresolved_state(function)
     return sum(emit_preamble(kernel, code_object.processor)
                for kernel in code_object.body.ops if isinstance(kernel, KernelOp))
 
