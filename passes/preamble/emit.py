@@ -136,7 +136,8 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
     new_fields["rsrc2.user_sgpr_count"] = fields.get("rsrc2.user_sgpr_count", 0) + added_user
     if new_fields["rsrc2.user_sgpr_count"] > 16:
         raise _fail(f"@{name}", "the kernel arguments pointer does not fit: the kernel "
-                    "already has 16 user SGPRs")
+                    f"would need {new_fields['rsrc2.user_sgpr_count']} user SGPRs (16 at "
+                    "most)")
     new_layout = entry_sgprs(new_fields, isa.is_gfx940)
     if not (isa.is_gfx90a or isa.is_gfx940) and needs.workitem_ids:
         raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "

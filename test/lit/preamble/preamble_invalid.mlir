@@ -1,0 +1,22 @@
+// emit-preamble refuses kernels whose entry it cannot rewrite: one line naming the pass,
+// the kernel and why.
+// RUN: luthier-opt %s --split-input-file --verify-diagnostics -p emit-preamble | filecheck %s
+
+// The kernel preloads kernel arguments into SGPRs: its first 256 bytes are a fallback
+// entry for firmware without preloading, which the preamble would have to duplicate.
+amdgpu_mc.code_object "gfx942" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1100 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @preloads <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc2.user_sgpr_count = 4, rsrc3.accum_offset = 1, properties.enable_sgpr_kernarg_segment_ptr = 1, preload.kernarg_preload_spec_length = 2>}> attributes {instr.sva = "v3", instr.entry_state = ["kernarg"]} {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: emit-preamble: @preloads: kernels with preloaded kernel arguments are not supported (their first 256 bytes are a fallback entry the preamble would have to duplicate)
+
+// -----
+
+// 15 user SGPRs are taken: the kernarg segment pointer (2 more) has no room.
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @full <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc2.user_sgpr_count = 15, rsrc3.accum_offset = 1, properties.enable_sgpr_private_segment_buffer = 1, properties.enable_sgpr_dispatch_ptr = 1, properties.enable_sgpr_queue_ptr = 1, properties.enable_sgpr_dispatch_id = 1, properties.enable_sgpr_flat_scratch_init = 1, properties.enable_sgpr_private_segment_size = 1>}> attributes {instr.sva = "v3", instr.entry_state = ["kernarg"]} {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: emit-preamble: @full: the kernel arguments pointer does not fit: the kernel would need 17 user SGPRs (16 at most)
