@@ -124,8 +124,7 @@ class LowerIntrinsicsPass(ModulePass):
                         expanded = expand(intrinsic, builder, fresh)
                     elif has_homes:
                         assert isinstance(kernel, KernelOp)
-                        expanded = expand_state(intrinsic, builder, fresh, kernel,
-                                                code_object)
+                        expanded = expand_state(intrinsic, builder, fresh, kernel)
                     else:
                         continue
                 except (MCBuildError, StateAccessError) as error:

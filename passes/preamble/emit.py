@@ -4,19 +4,21 @@ For each kernel with homes (``place-sva``), the preamble runs before anything el
 kernel-entry payloads included:
 
 1. The descriptor asks the hardware for what the payloads need and the application did
-   not: the kernarg segment pointer (a user SGPR pair), workgroup ids (system SGPRs),
-   work-item ids y/z (bits of the packed ``v0``).
+   not: the kernarg segment pointer and the dispatch packet pointer (user SGPR pairs),
+   workgroup ids (system SGPRs), work-item ids y/z (bits of the packed ``v0``).
 2. Asking for more shifts the SGPRs after the new ones (AMDGPUUsage, "Initial Kernel
    Execution State": user SGPRs in a fixed order, then from ``user_sgpr_count`` the
-   system SGPRs). The preamble reads the saved values from their new places
-   (``v_writelane_b32`` into the SVA lanes; ``v_mov_b32`` of ``v0`` into the work-item
-   home), then moves every shifted SGPR back to where the application expects it, in
-   ascending order (each moves down, so no source is overwritten before it is read), and
-   masks ``v0`` back to the work-item fields the application asked for.
-3. None of these instructions reads or writes SCC, VCC, M0 or EXEC, and the only
-   registers written are the homes (free in the whole kernel) and SGPRs that are either
-   the application's (given their entry values) or new (which the application never
-   read): the application starts in exactly the state it was compiled for.
+   system SGPRs). The preamble reads the saved values from their new places into the
+   homes (:mod:`.fill`: SVA lanes, launch sizes computed from the dispatch packet, the
+   work-item home copied from ``v0``), then moves every shifted SGPR back to where the
+   application expects it, in ascending order (each moves down, so no source is
+   overwritten before it is read), and masks ``v0`` back to the work-item fields the
+   application asked for.
+3. These instructions never touch VCC, M0 or EXEC; SCC (written by the launch-size
+   arithmetic) is not part of the initial state. The only registers written are the homes
+   (free in the whole kernel) and SGPRs that are either the application's (given their
+   entry values) or past the entry SGPRs (which the application writes before it reads):
+   the application starts in exactly the state it was compiled for.
 
 The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block, so
 ``update-descriptors`` counts its registers and ``splice-payloads`` places it like any
@@ -37,10 +39,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.preamble.fill import fill_sva
 from luthier.passes.preamble.sva import (
-    KERNARG_LANES,
     SVA_ATTR,
-    WORKGROUP_ID_LANES,
     WORKITEM_HOME_ATTR,
     home,
     saved_state,
@@ -122,6 +123,8 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
     new_fields = dict(fields)
     if needs.kernarg:
         new_fields["properties.enable_sgpr_kernarg_segment_ptr"] = 1
+    if needs.launch_sizes:
+        new_fields["properties.enable_sgpr_dispatch_ptr"] = 1
     for dim in needs.workgroup_ids:
         new_fields[f"rsrc2.enable_sgpr_workgroup_id_{dim}"] = 1
     old_level = fields.get("rsrc2.enable_vgpr_workitem_id", 0)
@@ -149,14 +152,8 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
         if level != old_level:
             code.append(builder.inst("v_and_b32_e32", ["v0", WORKITEM_MASKS[old_level], "v0"]))
     if sva is not None:
-        if needs.kernarg:
-            first, _ = new_layout["properties.enable_sgpr_kernarg_segment_ptr"]
-            for part, lane in enumerate(KERNARG_LANES):
-                code.append(builder.inst("v_writelane_b32", [sva, f"s{first + part}", lane]))
-        for dim in sorted(needs.workgroup_ids):
-            first, _ = new_layout[f"rsrc2.enable_sgpr_workgroup_id_{dim}"]
-            code.append(builder.inst("v_writelane_b32",
-                                     [sva, f"s{first}", WORKGROUP_ID_LANES[dim]]))
+        first_free = max((first + count for first, count in new_layout.values()), default=0)
+        code += fill_sva(builder, sva, needs, new_layout, first_free)
     for field, (old_first, count) in sorted(old_layout.items(), key=lambda item: item[1][0]):
         new_first, _ = new_layout[field]
         for k in range(count):

@@ -7,9 +7,10 @@ preamble saves them at entry (``emit-preamble``) into homes no application instr
 touches:
 
 * the **State Value Array** (SVA): one VGPR whose lanes hold wave-wide values (lane 0/1:
-  kernarg segment pointer low/high; lanes 2-4: workgroup id x/y/z). A payload reads a lane
-  with ``v_readlane_b32``, which ignores EXEC, so the values are there whatever lanes are
-  active at the point;
+  kernarg segment pointer low/high; lanes 2-4: workgroup id x/y/z; lanes 5-7: the grid's
+  size in workgroups x/y/z, HIP's ``gridDim``; lanes 8-10: the workgroup's size in
+  work-items, ``blockDim``). A payload reads a lane with ``v_readlane_b32``, which ignores
+  EXEC, so the values are there whatever lanes are active at the point;
 * the **work-item home**: work-item ids differ per lane, so they get a VGPR of their own
   (a copy of the packed ``v0`` of GFX90A/GFX942: x in bits 0-9, y 10-19, z 20-29), only
   when a payload reads them.
@@ -57,12 +58,15 @@ ENTRY_STATE_ATTR = "instr.entry_state"
 #: SVA lanes.
 KERNARG_LANES = (0, 1)
 WORKGROUP_ID_LANES = {"x": 2, "y": 3, "z": 4}
+GRID_DIM_LANES = {"x": 5, "y": 6, "z": 7}
+BLOCK_DIM_LANES = {"x": 8, "y": 9, "z": 10}
+#: The SVA lane of each per-dimension state intrinsic.
+STATE_LANES = {"workgroup_id": WORKGROUP_ID_LANES, "grid_dim": GRID_DIM_LANES,
+               "block_dim": BLOCK_DIM_LANES}
 
-#: Intrinsics that read the kernel's entry state, and which saved state each needs.
+#: Intrinsics that read the kernel's entry state.
 STATE_INTRINSICS = frozenset({"kernarg", "workgroup_id", "workitem_id", "grid_dim",
                               "block_dim"})
-#: Intrinsics that read the kernel arguments (the launch sizes are hidden arguments).
-KERNARG_INTRINSICS = frozenset({"kernarg", "grid_dim", "block_dim"})
 
 
 def _fail(where: str, reason: str) -> PassFailedException:
@@ -78,29 +82,42 @@ class StateNeeds:
     workgroup_ids: frozenset[str] = frozenset()
     #: Work-item-id dimensions read.
     workitem_ids: frozenset[str] = frozenset()
+    #: Dimensions of the grid size in workgroups read (``grid_dim``).
+    grid_dims: frozenset[str] = frozenset()
+    #: Dimensions of the workgroup size read (``block_dim``).
+    block_dims: frozenset[str] = frozenset()
 
     @property
     def any(self) -> bool:
-        return self.kernarg or bool(self.workgroup_ids) or bool(self.workitem_ids)
+        return self.sva or bool(self.workitem_ids)
 
     def names(self) -> list[str]:
         """The state as the kernel attribute lists it (``kernarg``, ``workgroup_id.x``...)."""
-        return (["kernarg"] if self.kernarg else []) \
-            + [f"workgroup_id.{dim}" for dim in sorted(self.workgroup_ids)] \
-            + [f"workitem_id.{dim}" for dim in sorted(self.workitem_ids)]
+        return (["kernarg"] if self.kernarg else []) + [
+            f"{kind}.{dim}" for kind, dims in self._dimensioned() for dim in sorted(dims)]
+
+    def _dimensioned(self) -> tuple[tuple[str, frozenset[str]], ...]:
+        return (("workgroup_id", self.workgroup_ids), ("workitem_id", self.workitem_ids),
+                ("grid_dim", self.grid_dims), ("block_dim", self.block_dims))
 
     @staticmethod
     def from_names(names: list[str]) -> StateNeeds:
-        return StateNeeds("kernarg" in names,
-                          frozenset(name.split(".")[1] for name in names
-                                    if name.startswith("workgroup_id.")),
-                          frozenset(name.split(".")[1] for name in names
-                                    if name.startswith("workitem_id.")))
+        def dims(kind: str) -> frozenset[str]:
+            return frozenset(name.split(".")[1] for name in names
+                             if name.startswith(kind + "."))
+
+        return StateNeeds("kernarg" in names, dims("workgroup_id"), dims("workitem_id"),
+                          dims("grid_dim"), dims("block_dim"))
+
+    @property
+    def launch_sizes(self) -> bool:
+        """Whether the preamble reads the dispatch packet (grid or workgroup sizes)."""
+        return bool(self.grid_dims) or bool(self.block_dims)
 
     @property
     def sva(self) -> bool:
-        """Whether the SVA VGPR is needed (kernarg pointer or workgroup ids)."""
-        return self.kernarg or bool(self.workgroup_ids)
+        """Whether the SVA VGPR is needed (everything but work-item ids lives in it)."""
+        return self.kernarg or bool(self.workgroup_ids) or self.launch_sizes
 
 
 def dimension(op: MCIntrinsicOp) -> str:
@@ -120,18 +137,10 @@ def state_intrinsics(function: Function) -> list[tuple[PayloadOp, MCIntrinsicOp]
 
 def state_needs(kernel: KernelOp) -> StateNeeds:
     """What the payloads of ``kernel`` read of its entry state."""
-    kernarg = False
-    groups: set[str] = set()
-    items: set[str] = set()
-    for _, op in state_intrinsics(kernel):
-        name = op.intrinsic.data
-        if name in KERNARG_INTRINSICS:
-            kernarg = True
-        elif name == "workgroup_id":
-            groups.add(dimension(op))
-        else:
-            items.add(dimension(op))
-    return StateNeeds(kernarg, frozenset(groups), frozenset(items))
+    names = {op.intrinsic.data if op.intrinsic.data == "kernarg"
+             else f"{op.intrinsic.data}.{dimension(op)}"
+             for _, op in state_intrinsics(kernel)}
+    return StateNeeds.from_names(sorted(names))
 
 
 def saved_state(kernel: KernelOp) -> StateNeeds:

@@ -175,5 +175,6 @@ LAUNCHES: list[Launch] = [*CONTROL_FLOW, *CALLS, *ATOMICS, *LDS, *MFMA, *GLOBALS
 #: The instrumented code objects (``test/corpus/kernels/<object>.<target>.co``).
 OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise")
 TARGETS = ("gfx90a", "gfx942")
-#: The example hooks (``examples/hooks/<hook>.mlir``) that need no kernel state.
-HOOKS = ("instr_count", "opcode_histogram", "memory_trace")
+#: The example hooks (``examples/hooks/<hook>.mlir``): three that need no kernel state,
+#: and kernarg_reader, which reads it through the State Value Array.
+HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")

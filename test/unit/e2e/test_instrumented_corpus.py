@@ -1,7 +1,7 @@
 """End to end: the user's command instruments corpus code objects, and the result is right.
 
-For each example hook that needs no kernel state (``examples/hooks/{instr_count,
-opcode_histogram,memory_trace}.mlir``) and each corpus code object of :data:`cases.OBJECTS`
+For each example hook (``examples/hooks/{instr_count,opcode_histogram,memory_trace,
+kernarg_reader}.mlir``) and each corpus code object of :data:`cases.OBJECTS`
 on gfx90a and gfx942, ``luthier-opt --lift --inline-hooks --emit-preamble IN.co --hooks
 H.mlir -o OUT.co`` runs once per session (in the background, two at a time, as the tests
 first ask for them). Then:
@@ -14,7 +14,9 @@ first ask for them). Then:
   application global too, and the hook's counters equal what the trace of the original run
   counted: instructions per wave and per active lane (``instr_count``), issues per opcode
   (``opcode_histogram``), the multiset of global load/store lane addresses named by buffer
-  and offset, and a cursor equal to the number of lane accesses (``memory_trace``).
+  and offset, and a cursor equal to the number of lane accesses (``memory_trace``); the
+  launch's grid (in workgroups) and block sizes and the first 8 bytes of the kernel
+  argument segment (``kernarg_reader``, through the SVA the preamble fills).
 
 The truth comes from the original run, so nothing a payload adds is counted against it.
 A hook without a ``kernel`` selector skips device functions, so those counts cover the
@@ -25,6 +27,7 @@ checks that the counters then equal the whole run's.
 from __future__ import annotations
 
 import functools
+import struct
 import subprocess
 import sys
 from collections import Counter
@@ -56,6 +59,7 @@ TOOL_GLOBALS = {
     "instr_count": {"instr_count_wave", "instr_count_thread"},
     "opcode_histogram": {"opcode_histogram"},
     "memory_trace": {"trace_cursor", "trace_buffer"},
+    "kernarg_reader": {"kernarg_record"},
 }
 #: memory_trace's buffer holds this many u64 entries; the cursor counts past it.
 TRACE_CAPACITY = 65536
@@ -178,7 +182,7 @@ def test_llvm_tools_and_our_lifter_read_the_output(instrumenter: Instrumenter, o
     assert kernels(lifted) == kernels(original)
 
 
-def _check_counters(hook: str, target: str, original: RunResult,
+def _check_counters(hook: str, target: str, launch: Launch, original: RunResult,
                     instrumented: RunResult) -> None:
     """The hook's counters against the original run's trace. The example hooks select no
     kernel, so they are placed in every kernel and in no device function (docs/hooks.md,
@@ -204,6 +208,12 @@ def _check_counters(hook: str, target: str, original: RunResult,
         assert {names[number[inst.desc.name]] for inst in trace.program.instructions
                 if inst.desc.name in counted} == {
             inst.mnemonic for inst in trace.program.instructions if inst.desc.name in counted}
+    elif hook == "kernarg_reader":
+        record = struct.unpack("<6IQ", counters["kernarg_record"])
+        assert record[:6] == (launch.grid, 1, 1, launch.block, 1, 1)
+        segment = [buffer for buffer in instrumented.memory.buffers if buffer.name == "kernarg"]
+        assert len(segment) == 1
+        assert record[6] == int.from_bytes(bytes(segment[0].data[:8]), "little")
     else:
         expected = trace.global_addresses("global_load*", "global_store*", functions=kernels)
         cursor = int(_u64(counters["trace_cursor"])[0])
@@ -233,7 +243,7 @@ def test_instrumented_kernel_computes_the_same_and_counts_right(
     assert tool <= instrumented.globals.keys()
     assert _application_globals(instrumented, program, tool) == _application_globals(
         original, _original_program(launch.obj, target), set())
-    _check_counters(hook, target, original, instrumented)
+    _check_counters(hook, target, launch, original, instrumented)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -1,0 +1,162 @@
+"""The preamble code that fills the homes ``place-sva`` chose.
+
+At kernel entry the hardware has put the kernarg segment pointer, the dispatch packet
+pointer and the workgroup ids in SGPRs (where ``emit-preamble``'s descriptor asked for
+them) and the packed work-item ids in ``v0``. This module writes the code that copies
+what the payloads read into the homes:
+
+* work-item ids: the work-item home becomes a copy of ``v0``;
+* SVA lanes: ``v_writelane_b32`` of the kernarg pointer (lanes 0-1), the workgroup ids
+  (lanes 2-4), and the launch sizes (lanes 5-10) the preamble computes from the dispatch
+  packet (``hsa_kernel_dispatch_packet_t``: ``workgroup_size_{x,y,z}`` are u16 at byte 4,
+  6 and 8; ``grid_size_{x,y,z}`` u32 at 12, 16 and 20, counted in work-items).
+
+HIP's ``gridDim`` counts workgroups, so ``grid_dim`` is ``ceil(grid_size / workgroup_size)``
+(the packet allows a partial last workgroup; the hidden ``hidden_block_count`` argument
+of code object v5 holds the same number, but not every kernel has it, and the packet
+serves every kernel alike). The hardware has no integer division: the quotient comes from
+a reciprocal estimate refined to exactness, the standard 32-bit unsigned expansion (the
+one LLVM's AMDGPU backend uses: ``v_rcp_iflag_f32`` of the divisor scaled to 2^32, one
+Newton step in integers, the quotient estimate from ``mul_hi``, then at most two
+corrections), followed by rounding up when a remainder is left.
+
+Scratch registers: SGPRs from ``first_free_sgpr`` up (no SGPR there holds an entry value,
+and the application writes them before reading them), and the SVA VGPR itself, before its
+lanes are written, for the one vector instruction sequence. SCC is written: it is not
+part of the initial state, so the application does not read it before writing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Operation
+
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.preamble.sva import (
+    BLOCK_DIM_LANES,
+    GRID_DIM_LANES,
+    KERNARG_LANES,
+    WORKGROUP_ID_LANES,
+    StateNeeds,
+)
+
+#: Byte offsets in the dispatch packet: the first dword loaded (workgroup sizes x, y),
+#: and the grid sizes per dimension.
+PACKET_SIZES_OFFSET = 4
+PACKET_GRID_SIZE = {"x": 12, "y": 16, "z": 20}
+#: 2^32 - 512 as f32 (0x4f7ffffe): scales the reciprocal so its integer part stays below
+#: 2^32 whatever the rounding of the estimate.
+_RECIPROCAL_SCALE = 0x4F7FFFFE
+_DIMENSIONS = ("x", "y", "z")
+
+
+def _align(value: int, granule: int) -> int:
+    return -(-value // granule) * granule
+
+
+def ceil_divide(build: MCBuilder, quotient: str, dividend: str, divisor: str,
+                vector_temp: str, temps: Sequence[str]) -> list[Operation]:
+    """``quotient = ceil(dividend / divisor)`` for u32 SGPRs (``divisor`` > 0), exact for
+    every 32-bit pair. ``temps`` are three scratch SGPRs; ``vector_temp`` a scratch VGPR.
+    ``quotient`` may not be ``dividend`` or ``divisor``."""
+    estimate, product, remainder = temps
+    inst = build.inst
+    return [
+        # estimate ~ 2^32 / divisor, from the float reciprocal
+        inst("v_cvt_f32_u32_e32", [vector_temp, divisor]),
+        inst("v_rcp_iflag_f32_e32", [vector_temp, vector_temp]),
+        inst("v_mul_f32_e32", [vector_temp, _RECIPROCAL_SCALE, vector_temp]),
+        inst("v_cvt_u32_f32_e32", [vector_temp, vector_temp]),
+        inst("v_readfirstlane_b32", [estimate, vector_temp]),
+        # one Newton step: estimate += mulhi(estimate, -divisor * estimate)
+        inst("s_sub_i32", [product, 0, divisor]),
+        inst("s_mul_i32", [product, product, estimate]),
+        inst("s_mul_hi_u32", [product, estimate, product]),
+        inst("s_add_i32", [estimate, estimate, product]),
+        # quotient estimate and its remainder, then two corrections
+        inst("s_mul_hi_u32", [quotient, dividend, estimate]),
+        inst("s_mul_i32", [product, quotient, divisor]),
+        inst("s_sub_i32", [remainder, dividend, product]),
+        *_correct(build, quotient, remainder, divisor, (estimate, product)),
+        *_correct(build, quotient, remainder, divisor, (estimate, product)),
+        # round up: one more when a remainder is left
+        inst("s_cmp_lg_u32", [remainder, 0]),
+        inst("s_addc_u32", [quotient, quotient, 0]),
+    ]
+
+
+def _correct(build: MCBuilder, quotient: str, remainder: str, divisor: str,
+             temps: tuple[str, str]) -> list[Operation]:
+    """If ``remainder >= divisor``: one more in the quotient, one divisor less in the
+    remainder (both candidates first: the additions write SCC, the selects read it)."""
+    inst = build.inst
+    more, less = temps
+    return [
+        inst("s_add_i32", [more, quotient, 1]),
+        inst("s_sub_i32", [less, remainder, divisor]),
+        inst("s_cmp_ge_u32", [remainder, divisor]),
+        inst("s_cselect_b32", [quotient, more, quotient]),
+        inst("s_cselect_b32", [remainder, less, remainder]),
+    ]
+
+
+def launch_sizes(build: MCBuilder, needs: StateNeeds, dispatch_ptr: int, first_free_sgpr: int,
+                 vector_temp: str) -> tuple[list[Operation], list[tuple[str, int]]]:
+    """Code computing the launch sizes ``needs`` names from the dispatch packet at
+    ``s[dispatch_ptr:dispatch_ptr+1]``; returns it and the (SGPR, SVA lane) pairs holding
+    the results."""
+    inst = build.inst
+    base = _align(first_free_sgpr, 4)  # s_load_dwordx4 writes an aligned quadruple
+
+    def sgpr(k: int) -> str:
+        return f"s{base + k}"
+
+    pointer = f"s[{dispatch_ptr}:{dispatch_ptr + 1}]"
+    # s[base..base+3]: bytes 4-19 of the packet; s[base+4]: grid_size_z
+    code: list[Operation] = [
+        inst("s_load_dwordx4", [f"s[{base}:{base + 3}]", pointer, PACKET_SIZES_OFFSET])]
+    if "z" in needs.grid_dims:
+        code.append(inst("s_load_dword", [sgpr(4), pointer, PACKET_GRID_SIZE["z"]]))
+    code.append(inst("s_waitcnt", ["lgkmcnt(0)"]))
+    grid_size = {"x": sgpr(2), "y": sgpr(3), "z": sgpr(4)}
+    # s[base+5..base+7]: workgroup sizes; s[base+8..base+10]: grid sizes in workgroups;
+    # s[base+11..base+13]: division scratch.
+    block = {dim: sgpr(5 + k) for k, dim in enumerate(_DIMENSIONS)}
+    grid = {dim: sgpr(8 + k) for k, dim in enumerate(_DIMENSIONS)}
+    scratch = [sgpr(11), sgpr(12), sgpr(13)]
+    lanes: list[tuple[str, int]] = []
+    for dim in sorted(needs.grid_dims | needs.block_dims):
+        if dim == "x":
+            code.append(inst("s_and_b32", [block[dim], sgpr(0), 0xFFFF]))
+        elif dim == "y":
+            code.append(inst("s_lshr_b32", [block[dim], sgpr(0), 16]))
+        else:
+            code.append(inst("s_and_b32", [block[dim], sgpr(1), 0xFFFF]))
+        if dim in needs.block_dims:
+            lanes.append((block[dim], BLOCK_DIM_LANES[dim]))
+    for dim in sorted(needs.grid_dims):
+        code += ceil_divide(build, grid[dim], grid_size[dim], block[dim], vector_temp,
+                            scratch)
+        lanes.append((grid[dim], GRID_DIM_LANES[dim]))
+    return code, lanes
+
+
+def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],
+             first_free_sgpr: int) -> list[Operation]:
+    """The code writing every SVA lane ``needs`` names; ``entry`` is the SGPR layout at
+    entry (:func:`~luthier.passes.preamble.emit.entry_sgprs` of the new descriptor)."""
+    code: list[Operation] = []
+    lanes: list[tuple[str, int]] = []
+    if needs.launch_sizes:
+        dispatch, _ = entry["properties.enable_sgpr_dispatch_ptr"]
+        code, lanes = launch_sizes(build, needs, dispatch, first_free_sgpr, sva)
+    if needs.kernarg:
+        first, _ = entry["properties.enable_sgpr_kernarg_segment_ptr"]
+        lanes += [(f"s{first + part}", lane) for part, lane in enumerate(KERNARG_LANES)]
+    for dim in sorted(needs.workgroup_ids):
+        first, _ = entry[f"rsrc2.enable_sgpr_workgroup_id_{dim}"]
+        lanes.append((f"s{first}", WORKGROUP_ID_LANES[dim]))
+    code += [build.inst("v_writelane_b32", [sva, register, lane])
+             for register, lane in sorted(lanes, key=lambda item: item[1])]
+    return code
