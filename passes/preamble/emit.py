@@ -39,7 +39,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.preamble.fill import fill_sva
+from luthier.passes.preamble.fill import copy_workitem_ids, fill_sva
 from luthier.passes.preamble.sva import (
     SVA_ATTR,
     WORKITEM_HOME_ATTR,
@@ -148,7 +148,7 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
     builder = MCBuilder(processor)
     code: list[Operation] = []
     if workitem_home is not None:
-        code.append(builder.inst("v_mov_b32_e32", [workitem_home, "v0"]))
+        code.append(copy_workitem_ids(builder, workitem_home))
         if level != old_level:
             code.append(builder.inst("v_and_b32_e32", ["v0", WORKITEM_MASKS[old_level], "v0"]))
     if sva is not None:

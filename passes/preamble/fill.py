@@ -24,6 +24,12 @@ Scratch registers: SGPRs from ``first_free_sgpr`` up (no SGPR there holds an ent
 and the application writes them before reading them), and the SVA VGPR itself, before its
 lanes are written, for the one vector instruction sequence. SCC is written: it is not
 part of the initial state, so the application does not read it before writing it.
+
+An SVA in an AGPR (no VGPR was free) is assembled in :data:`LANE_VGPR` and copied over
+with ``v_accvgpr_write_b32`` under a full EXEC: a wave's initial EXEC covers only its
+work-items, maybe fewer than the lanes the SVA uses. ``v3`` is never written by the
+hardware at entry on any target (work-item ids take ``v0``-``v2`` at most), so before the
+application's first instruction it holds nothing anyone reads.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ PACKET_GRID_SIZE = {"x": 12, "y": 16, "z": 20}
 #: 2^32 whatever the rounding of the estimate.
 _RECIPROCAL_SCALE = 0x4F7FFFFE
 _DIMENSIONS = ("x", "y", "z")
+#: Where the preamble assembles an SVA whose home is an AGPR.
+LANE_VGPR = "v3"
 
 
 def _align(value: int, granule: int) -> int:
@@ -142,21 +150,36 @@ def launch_sizes(build: MCBuilder, needs: StateNeeds, dispatch_ptr: int, first_f
     return code, lanes
 
 
+def copy_workitem_ids(build: MCBuilder, home: str) -> Operation:
+    """The copy of the packed work-item ids (``v0``) into their home, a VGPR or an AGPR
+    (only the wave's work-items matter, so EXEC as it is at entry is right)."""
+    if home.startswith("a"):
+        return build.inst("v_accvgpr_write_b32", [home, "v0"])
+    return build.inst("v_mov_b32_e32", [home, "v0"])
+
+
 def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],
              first_free_sgpr: int) -> list[Operation]:
     """The code writing every SVA lane ``needs`` names; ``entry`` is the SGPR layout at
     entry (:func:`~luthier.passes.preamble.emit.entry_sgprs` of the new descriptor)."""
     code: list[Operation] = []
     lanes: list[tuple[str, int]] = []
+    lane_vgpr = LANE_VGPR if sva.startswith("a") else sva
     if needs.launch_sizes:
         dispatch, _ = entry["properties.enable_sgpr_dispatch_ptr"]
-        code, lanes = launch_sizes(build, needs, dispatch, first_free_sgpr, sva)
+        code, lanes = launch_sizes(build, needs, dispatch, first_free_sgpr, lane_vgpr)
     if needs.kernarg:
         first, _ = entry["properties.enable_sgpr_kernarg_segment_ptr"]
         lanes += [(f"s{first + part}", lane) for part, lane in enumerate(KERNARG_LANES)]
     for dim in sorted(needs.workgroup_ids):
         first, _ = entry[f"rsrc2.enable_sgpr_workgroup_id_{dim}"]
         lanes.append((f"s{first}", WORKGROUP_ID_LANES[dim]))
-    code += [build.inst("v_writelane_b32", [sva, register, lane])
+    code += [build.inst("v_writelane_b32", [lane_vgpr, register, lane])
              for register, lane in sorted(lanes, key=lambda item: item[1])]
+    if lane_vgpr != sva:
+        saved_exec = f"s[{_align(first_free_sgpr, 2)}:{_align(first_free_sgpr, 2) + 1}]"
+        code += [build.inst("s_mov_b64", [saved_exec, "exec"]),
+                 build.inst("s_mov_b64", ["exec", -1]),
+                 build.inst("v_accvgpr_write_b32", [sva, lane_vgpr]),
+                 build.inst("s_mov_b64", ["exec", saved_exec])]
     return code

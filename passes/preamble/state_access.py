@@ -11,6 +11,11 @@
 ``workitem_id``    the field of the packed work-item home: ``v_and_b32`` (x) or
                    ``v_bfe_u32`` (y: bits 10-19, z: 20-29)
 =================  ==================================================================
+
+A home in an AGPR (``place-sva`` found every VGPR taken) is first copied to a VGPR
+temporary with ``v_accvgpr_read_b32``. That copy obeys EXEC: the work-item home needs
+only the active lanes, but the SVA's lanes 0-10 hold wave-wide values whatever lanes are
+active, so its copy runs under a full EXEC (saved in an SGPR pair and put back).
 """
 
 from __future__ import annotations
@@ -52,22 +57,34 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
         fresh[0] += 1
         return VirtRegAttr.of(fresh[0] - 1, register_class)
 
+    code: list[InstructionOpBase] = []
     if name == "workitem_id":
-        source = home(kernel, WORKITEM_HOME_ATTR)
+        source: str | VirtRegAttr | None = home(kernel, WORKITEM_HOME_ATTR)
         if source is None:
             raise StateAccessError("the kernel has no work-item home (run place-sva first)")
+        if source.startswith("a"):
+            copy = temp("VGPR_32")
+            code.append(inst("v_accvgpr_read_b32", [copy, source]))
+            source = copy
         start, width = WORKITEM_FIELDS[dimension(op)]
         if start == 0:
-            return [inst("v_and_b32_e32", [destination, (1 << width) - 1, source])]
-        return [inst("v_bfe_u32", [destination, source, start, width])]
-    sva = home(kernel, SVA_ATTR)
+            return [*code, inst("v_and_b32_e32", [destination, (1 << width) - 1, source])]
+        return [*code, inst("v_bfe_u32", [destination, source, start, width])]
+    sva: str | VirtRegAttr | None = home(kernel, SVA_ATTR)
     if sva is None:
         raise StateAccessError("the kernel has no State Value Array (run place-sva first)")
+    if sva.startswith("a"):
+        saved_exec, copy = temp("SReg_64"), temp("VGPR_32")
+        code += [inst("s_mov_b64", [saved_exec, "exec"]), inst("s_mov_b64", ["exec", -1]),
+                 inst("v_accvgpr_read_b32", [copy, sva]),
+                 inst("s_mov_b64", ["exec", saved_exec])]
+        sva = copy
     if name in STATE_LANES:
-        return [inst("v_readlane_b32", [destination, sva, STATE_LANES[name][dimension(op)]])]
+        return [*code, inst("v_readlane_b32",
+                            [destination, sva, STATE_LANES[name][dimension(op)]])]
     pointer = temp("SReg_64")
-    code = [inst("v_readlane_b32", [pointer.part(0), sva, KERNARG_LANES[0]]),
-            inst("v_readlane_b32", [pointer.part(1), sva, KERNARG_LANES[1]])]
+    code += [inst("v_readlane_b32", [pointer.part(0), sva, KERNARG_LANES[0]]),
+             inst("v_readlane_b32", [pointer.part(1), sva, KERNARG_LANES[1]])]
     assert name == "kernarg", name
     offset_attr = op.param("offset")
     assert isinstance(offset_attr, IntegerAttr)

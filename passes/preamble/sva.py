@@ -15,9 +15,13 @@ touches:
   (a copy of the packed ``v0`` of GFX90A/GFX942: x in bits 0-9, y 10-19, z 20-29), only
   when a payload reads them.
 
-A home is a VGPR that no instruction of the kernel, of a function it may call, or of a
-payload names, and that the hardware does not write at entry: the lowest inside the
-kernel's budget first, else the lowest past it (the descriptor then grows). The homes are
+A home is a vector register that no instruction of the kernel, of a function it may call,
+or of a payload names, and that the hardware does not write at entry: a VGPR, the lowest
+inside the kernel's budget first, else the lowest past it (the descriptor then grows);
+when every VGPR is taken, an AGPR the same way. VALU instructions cannot read AGPRs
+(``v_readlane_b32`` reads a VGPR), so a payload copies an AGPR home into a VGPR
+temporary first (``v_accvgpr_read_b32``; for the SVA under a full EXEC, since the lanes
+it reads may be switched off at the point). The homes are
 recorded on the kernel (``instr.sva = "v9"``, ``instr.workitem_home = "v10"``), kept out of
 payload register allocation (in the kernel and in every function it may call), and read by
 ``lower-intrinsics`` and ``emit-preamble``.
@@ -45,8 +49,16 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.register_budget import RegisterBudget
 from luthier.passes.analysis.register_usage import RegisterUsage
-from luthier.passes.analysis.units import VGPR_MASK, file_range, unit_bits, unit_names, units_of
+from luthier.passes.analysis.units import (
+    AGPR_MASK,
+    VGPR_MASK,
+    file_range,
+    unit_bits,
+    unit_names,
+    units_of,
+)
 from luthier.passes.instrument.points import describe_point
 
 Function = KernelOp | FunctionOp
@@ -232,16 +244,12 @@ def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | No
             if function != name:
                 callee = code_object_function(code_object, function)
                 taken |= _payload_units(callee)
-        budget = kernel_usage.budget
-        inside = file_range("v", 0, budget.vgprs) if budget is not None else VGPR_MASK
-        free = unit_bits(VGPR_MASK & ~taken)
-        ordered = [bit for bit in free if (1 << bit) & inside] + \
-            [bit for bit in free if not (1 << bit) & inside]
         wanted = int(needs.sva) + int(bool(needs.workitem_ids))
+        ordered = _candidates(taken, kernel_usage.budget)
         if len(ordered) < wanted:
             raise _fail(f"@{name}", f"no home for the State Value Array: the kernel needs "
-                        f"{wanted} VGPR(s) that no instruction touches, and "
-                        f"{len(ordered)} are free")
+                        f"{wanted} vector register(s) that no instruction touches, and "
+                        f"{len(ordered)} are free (every VGPR and AGPR is used)")
         homes = [unit_names(1 << bit)[0] for bit in ordered[:wanted]]
         sva = homes.pop(0) if needs.sva else None
         workitem = homes.pop(0) if needs.workitem_ids else None
@@ -253,6 +261,21 @@ def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | No
             [StringAttr(item) for item in needs.names()])
         placed[name] = (sva, workitem)
     return placed
+
+
+def _candidates(taken: int, budget: RegisterBudget | None) -> list[int]:
+    """Units that may be homes, best first: free VGPRs inside the budget, then past it,
+    then free AGPRs inside the budget, then past it (an AGPR home costs the payloads that
+    read it a copy to a VGPR under a full EXEC)."""
+    ordered: list[int] = []
+    for mask, prefix, inside_count in (
+            (VGPR_MASK, "v", budget.vgprs if budget is not None else 256),
+            (AGPR_MASK, "a", budget.agprs if budget is not None else 256)):
+        free = unit_bits(mask & ~taken)
+        inside = file_range(prefix, 0, inside_count)
+        ordered += [bit for bit in free if (1 << bit) & inside] + \
+            [bit for bit in free if not (1 << bit) & inside]
+    return ordered
 
 
 def code_object_function(code_object: CodeObjectOp, name: str) -> Function:
