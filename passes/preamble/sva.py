@@ -215,7 +215,8 @@ def mask_of_homes(kernel: KernelOp) -> int:
     return mask
 
 
-def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | None]]:
+def place_sva(code_object: CodeObjectOp,
+              prefer_agprs: bool = False) -> dict[str, tuple[str | None, str | None]]:
     """Choose the homes of every kernel whose payloads read entry state; returns kernel ->
     (SVA, work-item home)."""
     for function in (op for op in code_object.body.ops if isinstance(op, FunctionOp)):
@@ -245,7 +246,7 @@ def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | No
                 callee = code_object_function(code_object, function)
                 taken |= _payload_units(callee)
         wanted = int(needs.sva) + int(bool(needs.workitem_ids))
-        ordered = _candidates(taken, kernel_usage.budget)
+        ordered = _candidates(taken, kernel_usage.budget, prefer_agprs)
         if len(ordered) < wanted:
             raise _fail(f"@{name}", f"no home for the State Value Array: the kernel needs "
                         f"{wanted} vector register(s) that no instruction touches, and "
@@ -263,14 +264,16 @@ def place_sva(code_object: CodeObjectOp) -> dict[str, tuple[str | None, str | No
     return placed
 
 
-def _candidates(taken: int, budget: RegisterBudget | None) -> list[int]:
+def _candidates(taken: int, budget: RegisterBudget | None, prefer_agprs: bool) -> list[int]:
     """Units that may be homes, best first: free VGPRs inside the budget, then past it,
     then free AGPRs inside the budget, then past it (an AGPR home costs the payloads that
-    read it a copy to a VGPR under a full EXEC)."""
+    read it a copy to a VGPR under a full EXEC); AGPRs first if ``prefer_agprs``."""
+    files = [(VGPR_MASK, "v", budget.vgprs if budget is not None else 256),
+             (AGPR_MASK, "a", budget.agprs if budget is not None else 256)]
+    if prefer_agprs:
+        files.reverse()
     ordered: list[int] = []
-    for mask, prefix, inside_count in (
-            (VGPR_MASK, "v", budget.vgprs if budget is not None else 256),
-            (AGPR_MASK, "a", budget.agprs if budget is not None else 256)):
+    for mask, prefix, inside_count in files:
         free = unit_bits(mask & ~taken)
         inside = file_range(prefix, 0, inside_count)
         ordered += [bit for bit in free if (1 << bit) & inside] + \
@@ -292,7 +295,12 @@ class PlaceSVAPass(ModulePass):
 
     name = "place-sva"
 
+    #: Take free AGPRs before free VGPRs: what a kernel whose VGPRs are all taken gets,
+    #: chosen on purpose (to keep the homes out of the architected VGPRs, or to test the
+    #: AGPR path on any kernel).
+    prefer_agprs: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for code_object in op.walk():
             if isinstance(code_object, CodeObjectOp):
-                place_sva(code_object)
+                place_sva(code_object, self.prefer_agprs)
