@@ -5,7 +5,9 @@
 state payloads read, kept out of allocation), ``lower-intrinsics``,
 ``save-payload-state``, ``allocate-payload-registers`` and ``verify-payloads``, in that
 order: what ``luthier-opt --inline-hooks`` runs, and what a pass developer can spell out
-with ``-p`` to stop at any stage.
+with ``-p`` to stop at any stage. The allocator's options pass through
+(``lower-hooks{spill_vgprs_to_agprs=false}`` sends saved VGPRs to the instrumentation stack
+rather than to AGPRs).
 """
 
 from __future__ import annotations
@@ -28,11 +30,15 @@ from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
 from luthier.passes.preamble.sva import PlaceSVAPass
 
 
-def lowering_passes(allow_budget_growth: bool = True, spill: bool = True) -> list[ModulePass]:
+def lowering_passes(allow_budget_growth: bool = True, spill: bool = True,
+                    spill_vgprs_to_agprs: bool = True,
+                    assume_live: bool = False) -> list[ModulePass]:
     """The passes after insertion, in order."""
     return [InlineHooksPass(), SelectInstructionsPass(), VirtualizePhysRegsPass(),
             PlaceSVAPass(), LowerIntrinsicsPass(), SavePayloadStatePass(),
-            AllocatePayloadRegistersPass(allow_budget_growth=allow_budget_growth, spill=spill),
+            AllocatePayloadRegistersPass(allow_budget_growth=allow_budget_growth, spill=spill,
+                                         spill_vgprs_to_agprs=spill_vgprs_to_agprs,
+                                         assume_live=assume_live),
             VerifyPayloadsPass()]
 
 
@@ -44,9 +50,13 @@ class LowerHooksPass(ModulePass):
 
     allow_budget_growth: bool = True
     spill: bool = True
+    spill_vgprs_to_agprs: bool = True
+    #: Testing aid of ``allocate-payload-registers``: almost every register live.
+    assume_live: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(child, InsertOp) for child in op.walk()):
             InsertHooksPass().apply(ctx, op)
-        for stage in lowering_passes(self.allow_budget_growth, self.spill):
+        for stage in lowering_passes(self.allow_budget_growth, self.spill,
+                                     self.spill_vgprs_to_agprs, self.assume_live):
             stage.apply(ctx, op)

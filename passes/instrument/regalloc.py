@@ -15,7 +15,10 @@ computed before:
   registers past it, lowest first: using one grows the kernel's allocation and may cost
   occupancy, which the report (:mod:`.report`) shows;
 * when neither is enough (``spill``), live application registers the payload does not name
-  are saved around it, SGPRs to VGPR lanes and VGPRs to AGPRs (:mod:`.regalloc_spill`);
+  are saved around it, SGPRs to VGPR lanes and VGPRs to AGPRs or, when no AGPR is dead
+  (or ``spill_vgprs_to_agprs`` is off, like LLVM's ``-amdgpu-spill-vgpr-to-agpr=0``), to
+  slots of the instrumentation stack in scratch memory (:mod:`.regalloc_spill`,
+  :mod:`luthier.passes.preamble.scratch`);
 * a temporary copied from (or to) an application register takes that register when that
   keeps every value right, and the copy, now a no-op, is deleted.
 
@@ -27,9 +30,18 @@ for the passes after (the SVA and preamble need to know which registers payloads
 
 ``registers`` are the homes of the temporaries (coalesced ones included), ``spilled`` the
 application registers saved and restored, ``spill_registers`` the dead registers that hold
-them (lane VGPRs, AGPRs, the SGPR pair holding EXEC), ``budget_growth`` the units used past
-the kernel's budget. When nothing can make room, the pass fails with one line naming the
-hook, the function and the instruction.
+them (lane VGPRs, AGPRs, the SGPR pair holding EXEC, the stack address SGPR),
+``budget_growth`` the units used past the kernel's budget. A payload that saves VGPRs to
+the instrumentation stack also records ``stack`` (its bytes), ``stack_offset`` (the byte
+of its first slot) and ``stack_saved`` (the VGPRs, slot by slot); ``update-descriptors``
+and ``emit-preamble`` read them. When nothing can make room, the pass fails with one line
+naming the hook, the function and the instruction.
+
+``assume_live`` is a testing aid: it pretends every application SGPR, VGPR and AGPR is live
+at every point except one dead SGPR pair and one more dead SGPR (what saving to memory
+needs), so that ordinary kernels exercise every spill path (lanes, saved lane holders,
+stack slots). Saving a register that was in fact dead changes nothing the application
+sees; it only costs time.
 """
 
 from __future__ import annotations
@@ -38,7 +50,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
@@ -65,8 +77,17 @@ from luthier.passes.instrument.regalloc_model import (
 from luthier.passes.instrument.regalloc_spill import (
     SpillError,
     SpillPlan,
+    StackAccess,
     emit_spill_code,
     plan_spills,
+)
+from luthier.passes.preamble.scratch import (
+    STACK_BYTES_KEY,
+    STACK_OFFSET_KEY,
+    STACK_SAVED_KEY,
+    StackError,
+    StackLayout,
+    StackOffsetError,
 )
 from luthier.passes.preamble.sva import reserved_units
 
@@ -119,12 +140,17 @@ class PayloadAllocator:
     """Allocates the payloads of one code object."""
 
     def __init__(self, code_object: CodeObjectOp, allow_budget_growth: bool = True,
-                 spill: bool = True) -> None:
+                 spill: bool = True, spill_vgprs_to_agprs: bool = True,
+                 assume_live: bool = False) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
         self.isa: TargetISA = load_target(self.processor)
         self.allow_budget_growth = allow_budget_growth
         self.spill = spill
+        self.spill_vgprs_to_agprs = spill_vgprs_to_agprs
+        self.assume_live = assume_live
+        #: Where the instrumentation stack starts per function (built on first use).
+        self.stack = StackLayout(code_object)
         try:
             self.free = FreeRegisters(code_object)
         except EffectError as error:
@@ -157,6 +183,8 @@ class PayloadAllocator:
         point = site.point
         dead_here = self.free.dead_before(point) & ~self.reserved.get(
             site.function.sym_name.data, 0)
+        if self.assume_live:
+            dead_here = _scarce(dead_here)
         budget = allowed = 0
         for prefix in _FILES:
             budget |= self.free.allocatable(point, prefix, True)
@@ -184,9 +212,14 @@ class PayloadAllocator:
                                                   "nothing to spill"))
                 try:
                     plan = plan_spills(result.spilled, result.used, code.physical_units,
-                                       pools, self.isa.wavefront_size)
+                                       pools, self.isa.wavefront_size,
+                                       self.spill_vgprs_to_agprs, self._stack_access(site))
                 except SpillError as error:
                     raise _Failure(self._shortage(code, pools, failed, str(error))) from None
+                except StackOffsetError as error:
+                    raise _Failure(str(error)) from None
+                except StackError as error:
+                    raise PassFailedException(f"{PASS_NAME}: {error}") from None
         except _Failure as failure:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {failure}") \
                 from None
@@ -194,6 +227,12 @@ class PayloadAllocator:
         emit_spill_code(plan, list(payload.body.blocks), self.processor)
         _verify(payload, site)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
+
+    def _stack_access(self, site: Site) -> StackAccess:
+        """The stack of the payloads of ``site``'s function: GFX942 reaches slots with the
+        immediate alone (architected flat scratch, "ST" addressing); GFX90A needs an SGPR."""
+        name = site.function.sym_name.data
+        return StackAccess(lambda: self.stack.base(name), not self.isa.is_gfx940)
 
     def _shortage(self, code: PayloadCode, pools: Pools, vreg: VirtualRegister,
                   reason: str) -> str:
@@ -268,13 +307,35 @@ def _record(code: PayloadCode, result: Assignment, plan: SpillPlan,
     for name in plan.registers:
         used |= units_of(name)
     growth = (used | code.physical_units) & ~pools.budget & _ALLOCATABLE
-    return DictionaryAttr({
+    record: dict[str, Attribute] = {
         "registers": _strings(homes),
         "coalesced": _strings(coalesced),
         "spilled": _strings(plan.spilled),
         "spill_registers": _strings(plan.registers),
         "budget_growth": _strings(unit_names(growth)),
-    })
+    }
+    if plan.memory:
+        record[STACK_BYTES_KEY] = IntegerAttr(plan.stack_bytes, 64)
+        record[STACK_OFFSET_KEY] = IntegerAttr(plan.stack_offset, 64)
+        record[STACK_SAVED_KEY] = _strings(plan.memory)
+    return DictionaryAttr(record)
+
+
+_SCARCE_FILES = file_range("s", 0, 106) | file_range("v", 0, 256) | file_range("a", 0, 256)
+
+
+def _scarce(dead: int) -> int:
+    """``dead`` without its SGPRs, VGPRs and AGPRs, but for the lowest dead even SGPR pair
+    and the lowest other dead SGPR (``assume_live``)."""
+    keep = 0
+    for start in range(0, 102, 2):
+        pair = file_range("s", start, 2)
+        if dead & pair == pair:
+            keep = pair
+            break
+    others = dead & file_range("s", 0, 102) & ~keep
+    keep |= others & -others
+    return (dead & ~_SCARCE_FILES) | keep
 
 
 _ALLOCATABLE = file_range("s", 0, 102) | file_range("v", 0, 256) | file_range("a", 0, 256)
@@ -289,6 +350,10 @@ class AllocatePayloadRegistersPass(ModulePass):
 
     allow_budget_growth: bool = True
     spill: bool = True
+    #: Save VGPRs to dead AGPRs before the stack (LLVM's ``-amdgpu-spill-vgpr-to-agpr``).
+    spill_vgprs_to_agprs: bool = True
+    #: Testing aid: pretend almost every register is live (see the module documentation).
+    assume_live: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for code_object in op.ops:
@@ -296,7 +361,8 @@ class AllocatePayloadRegistersPass(ModulePass):
                     or code_object.processor not in SUPPORTED_TARGETS \
                     or not has_payloads(code_object):
                 continue
-            PayloadAllocator(code_object, self.allow_budget_growth, self.spill).run()
+            PayloadAllocator(code_object, self.allow_budget_growth, self.spill,
+                             self.spill_vgprs_to_agprs, self.assume_live).run()
 
 
 def has_payloads(code_object: CodeObjectOp) -> bool:

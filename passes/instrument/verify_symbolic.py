@@ -8,7 +8,13 @@ holds a :class:`Sym`:
 * ``sub(u)``: a bit mask that is a subset of ``orig(u)`` (EXEC after ``s_and_saveexec``);
 * ``bool``: nonzero exactly when SCC was set at the entry (``s_cselect_b32 d, 1, 0``);
 * ``zero`` / ``ones``: the constants 0 and all ones (``s_mov_b64 exec, -1``);
+* ``const``: another 32-bit constant (its value in ``slot``), such as the instrumentation
+  stack's base an SGPR holds while VGPRs are saved to scratch;
 * ``unknown``: anything else.
+
+Besides registers, the state keeps the instrumentation stack's slots (``stack``: byte
+address -> the two parts of the value stored there), so a VGPR saved with
+``scratch_store_dword`` and loaded back before the exit holds its entry content again.
 
 Slots use the layout of :mod:`luthier.passes.analysis.liveness`: bit ``u`` is a scalar unit,
 or the lanes of vector unit ``u`` that EXEC held at the entry (*active* part); bit
@@ -36,6 +42,7 @@ SUB = "sub"
 BOOL = "bool"
 ZERO = "zero"
 ONES = "ones"
+CONST = "const"
 UNKNOWN = "unknown"
 
 #: Kinds whose content is a subset of one slot's entry content.
@@ -67,6 +74,10 @@ def sub(slot: int) -> Sym:
 
 def unknown(origin: int = 0) -> Sym:
     return Sym(UNKNOWN, -1, origin)
+
+
+def const(value: int) -> Sym:
+    return Sym(CONST, value & 0xFFFFFFFF)
 
 
 ZERO_SYM = Sym(ZERO)
@@ -103,6 +114,8 @@ class State:
 
     slots: dict[int, Sym] = field(default_factory=dict[int, Sym])
     lanes: dict[int, dict[int, Sym]] = field(default_factory=dict[int, dict[int, Sym]])
+    #: Scratch byte address -> (active, inactive) parts stored there by the payload.
+    stack: dict[int, tuple[Sym, Sym]] = field(default_factory=dict[int, tuple[Sym, Sym]])
 
     def get(self, slot: int) -> Sym:
         value = self.slots.get(slot)
@@ -115,7 +128,8 @@ class State:
             self.slots[slot] = value
 
     def copy(self) -> State:
-        return State(dict(self.slots), {unit: dict(lanes) for unit, lanes in self.lanes.items()})
+        return State(dict(self.slots), {unit: dict(lanes) for unit, lanes in self.lanes.items()},
+                     dict(self.stack))
 
     def join(self, other: State) -> State:
         joined = State()
@@ -127,11 +141,15 @@ class State:
             kept = {lane: value for lane, value in kept.items() if value.kind != UNKNOWN}
             if kept:
                 joined.lanes[unit] = kept
+        for address in self.stack.keys() & other.stack.keys():
+            mine_parts, their_parts = self.stack[address], other.stack[address]
+            joined.stack[address] = (join(mine_parts[0], their_parts[0]),
+                                     join(mine_parts[1], their_parts[1]))
         return joined
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.slots == other.slots \
-            and self.lanes == other.lanes
+            and self.lanes == other.lanes and self.stack == other.stack
 
     __hash__ = None  # type: ignore[assignment]
 

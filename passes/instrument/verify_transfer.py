@@ -12,7 +12,11 @@ restores registers with, and treats every other write as ``unknown``:
   ``s_xor``/``s_andn2`` of 32 and 64 bits, per unit: an AND with the entry's EXEC is a
   subset of it, OR of a subset with the entry's EXEC is the entry's EXEC again...;
 * SGPR spills to a VGPR lane: ``v_writelane_b32 v, s, lane`` and ``v_readlane_b32 s, v,
-  lane`` with a constant lane.
+  lane`` with a constant lane;
+* VGPR spills to the instrumentation stack: ``scratch_store_dword``/``scratch_load_dword``
+  at a known address (the immediate alone, or an SGPR holding a constant plus the
+  immediate; per part, under EXEC). Any other scratch, flat or buffer store (or atomic)
+  may write any slot: the stack is forgotten.
 
 The register effect (explicit and implicit defs such as SCC from ``s_add_u32``) comes from
 :class:`~luthier.passes.analysis.effects.EffectTable`; recognised forms then overwrite
@@ -49,6 +53,7 @@ from luthier.passes.analysis.units import (
 from luthier.passes.instrument.verify_symbolic import (
     BOOL,
     BOOL_SYM,
+    CONST,
     COVERAGE,
     EXEC_ALL,
     EXEC_HI,
@@ -62,6 +67,7 @@ from luthier.passes.instrument.verify_symbolic import (
     ZERO_SYM,
     State,
     Sym,
+    const,
     exec_kind,
     inactive_slot,
     join,
@@ -174,6 +180,8 @@ def _scalar_values(state: State, attr: Attribute, width: int) -> list[Sym] | Non
         return [ZERO_SYM] * width
     if value == -1 or (width == 1 and value == 0xFFFFFFFF):
         return [ONES_SYM] * width
+    if value is not None and width == 1:
+        return [const(value)]
     return None
 
 
@@ -190,6 +198,56 @@ class _Override:
     tainted: dict[int, int] = field(default_factory=dict[int, int])
     #: A copy moves content without using it: its reads expose nothing.
     copy: bool = False
+    #: Stack slots written (byte address -> parts).
+    stack: dict[int, tuple[Sym, Sym]] = field(default_factory=dict[int, tuple[Sym, Sym]])
+
+
+#: The spill forms of scratch accesses: (store or load, addressing).
+_SCRATCH_SPILL = re.compile(r"^SCRATCH_(STORE|LOAD)_DWORD_(SADDR|ST)_")
+#: Other memory writes that may reach scratch (flat addresses can be private).
+_MEMORY_WRITE = re.compile(r"^(?:scratch|flat|buffer)_.*(?:store|atomic)")
+
+
+def _scratch_address(state: State, addressing: str,
+                     operands: tuple[Attribute, ...]) -> int | None:
+    """The byte address a spill-form scratch access reaches, when it is known."""
+    if addressing == "ST":
+        return _int_value(operands[1])
+    base = _scalar_values(state, operands[1], 1)
+    offset = _int_value(operands[2])
+    if base is None or offset is None:
+        return None
+    if base[0].kind == ZERO:
+        return offset
+    if base[0].kind == CONST:
+        return (base[0].slot + offset) & 0xFFFFFFFF
+    return None
+
+
+def _scratch(state: State, opcode: str, operands: tuple[Attribute, ...],
+             cover: tuple[str, str]) -> _Override | None:
+    """A VGPR stored to (or loaded from) a known stack address."""
+    match = _SCRATCH_SPILL.match(opcode)
+    if match is None:
+        return None
+    units = storage_units(operands[0])
+    address = _scratch_address(state, match.group(2), operands)
+    if units is None or len(units) != 1 or address is None \
+            or not VECTOR_MASK >> units[0] & 1:
+        return None
+    (unit,) = units
+    override = _Override(copy=True)
+    if match.group(1) == "LOAD":
+        override.vectors[unit] = state.stack.get(address, (unknown(), unknown()))
+        return override
+    old = state.stack.get(address, (unknown(), unknown()))
+    parts: list[Sym] = []
+    for previous, new, reach in ((old[0], state.get(unit), cover[0]),
+                                 (old[1], state.get(inactive_slot(unit)), cover[1])):
+        parts.append(new if reach == "all" else previous if reach == "none"
+                     else join(previous, new))
+    override.stack[address] = (parts[0], parts[1])
+    return override
 
 
 def _scalar_copy(state: State, operands: tuple[Attribute, ...], width: int) -> _Override | None:
@@ -365,7 +423,10 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
     mnemonic = op.mnemonic
     operands = op.mc_operands.data
     cover = coverage(state, mnemonic, effect)
-    override = _recognise(state, mnemonic, operands)
+    override = _recognise(state, mnemonic, operands) \
+        or _scratch(state, op.opcode.data, operands, cover)
+    if override is None and _MEMORY_WRITE.match(mnemonic):
+        state.stack.clear()
     exposed = 0 if override is not None and override.copy \
         else read_origin(state, effect.uses, cover)
     before = {slot: state.get(slot) for unit in (override.vectors if override else ())
@@ -377,6 +438,7 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
         return exposed
     for slot, value in override.slots.items():
         state.set(slot, value)
+    state.stack.update(override.stack)
     for unit, (active, inactive) in override.vectors.items():
         # The generic write above made the covered parts unknown; redo it with the values.
         for slot, reach, new in ((unit, cover[0], active),

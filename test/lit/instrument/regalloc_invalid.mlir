@@ -4,7 +4,8 @@
 // else helps.
 // - @nospill: v0-v3 (the whole VGPR budget) are live, growth and spilling are off;
 // - @nohome: v0-v7 (the whole budget, accum_offset 8: no AGPR) are live, spilling is on
-//   but there is no dead AGPR inside the budget to save a VGPR in (growth is off).
+//   but there is no dead AGPR inside the budget to save a VGPR in (growth is off), and the
+//   kernel's dynamic stack leaves the instrumentation stack no place either.
 // RUN: luthier-opt %s --split-input-file --verify-diagnostics -p 'allocate-payload-registers{allow_budget_growth=false spill=false}' | filecheck %s --check-prefix=OFF
 // RUN: luthier-opt %s --split-input-file --verify-diagnostics -p 'allocate-payload-registers{allow_budget_growth=false}' | filecheck %s --check-prefix=ON
 
@@ -28,7 +29,7 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 // -----
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
-  amdgpu_mc.kernel @nohome <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc3.accum_offset = 1>}> {
+  amdgpu_mc.kernel @nohome <{descriptor = #amdgpu_mc.kernel_descriptor<properties.uses_dynamic_stack = 1, rsrc3.accum_offset = 1>}> {
     instr.payload @count attributes {args = []} {
       amdgpu_mc.v_mov_b32_e32 %1:VGPR_32, 7
       instr.mc_intrinsic "use" {defs = [], uses = [#amdgpu_mc.vreg<1 : VGPR_32>]}
@@ -42,4 +43,4 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
   }
 }
 // OFF: allocate-payload-registers: @count in @nohome before 'v_add_u32_e32 v0, v1, v0' (#0): needs 1 VGPR, 0 free, spilling is off
-// ON: allocate-payload-registers: @count in @nohome before 'v_add_u32_e32 v0, v1, v0' (#0): needs 1 VGPR, 0 free, nothing to spill into
+// ON: allocate-payload-registers: @nohome: the kernel uses a dynamic stack, so the instrumentation stack has no fixed place above it

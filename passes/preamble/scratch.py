@@ -1,0 +1,257 @@
+"""The instrumentation stack: per-lane scratch memory above everything the application uses.
+
+When a payload must borrow an application VGPR and no dead AGPR can hold its value (or
+``spill_vgprs_to_agprs`` is off), the register allocator saves it to the wave's private
+memory, in *slots* of 4 bytes. Where those slots go, and what a kernel must do so that a
+``scratch_*`` instruction reaches them, is decided here:
+
+* **Where.** A kernel's descriptor says how much private memory each lane of the
+  application needs (``private_segment_fixed_size``: its own frame and, where the call
+  graph is known, the deepest chain of its callees' frames). The instrumentation stack
+  starts above that, rounded up to 16 bytes (the alignment LLVM keeps for stack frames):
+  *the stack base*. Payloads never nest, so every payload's slots start at the base of the
+  kernels that may run it; a payload in a device function uses the highest base among the
+  kernels that may call it, so it is above every caller's memory.
+* **When there is no fixed top.** A kernel with a dynamic stack (recursion, calls through
+  unknown targets, ``uses_dynamic_stack``) grows its private memory at run time: nothing is
+  provably above it, so a payload such a kernel may run cannot use the stack (the pass
+  fails, naming the kernel). A device function that code we cannot see may call has no
+  known callers, hence no base either.
+* **How far.** ``scratch_*`` offsets are signed 13-bit immediates on GFX90A and GFX942
+  (4095 at most). On GFX942 the allocator addresses slots with the immediate alone
+  (``scratch_store_dword off, v3, off offset:K``), so a slot past 4095 fails; GFX90A has no
+  such "ST" form and needs an SGPR address anyway, so the base goes into that SGPR.
+* **Kernel setup** (``emit-preamble``, :func:`scratch_setup`): a kernel whose payloads (or
+  those of functions it may call) use stack bytes enables its private segment. On GFX942
+  the hardware initialises FLAT_SCRATCH itself (architected flat scratch). On GFX90A the
+  preamble asks for the flat scratch init user SGPRs and the private segment wave offset
+  system SGPR and computes FLAT_SCRATCH from them (AMDGPUUsage, "Flat Scratch", GFX9):
+  ``s_add_u32 flat_scratch_lo, init_lo, wave_offset`` / ``s_addc_u32 flat_scratch_hi,
+  init_hi, 0``. An application that sets up flat scratch itself computes the same value
+  from the same SGPRs later, so doing it first changes nothing for it.
+* **Descriptor** (``update-descriptors``, :func:`kernel_stack_tops`): the private segment
+  grows to the base plus the most stack bytes any payload the kernel may run uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.target import TargetISA
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.analysis.callgraph import CallGraph
+
+Function = KernelOp | FunctionOp
+
+#: The stack base is the application's private segment rounded up to this.
+STACK_ALIGNMENT = 16
+#: Bytes per slot: one VGPR lane.
+SLOT_BYTES = 4
+#: The largest ``offset:`` of a ``scratch_*`` instruction (signed 13 bits).
+MAX_SCRATCH_OFFSET = 4095
+#: Keys of the payload ``allocation`` attribute the stack is recorded in.
+STACK_BYTES_KEY = "stack"
+STACK_OFFSET_KEY = "stack_offset"
+STACK_SAVED_KEY = "stack_saved"
+#: Descriptor fields the preamble sets for scratch.
+PRIVATE_SEGMENT = "rsrc2.enable_private_segment"
+FLAT_SCRATCH_INIT = "properties.enable_sgpr_flat_scratch_init"
+
+
+class StackError(ValueError):
+    """The instrumentation stack has no place: ``where: reason`` (the caller adds the pass
+    name)."""
+
+
+class StackOffsetError(StackError):
+    """A slot an instruction's immediate offset cannot reach: ``reason`` (the caller adds
+    the pass name and the point)."""
+
+
+def round_up(value: int, granule: int) -> int:
+    return -(-value // granule) * granule
+
+
+def _metadata_entries(code_object: CodeObjectOp) -> dict[str, dict[str, Any]]:
+    metadata: dict[str, Any] = attr_to_metadata(code_object.metadata) \
+        if code_object.metadata is not None else {}
+    return {str(entry.get(".name")): entry for entry in metadata.get("amdhsa.kernels", [])}
+
+
+def uses_dynamic_stack(kernel: KernelOp, entry: dict[str, Any] | None = None) -> bool:
+    """Whether ``kernel``'s private memory grows at run time (descriptor bit or metadata)."""
+    if kernel.descriptor.fields.get("properties.uses_dynamic_stack", 0):
+        return True
+    return bool(entry is not None and entry.get(".uses_dynamic_stack", False))
+
+
+def kernel_stack_base(kernel: KernelOp) -> int:
+    """Where the instrumentation stack of ``kernel`` starts: above its fixed private
+    segment, 16-byte aligned."""
+    return round_up(kernel.descriptor.fields.get("private_segment_fixed_size", 0),
+                    STACK_ALIGNMENT)
+
+
+def dynamic_stack_error(kernel: str) -> StackError:
+    return StackError(f"@{kernel}: the kernel uses a dynamic stack, so the instrumentation "
+                      "stack has no fixed place above it")
+
+
+class StackLayout:
+    """Which kernels may run each function, and the stack base of each function's
+    payloads; built once per code object, the call graph only when a device function
+    asks."""
+
+    def __init__(self, code_object: CodeObjectOp) -> None:
+        self.code_object = code_object
+        self.kernels = {op.sym_name.data: op for op in code_object.body.ops
+                        if isinstance(op, KernelOp)}
+        self.entries = _metadata_entries(code_object)
+        self._graph: CallGraph | None = None
+        self._runners: dict[str, list[str]] = {}
+
+    def _call_graph(self) -> CallGraph:
+        if self._graph is None:
+            self._graph = CallGraph.build(self.code_object)
+        return self._graph
+
+    def runners(self, function: str) -> list[str]:
+        """The kernels that may run ``function`` (itself, for a kernel). StackError when
+        code we cannot see may call it: no caller is known for sure."""
+        if function in self.kernels:
+            return [function]
+        known = self._runners.get(function)
+        if known is not None:
+            return known
+        graph = self._call_graph()
+        found: list[str] = []
+        for name in self.kernels:
+            reach = graph.reach(name)
+            if function in reach.functions:
+                found.append(name)
+            elif reach.reaches_unknown:
+                raise StackError(f"@{function}: @{name} calls code through an unknown "
+                                 "target that may reach this function, so the kernels "
+                                 "that run it (and the instrumentation stack's base) are "
+                                 "not known")
+        if not found:
+            raise StackError(f"@{function}: no kernel of the code object is known to call "
+                             "this function, so the instrumentation stack's base is not "
+                             "known")
+        self._runners[function] = found
+        return found
+
+    def base(self, function: str) -> int:
+        """The first stack byte a payload of ``function`` may use: the highest base of the
+        kernels that may run it. StackError for a kernel with a dynamic stack."""
+        base = 0
+        for name in self.runners(function):
+            kernel = self.kernels[name]
+            if uses_dynamic_stack(kernel, self.entries.get(name)):
+                raise dynamic_stack_error(name)
+            base = max(base, kernel_stack_base(kernel))
+        return base
+
+
+def slot_offset(base: int, slot: int) -> int:
+    """The byte offset of ``slot`` (from the wave's private base)."""
+    return base + SLOT_BYTES * slot
+
+
+def check_immediate_offset(offset: int) -> None:
+    """StackError when a ``scratch_*`` immediate cannot hold ``offset``."""
+    if offset > MAX_SCRATCH_OFFSET:
+        raise StackOffsetError(f"the instrumentation stack slot at byte {offset} is past the "
+                         f"{MAX_SCRATCH_OFFSET} a scratch instruction's offset reaches (the "
+                         "application's private segment is too large; addressing the stack "
+                         "through an SGPR is not supported on this target yet)")
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadStack:
+    """What one payload uses of the stack: its first byte and how many bytes."""
+
+    offset: int
+    size: int
+
+    @property
+    def top(self) -> int:
+        return self.offset + self.size
+
+
+def _int_entry(attr: DictionaryAttr, key: str) -> int:
+    value = attr.data.get(key)
+    return value.value.data if isinstance(value, IntegerAttr) else 0
+
+
+def payload_stack(payload: PayloadOp) -> PayloadStack | None:
+    """The stack a payload's allocation recorded, or None if it uses none."""
+    attr = payload.attributes.get("allocation")
+    if not isinstance(attr, DictionaryAttr):
+        return None
+    size = _int_entry(attr, STACK_BYTES_KEY)
+    if size <= 0:
+        return None
+    return PayloadStack(_int_entry(attr, STACK_OFFSET_KEY), size)
+
+
+def _payloads(function: Function) -> Iterator[PayloadOp]:
+    for block in function.body.blocks:
+        for op in block.ops:
+            if isinstance(op, PayloadOp):
+                yield op
+
+
+def function_stack_top(function: Function) -> int:
+    """The highest stack byte (exclusive) any payload of ``function`` uses; 0 if none."""
+    top = 0
+    for payload in _payloads(function):
+        stack = payload_stack(payload)
+        if stack is not None:
+            top = max(top, stack.top)
+    return top
+
+
+def kernel_stack_tops(code_object: CodeObjectOp) -> dict[str, int]:
+    """Kernel -> the top of the instrumentation stack its payloads and those of the
+    functions it may call use (kernels that use none are left out). StackError for a
+    kernel with a dynamic stack that needs it."""
+    tops = {op.sym_name.data: function_stack_top(op) for op in code_object.body.ops
+            if isinstance(op, Function)}
+    if not any(tops.values()):
+        return {}
+    layout = StackLayout(code_object)
+    needs: dict[str, int] = {}
+    for function, top in tops.items():
+        if not top:
+            continue
+        for kernel in layout.runners(function):
+            needs[kernel] = max(needs.get(kernel, 0), top)
+    for kernel in needs:
+        if uses_dynamic_stack(layout.kernels[kernel], layout.entries.get(kernel)):
+            raise dynamic_stack_error(kernel)
+    return needs
+
+
+def scratch_fields(fields: dict[str, int], isa: TargetISA) -> dict[str, int]:
+    """The descriptor fields that give a kernel a private segment that ``scratch_*``
+    instructions reach (changes only)."""
+    wanted = {PRIVATE_SEGMENT: 1}
+    if not isa.is_gfx940:
+        wanted[FLAT_SCRATCH_INIT] = 1
+    return {key: value for key, value in wanted.items() if fields.get(key, 0) != value}
+
+
+def flat_scratch_setup(builder: MCBuilder, init: int, wave_offset: int) -> list[InstructionOpBase]:
+    """FLAT_SCRATCH = flat scratch init + the wave's private segment offset (GFX9 without
+    architected flat scratch); ``init`` is the first of the two init SGPRs."""
+    return [builder.inst("s_add_u32", ["flat_scratch_lo", f"s{init}", f"s{wave_offset}"]),
+            builder.inst("s_addc_u32", ["flat_scratch_hi", f"s{init + 1}", 0])]
