@@ -153,6 +153,20 @@ class FunctionCFG:
         """``@name ^bb3`` for messages."""
         return f"@{self.name} {block_name(block)}"
 
+    def unknown_branches(self) -> list[str]:
+        """One line per ``s_setpc_b64`` whose targets are unknown (not a return, not a tail
+        call to a known function): where it is, and why its address is not known. Code
+        after such a branch cannot be analysed, and what it reaches cannot be moved."""
+        found: list[str] = []
+        for index, kind in sorted(self.exits.items()):
+            last = self.blocks[index].last_op
+            if kind is not ExitKind.INDIRECT_BRANCH or not isinstance(last, InstructionOpBase):
+                continue
+            _, reason = self.jump_targets.get(index, (None, "unknown"))
+            found.append(f"'s_setpc_b64 {_text(last.mc_operands.data[0])}' in "
+                         f"{self.where(index)} branches to an unknown address ({reason})")
+        return found
+
     def _successors_of(self, index: int, block: Block) -> tuple[int, ...]:
         last = block.last_op
         if isinstance(last, BranchInstructionOp | FallthroughOp):

@@ -269,6 +269,8 @@ class InsertHooksPass(ModulePass):
                 isa = load_target(code_object.processor)
                 for function in _functions(code_object, insert):
                     points = _points(function, insert, isa)
+                    if points:
+                        _refuse_unknown_branches(insert, function, isa)
                     offsets = _offsets(function, isa) if points and any(
                         isinstance(arg, SiteArgAttr) and arg.data == "offset"
                         for arg in insert.args.data) else None
@@ -283,6 +285,16 @@ class InsertHooksPass(ModulePass):
                 raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
             insert.detach()
             insert.erase()
+
+
+def _refuse_unknown_branches(insert: InsertOp, function: Function, isa: TargetISA) -> None:
+    """A function that jumps to an unknown address cannot be instrumented: which registers
+    are dead past the jump (so free for payloads) is unknowable, and the code it lands in
+    may be code that instrumentation moves."""
+    branches = FunctionCFG.build(function, isa).unknown_branches()
+    if branches:
+        raise _fail(insert, f"cannot instrument @{function.sym_name.data}: {branches[0]}; "
+                    "the registers free after it and the code it reaches are unknown")
 
 
 def _resolve(insert: InsertOp, function: Function, point: InstructionOpBase,

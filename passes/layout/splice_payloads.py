@@ -18,6 +18,9 @@ instruction that read the PC, encoded in its addend. Code spliced between the tw
 one and not the other, so each such addend is recomputed from the new layout: the
 reference point (the address the addend was measured from, ``literal - addend``) is the
 end of the same application instruction before and after.
+
+A function that jumps to an address the CFG cannot name (``s_setpc_b64`` that is neither
+a return nor a tail call) is refused: its target may be code that splicing moves.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.calls import encoded_size
+from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.instrument.points import describe_point
 
 Function = KernelOp | FunctionOp
@@ -229,6 +233,10 @@ def splice_function(function: Function, isa: TargetISA) -> int:
         return 0
     for payload in payloads:
         check_lowered(payload)
+    branches = FunctionCFG.build(function, isa).unknown_branches()
+    if branches:
+        raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
+                    "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
     builder = MCBuilder(isa.name)
     for payload in payloads:
