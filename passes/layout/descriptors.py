@@ -22,6 +22,11 @@ too, and raises the old count by the difference (plus two SGPRs for VCC or FLAT_
 when only payloads use them). The old count's own extras (LLVM's special SGPRs) are kept
 as they were, so a kernel whose payloads stay below its application's registers keeps its
 descriptor and metadata byte for byte.
+
+Private memory grows the same way: a kernel whose payloads (or those of the functions it
+may call) save registers to the instrumentation stack (:mod:`luthier.passes.preamble.
+scratch`) asks for ``private_segment_fixed_size`` up to the top of the highest slot, in the
+descriptor and in the metadata's ``.private_segment_fixed_size``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
@@ -46,6 +52,7 @@ from luthier.passes.analysis.register_budget import (
 )
 from luthier.passes.analysis.register_usage import RegisterUsage
 from luthier.passes.analysis.units import AGPR_MASK, SGPR_MASK, VGPR_MASK, file_range, units_of
+from luthier.passes.preamble.scratch import StackError, kernel_stack_tops
 
 #: The accumulation offset is a multiple of 4 VGPRs.
 ACCUM_GRANULE = 4
@@ -86,6 +93,8 @@ class RegisterCounts:
     #: Architected VGPRs (up to the accumulation offset where AGPRs are used).
     vgprs: int
     agprs: int
+    #: Private (scratch) bytes per lane.
+    private: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +155,10 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         if code_object.metadata is not None else {}
     entries = _kernel_entries(metadata)
     granule, unified = vector_granule(processor)
+    try:
+        stack_tops = kernel_stack_tops(code_object)
+    except StackError as error:
+        raise PassFailedException(f"update-descriptors: {error}") from None
     updates: list[DescriptorUpdate] = []
     metadata_changed = False
     for kernel in (op for op in code_object.body.ops if isinstance(op, KernelOp)):
@@ -164,17 +177,21 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         else:
             old_vgprs = int(entry.get(".vgpr_count", (rsrc1.granulated_workitem_vgpr_count
                                                       + 1) * granule))
+        private = descriptor.private_segment_fixed_size
         before = RegisterCounts(int(entry.get(".sgpr_count", encoded_sgprs)), old_vgprs,
-                                old_agprs)
+                                old_agprs, private)
         after = RegisterCounts(
             _grown(before.sgprs, application, instrumented, SGPR_MASK, "s")
             + _new_special_sgprs(application, instrumented, processor),
             _grown(before.vgprs, application, instrumented, VGPR_MASK, "v"),
-            _grown(before.agprs, application, instrumented, AGPR_MASK, "a"))
+            _grown(before.agprs, application, instrumented, AGPR_MASK, "a"),
+            max(private, stack_tops.get(name, 0)))
         updates.append(DescriptorUpdate(name, before, after))
         if after == before:
             continue
         fields: dict[str, int] = {}
+        if after.private != private:
+            fields["private_segment_fixed_size"] = after.private
         sgpr_blocks = _round_up(after.sgprs, SGPR_ENCODING_GRANULE) // SGPR_ENCODING_GRANULE - 1
         if sgpr_blocks > rsrc1.granulated_wavefront_sgpr_count:
             fields["rsrc1__granulated_wavefront_sgpr_count"] = sgpr_blocks
@@ -193,6 +210,8 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         if fields:
             kernel.descriptor = kernel.descriptor.with_fields(**fields)
         if entry:
+            if after.private != private:
+                entry[".private_segment_fixed_size"] = after.private
             entry[".sgpr_count"] = after.sgprs
             entry[".vgpr_count"] = vector_count if unified else after.vgprs
             entry[".agpr_count"] = after.agprs

@@ -20,9 +20,14 @@ kernel-entry payloads included:
    entry values) or past the entry SGPRs (which the application writes before it reads):
    the application starts in exactly the state it was compiled for.
 
+A kernel whose payloads (or those of the functions it may call) save registers to the
+instrumentation stack also gets its private segment enabled, and on GFX90A FLAT_SCRATCH
+computed first thing from the new flat scratch init and wave offset SGPRs
+(:mod:`.scratch`), before anything moves them.
+
 The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block, so
 ``update-descriptors`` counts its registers and ``splice-payloads`` places it like any
-payload. A kernel without homes gets nothing and stays byte-identical.
+payload. A kernel without homes or stack gets nothing and stays byte-identical.
 """
 
 from __future__ import annotations
@@ -40,6 +45,14 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.fill import copy_workitem_ids, fill_sva
+from luthier.passes.preamble.scratch import (
+    FLAT_SCRATCH_INIT,
+    PRIVATE_SEGMENT,
+    StackError,
+    flat_scratch_setup,
+    kernel_stack_tops,
+    scratch_fields,
+)
 from luthier.passes.preamble.sva import (
     SVA_ATTR,
     WORKITEM_HOME_ATTR,
@@ -102,11 +115,12 @@ def entry_sgprs(fields: dict[str, int], architected_scratch: bool) -> dict[str, 
     return layout
 
 
-def emit_preamble(kernel: KernelOp, processor: str) -> bool:
-    """Emit ``kernel``'s preamble if it has homes; returns whether it did."""
+def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -> bool:
+    """Emit ``kernel``'s preamble if it has homes or ``needs_stack``; returns whether it
+    did."""
     sva = home(kernel, SVA_ATTR)
     workitem_home = home(kernel, WORKITEM_HOME_ATTR)
-    if sva is None and workitem_home is None:
+    if sva is None and workitem_home is None and not needs_stack:
         return False  # nothing to save (state intrinsics left unlowered: splice refuses them)
     name = kernel.sym_name.data
     if any(isinstance(op, PayloadOp) and op.hook.string_value() == PREAMBLE
@@ -127,6 +141,8 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
         new_fields["properties.enable_sgpr_dispatch_ptr"] = 1
     for dim in needs.workgroup_ids:
         new_fields[f"rsrc2.enable_sgpr_workgroup_id_{dim}"] = 1
+    if needs_stack:
+        new_fields.update(scratch_fields(fields, isa))
     old_level = fields.get("rsrc2.enable_vgpr_workitem_id", 0)
     level = max([old_level] + [_DIMENSIONS.index(dim) for dim in needs.workitem_ids])
     new_fields["rsrc2.enable_vgpr_workitem_id"] = level
@@ -138,7 +154,10 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
             if field.startswith("properties."))
     new_fields["rsrc2.user_sgpr_count"] = fields.get("rsrc2.user_sgpr_count", 0) + added_user
     if new_fields["rsrc2.user_sgpr_count"] > 16:
-        raise _fail(f"@{name}", "the kernel arguments pointer does not fit: the kernel "
+        what = "the flat scratch init pair" if needs_stack and not needs.kernarg \
+            and FLAT_SCRATCH_INIT in new_fields and not fields.get(FLAT_SCRATCH_INIT, 0) \
+            else "the kernel arguments pointer"
+        raise _fail(f"@{name}", f"{what} does not fit: the kernel "
                     f"would need {new_fields['rsrc2.user_sgpr_count']} user SGPRs (16 at "
                     "most)")
     new_layout = entry_sgprs(new_fields, isa.is_gfx940)
@@ -147,6 +166,9 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
                     "supported")
     builder = MCBuilder(processor)
     code: list[Operation] = []
+    if needs_stack and not isa.is_gfx940:
+        code += flat_scratch_setup(builder, new_layout[FLAT_SCRATCH_INIT][0],
+                                   new_layout[PRIVATE_SEGMENT][0])
     if workitem_home is not None:
         code.append(copy_workitem_ids(builder, workitem_home))
         if level != old_level:
@@ -173,8 +195,13 @@ def emit_preamble(kernel: KernelOp, processor: str) -> bool:
 
 
 def emit_preambles(code_object: CodeObjectOp) -> int:
-    """Emit the preamble of every kernel that has homes; returns how many."""
-    return sum(emit_preamble(kernel, code_object.processor)
+    """Emit the preamble of every kernel that has homes or needs the instrumentation
+    stack; returns how many."""
+    try:
+        stack = kernel_stack_tops(code_object)
+    except StackError as error:
+        raise PassFailedException(f"emit-preamble: {error}") from None
+    return sum(emit_preamble(kernel, code_object.processor, kernel.sym_name.data in stack)
                for kernel in code_object.body.ops if isinstance(kernel, KernelOp))
 
 

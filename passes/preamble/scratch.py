@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
@@ -47,7 +48,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.callgraph import CallGraph, Reach
 
 Function = KernelOp | FunctionOp
 
@@ -115,13 +116,35 @@ class StackLayout:
         self.kernels = {op.sym_name.data: op for op in code_object.body.ops
                         if isinstance(op, KernelOp)}
         self.entries = _metadata_entries(code_object)
-        self._graph: CallGraph | None = None
+        self._reach: dict[str, Reach] | None = None
         self._runners: dict[str, list[str]] = {}
 
-    def _call_graph(self) -> CallGraph:
-        if self._graph is None:
-            self._graph = CallGraph.build(self.code_object)
-        return self._graph
+    def _kernel_reach(self) -> dict[str, Reach]:
+        """What each kernel's application code may run. Payloads are set aside while the
+        call graph is built: call resolution cannot see through them, but they keep every
+        register the application needs (``verify-payloads``), so the calls' targets are
+        those of the application alone."""
+        if self._reach is not None:
+            return self._reach
+        moved: list[tuple[PayloadOp, Block, Operation | None]] = []
+        for function in self.code_object.body.ops:
+            if not isinstance(function, Function):
+                continue
+            for block in function.body.blocks:
+                for op in list(block.ops):
+                    if isinstance(op, PayloadOp):
+                        moved.append((op, block, op.next_op))
+                        op.detach()
+        try:
+            graph = CallGraph.build(self.code_object)
+            self._reach = {name: graph.reach(name) for name in self.kernels}
+        finally:
+            for op, block, following in reversed(moved):
+                if following is None:
+                    block.add_op(op)
+                else:
+                    block.insert_op_before(op, following)
+        return self._reach
 
     def runners(self, function: str) -> list[str]:
         """The kernels that may run ``function`` (itself, for a kernel). StackError when
@@ -131,10 +154,8 @@ class StackLayout:
         known = self._runners.get(function)
         if known is not None:
             return known
-        graph = self._call_graph()
         found: list[str] = []
-        for name in self.kernels:
-            reach = graph.reach(name)
+        for name, reach in self._kernel_reach().items():
             if function in reach.functions:
                 found.append(name)
             elif reach.reaches_unknown:
