@@ -134,7 +134,9 @@ class LuthierOptMain(xDSLOptMain):
         group.add_argument("--report", action="store_true",
                            help="after the passes, print the static cost of every "
                                 "instrumentation point and kernel to stderr (registers, "
-                                "spills, instructions added, budget and occupancy)")
+                                "spills, instructions added, budget and occupancy); with "
+                                "--emit-preamble also each kernel's code bytes, register "
+                                "counts, scratch and waves per SIMD before and after")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -193,9 +195,14 @@ class LuthierOptMain(xDSLOptMain):
 
             PrintInstrumentationReportPass().apply(self.ctx, prog)
         if self.args.emit_preamble:
+            from luthier.passes.layout.footprint import footprints, format_footprints
             from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
+            before = footprints(prog) if self.args.report else []
             FinalizeInstrumentationPass().apply(self.ctx, prog)
+            if self.args.report:
+                sys.stderr.write("".join(line + "\n" for line in format_footprints(
+                    before, footprints(prog))))
 
     def prepare_output(self) -> IO[str]:
         self._buffer = _Buffer()

@@ -175,7 +175,8 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
     return points, kernels
 
 
-def _table(rows: list[list[str]]) -> list[str]:
+def format_table(rows: list[list[str]]) -> list[str]:
+    """Rows of cells as aligned text lines (the first row is the header)."""
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths,
                                                                         strict=True)).rstrip()
@@ -194,7 +195,7 @@ def format_report(points: list[PointReport], kernels: list[KernelReport]) -> lis
     rows.extend([f"@{p.hook}", f"@{p.function}", str(p.index), p.instruction,
                  str(p.instructions), _names(p.registers), _names(p.spilled),
                  _names(p.spill_registers), _names(p.budget_growth)] for p in points)
-    lines.extend(_table(rows))
+    lines.extend(format_table(rows))
     lines.append("kernels:")
     rows = [["kernel", "payloads", "added", "sgprs", "vgprs", "agprs", "vector alloc",
              "waves/SIMD", "changed"]]
@@ -207,7 +208,7 @@ def format_report(points: list[PointReport], kernels: list[KernelReport]) -> lis
                      f"{k.before.agprs} -> {k.after.agprs}",
                      f"{k.before.vector_allocated} -> {k.after.vector_allocated}",
                      f"{k.before.waves} -> {k.after.waves}", ", ".join(changed) or "no"])
-    lines.extend(_table(rows))
+    lines.extend(format_table(rows))
     return lines
 
 
