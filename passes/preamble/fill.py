@@ -38,6 +38,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation
 
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.sva import (
     BLOCK_DIM_LANES,
@@ -70,10 +71,14 @@ def ceil_divide(build: MCBuilder, quotient: str, dividend: str, divisor: str,
     ``quotient`` may not be ``dividend`` or ``divisor``."""
     estimate, product, remainder = temps
     inst = build.inst
+    # GFX940's hazard: a non-transcendental VALU op reading a transcendental one's result
+    # (v_rcp_iflag_f32) needs one wait state between them
+    trans_wait = [inst("s_nop", [0])] if load_target(build.processor).is_gfx940 else []
     return [
         # estimate ~ 2^32 / divisor, from the float reciprocal
         inst("v_cvt_f32_u32_e32", [vector_temp, divisor]),
         inst("v_rcp_iflag_f32_e32", [vector_temp, vector_temp]),
+        *trans_wait,
         inst("v_mul_f32_e32", [vector_temp, _RECIPROCAL_SCALE, vector_temp]),
         inst("v_cvt_u32_f32_e32", [vector_temp, vector_temp]),
         inst("v_readfirstlane_b32", [estimate, vector_temp]),

@@ -8,8 +8,10 @@
 // grid sizes x/y) into the first free aligned quadruple s[8:11] and grid_size_z (byte 20)
 // into s12; workgroup size z is the low half of s9 (byte 8); grid_dim z = ceil(s12 / s15)
 // into s18 (the reciprocal estimate in the SVA VGPR v3 before its lanes are written, one
-// Newton step, two corrections, rounding up); lanes 7 and 10 get the results; the three
-// shifted SGPRs move back down in ascending order.
+// Newton step, two corrections, rounding up; on gfx942 an s_nop 0 after the
+// transcendental v_rcp_iflag_f32, whose result a non-transcendental VALU op reads next);
+// lanes 7 and 10 get the results; the three shifted SGPRs move back down in ascending
+// order.
 //
 // @with_scratch: the application set up scratch itself: private segment buffer s[0:3],
 // kernarg pointer s[4:5], flat scratch init s[6:7], workgroup id x s8 and the private
@@ -47,6 +49,7 @@ amdgpu_mc.code_object "gfx942" <{code_object_version = 5 : i64, elf_type = "dyn"
 // CHECK-NEXT:     amdgpu_mc.s_and_b32 s15, s9, 0xffff
 // CHECK-NEXT:     amdgpu_mc.v_cvt_f32_u32_e32 v3, s15
 // CHECK-NEXT:     amdgpu_mc.v_rcp_iflag_f32_e32 v3, v3
+// CHECK-NEXT:     amdgpu_mc.s_nop 0
 // CHECK-NEXT:     amdgpu_mc.v_mul_f32_e32 v3, 0x4f7ffffe, v3
 // CHECK-NEXT:     amdgpu_mc.v_cvt_u32_f32_e32 v3, v3
 // CHECK-NEXT:     amdgpu_mc.v_readfirstlane_b32 s19, v3
