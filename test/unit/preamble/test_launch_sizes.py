@@ -1,25 +1,15 @@
 """The preamble's launch-size arithmetic, run in the emulator: ``ceil_divide`` is exact over
-the whole 32-bit range (HIP's ``gridDim`` from the packet's work-item counts), and the
-grid/block sizes reach the SVA lanes for 3-D launches of every kernel, hidden launch-size
-arguments or not."""
+the whole 32-bit range (HIP's ``gridDim`` from the packet's work-item counts)."""
 
 from __future__ import annotations
 
 import random
-import struct
-import subprocess
-import sys
-from collections.abc import Callable
-from pathlib import Path
 
-import numpy as np
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Block, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp
-from luthier.emulator import KernelArgument
-from luthier.emulator.api import run_kernel
 from luthier.emulator.dispatch import Workgroup, run_wave
 from luthier.emulator.memory import GlobalMemory, LocalMemory, PrivateMemory
 from luthier.emulator.program import Program, compile_program
@@ -27,8 +17,6 @@ from luthier.emulator.state import Wave
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.fill import ceil_divide
 
-ROOT = Path(__file__).resolve().parents[3]
-KERNELS = ROOT / "test" / "corpus" / "kernels"
 M32 = 0xFFFFFFFF
 
 
@@ -72,35 +60,3 @@ def test_ceil_divide_is_exact_on_32_bits(target: str) -> None:
         assert wave.done
         assert int(wave.s[10]) == -(-dividend // divisor), (dividend, divisor)
         assert (int(wave.s[0]), int(wave.s[1])) == (dividend, divisor)  # inputs kept
-
-
-def _mfma_arguments() -> list[KernelArgument]:
-    return [np.ones(64 * 30, np.float32), np.ones(64 * 30, np.float32),
-            np.zeros(256 * 30, np.float32)]
-
-
-def _vector_add_arguments() -> list[KernelArgument]:
-    return [np.ones(64, np.float32), np.ones(64, np.float32), np.zeros(64, np.float32), 64]
-
-
-@pytest.mark.parametrize(("target", "object_name", "kernel", "arguments"), [
-    # no hidden launch-size arguments in its metadata
-    ("gfx90a", "mfma", "mfma_f32_16x16x4f32", _mfma_arguments),
-    ("gfx942", "mfma", "mfma_f32_16x16x4f32", _mfma_arguments),
-    # hidden launch-size arguments present (the preamble reads the packet all the same)
-    ("gfx90a", "elementwise", "vector_add", _vector_add_arguments),
-    ("gfx942", "elementwise", "vector_add", _vector_add_arguments),
-])
-def test_kernarg_reader_reads_3d_launch_sizes(
-        target: str, object_name: str, kernel: str,
-        arguments: Callable[[], list[KernelArgument]], tmp_path: Path) -> None:
-    original = KERNELS / f"{object_name}.{target}.co"
-    instrumented = tmp_path / "kernarg_reader.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(original), "--hooks",
-                    str(ROOT / "examples" / "hooks" / "kernarg_reader.mlir"), "--no-progress",
-                    "-o", str(instrumented)], check=True)
-    grid, block = (3, 2, 5), (16, 2, 2)
-    result = run_kernel(str(instrumented), kernel, grid, block, arguments())
-    record = struct.unpack("<6IQ", result.globals["kernarg_record"])
-    assert record[:6] == (*grid, *block)
