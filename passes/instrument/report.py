@@ -9,7 +9,10 @@ the pass prints them as two tables and leaves the IR unchanged.
 Per kernel, *before* is what the descriptor allocates (:class:`RegisterBudget`); *after* is
 the higher of that and the highest register the application or a payload uses (payloads in
 device functions count for every kernel that may run them), rounded up to the allocation
-granules the hardware allocates in; occupancy is recomputed from those counts. Like
+granules the hardware allocates in; occupancy is recomputed from those counts. Payloads that
+save registers to the instrumentation stack add a ``stack`` column (the byte range of their
+slots, ``[32:40]``) and kernels a ``scratch`` column (private bytes per lane before and
+after); both columns only appear when some payload uses the stack. Like
 ``print-liveness`` the report goes to stderr, so the IR on stdout stays byte-identical.
 """
 
@@ -35,6 +38,12 @@ from luthier.passes.analysis.register_budget import (
 from luthier.passes.analysis.register_usage import RegisterUsage
 from luthier.passes.instrument.points import instruction_text
 from luthier.passes.instrument.regalloc import Function, allocation_of, payload_sites
+from luthier.passes.preamble.scratch import (
+    PayloadStack,
+    StackError,
+    kernel_stack_tops,
+    payload_stack,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,8 @@ class PointReport:
     spilled: tuple[str, ...]
     spill_registers: tuple[str, ...]
     budget_growth: tuple[str, ...]
+    #: The instrumentation stack slots the payload uses (None: none).
+    stack: PayloadStack | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +84,9 @@ class KernelReport:
     instructions: int
     before: Allocation
     after: Allocation
+    #: Private (scratch) bytes per lane, before and after the instrumentation stack.
+    scratch_before: int = 0
+    scratch_after: int = 0
 
     @property
     def budget_changed(self) -> bool:
@@ -150,10 +164,11 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
                 instruction_text(site.point), _count_instructions(payload),
                 tuple(allocation.get("registers", [])), tuple(allocation.get("spilled", [])),
                 tuple(allocation.get("spill_registers", [])),
-                tuple(allocation.get("budget_growth", [])))
+                tuple(allocation.get("budget_growth", [])), payload_stack(payload))
             points.append(report)
             per_function.setdefault(report.function, []).append(report)
     kernels: list[KernelReport] = []
+    stack_tops = kernel_stack_tops(code_object)
     usage = RegisterUsage(code_object)
     for name, kernel_usage in usage.kernels.items():
         budget = kernel_usage.budget
@@ -169,9 +184,11 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
                  for prefix in ("s", "v", "a")}
         granule = budget.vgprs_allocated // (
             kernel.descriptor.data.compute_pgm_rsrc1.granulated_workitem_vgpr_count + 1)
+        private = kernel.descriptor.data.private_segment_fixed_size
         kernels.append(KernelReport(name, len(reports),
                                     sum(report.instructions for report in reports),
-                                    _before(budget), _after(budget, granule, needs)))
+                                    _before(budget), _after(budget, granule, needs),
+                                    private, max(private, stack_tops.get(name, 0))))
     return points, kernels
 
 
@@ -189,27 +206,37 @@ def _names(names: tuple[str, ...]) -> str:
 
 def format_report(points: list[PointReport], kernels: list[KernelReport]) -> list[str]:
     """The two tables (see the module documentation)."""
+    stacked = any(p.stack is not None for p in points)
     lines = ["instrumentation points:"]
     rows = [["hook", "function", "#", "instruction", "added", "registers", "spilled",
-             "spill registers", "past budget"]]
+             "spill registers", "past budget", *(["stack"] if stacked else [])]]
     rows.extend([f"@{p.hook}", f"@{p.function}", str(p.index), p.instruction,
                  str(p.instructions), _names(p.registers), _names(p.spilled),
-                 _names(p.spill_registers), _names(p.budget_growth)] for p in points)
+                 _names(p.spill_registers), _names(p.budget_growth),
+                 *([_stack(p.stack)] if stacked else [])] for p in points)
     lines.extend(format_table(rows))
     lines.append("kernels:")
     rows = [["kernel", "payloads", "added", "sgprs", "vgprs", "agprs", "vector alloc",
-             "waves/SIMD", "changed"]]
+             "waves/SIMD", *(["scratch"] if stacked else []), "changed"]]
     for k in kernels:
         changed = [what for what, flag in (("budget", k.budget_changed),
-                                           ("occupancy", k.occupancy_changed)) if flag]
+                                           ("occupancy", k.occupancy_changed),
+                                           ("scratch", k.scratch_after != k.scratch_before))
+                   if flag]
         rows.append([f"@{k.kernel}", str(k.payloads), str(k.instructions),
                      f"{k.before.sgprs} -> {k.after.sgprs}",
                      f"{k.before.vgprs} -> {k.after.vgprs}",
                      f"{k.before.agprs} -> {k.after.agprs}",
                      f"{k.before.vector_allocated} -> {k.after.vector_allocated}",
-                     f"{k.before.waves} -> {k.after.waves}", ", ".join(changed) or "no"])
+                     f"{k.before.waves} -> {k.after.waves}",
+                     *([f"{k.scratch_before} -> {k.scratch_after}"] if stacked else []),
+                     ", ".join(changed) or "no"])
     lines.extend(format_table(rows))
     return lines
+
+
+def _stack(stack: PayloadStack | None) -> str:
+    return "-" if stack is None else f"[{stack.offset}:{stack.top}]"
 
 
 @dataclass(frozen=True)
@@ -226,7 +253,7 @@ class PrintInstrumentationReportPass(ModulePass):
                 continue
             try:
                 points, kernels = instrumentation_report(code_object)
-            except EffectError as error:
+            except (EffectError, StackError) as error:
                 raise PassFailedException(f"{self.name}: {error}") from None
             sys.stderr.write("".join(line + "\n" for line in format_report(points, kernels)))
             sys.stderr.flush()

@@ -23,6 +23,16 @@
 // verify-payloads accepts both: the saves round trip through the stack.
 // RUN: luthier-opt %s -p 'allocate-payload-registers{allow_budget_growth=false spill_vgprs_to_agprs=false},verify-payloads,emit-preamble,update-descriptors' | filecheck %s
 // RUN: luthier-opt %s -p 'allocate-payload-registers{allow_budget_growth=false spill_vgprs_to_agprs=false assume_live=true},verify-payloads,emit-preamble,update-descriptors' | filecheck %s --check-prefix=HOLDER
+// The report shows each payload's slots (bytes [offset:top)) and each kernel's private
+// segment before and after:
+// RUN: luthier-opt %s -p 'allocate-payload-registers{allow_budget_growth=false spill_vgprs_to_agprs=false assume_live=true}' --report -o /dev/null 2>&1 | filecheck %s --check-prefix=REPORT
+// REPORT:      instrumentation points:
+// REPORT-NEXT:   hook    function  #  instruction               added  registers        spilled   spill registers  past budget  stack
+// REPORT-NEXT:   @count  @vstack   0  v_add_u32_e32 v0, s2, v0  12     v0               v0        s[4:5] s3        -            [32:36]
+// REPORT-NEXT:   @lanes  @holder   0  v_add_u32_e32 v0, v1, v0  19     s0 s[2:3] s4 v0  s0 v0 v1  s[2:3] s4        -            [0:8]
+// REPORT:        kernel   payloads  added  sgprs     vgprs   agprs   vector alloc  waves/SIMD  scratch   changed
+// REPORT-NEXT:   @vstack  1         12     12 -> 12  8 -> 8  0 -> 0  8 -> 8        8 -> 8      20 -> 36  scratch
+// REPORT-NEXT:   @holder  1         19     12 -> 12  8 -> 8  0 -> 0  8 -> 8        8 -> 8      0 -> 8    scratch
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.kernel @vstack <{descriptor = #amdgpu_mc.kernel_descriptor<private_segment_fixed_size = 20, properties.enable_sgpr_kernarg_segment_ptr = 1, rsrc2.user_sgpr_count = 2, rsrc2.enable_sgpr_workgroup_id_x = 1, rsrc3.accum_offset = 1>}> {
