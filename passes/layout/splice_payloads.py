@@ -19,6 +19,10 @@ one and not the other, so each such addend is recomputed from the new layout: th
 reference point (the address the addend was measured from, ``literal - addend``) is the
 end of the same application instruction before and after.
 
+Where spliced code meets code it depends on too closely for the hardware (a VALU writing
+an SGPR that the next VMEM instruction reads, an MFMA's registers in flight...), ``s_nop``
+goes in before the reader (:mod:`.hazards`).
+
 A function that jumps to an address the CFG cannot name (``s_setpc_b64`` that is neither
 a return nor a tail call) is refused: its target may be code that splicing moves.
 """
@@ -49,6 +53,7 @@ from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.instrument.points import describe_point
+from luthier.passes.layout.hazards import HazardModel, insert_wait_states
 
 Function = KernelOp | FunctionOp
 
@@ -238,9 +243,12 @@ def splice_function(function: Function, isa: TargetISA) -> int:
         raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
+    inserted = {op for payload in payloads for op in payload.body.walk()
+                if isinstance(op, InstructionOpBase)}
     builder = MCBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
+    insert_wait_states(FunctionCFG.build(function, isa), HazardModel(isa), inserted)
     _rebase(found, _layout(function, isa), isa, function.sym_name.data)
     return len(payloads)
 

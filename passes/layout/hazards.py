@@ -1,0 +1,254 @@
+"""Wait states where spliced code meets code it depends on.
+
+GFX9 hardware does not interlock every dependency: some pairs of instructions need a
+number of *wait states* (independent instructions or ``s_nop N``, which counts ``N + 1``)
+between them, which the compiler inserts. The application's own pairs are already far
+enough apart, and splicing only moves them further apart. A payload, though, is new code
+right before an instruction, so it can read what an application instruction just wrote,
+or write what the application (or another payload) reads next. After splicing, every pair
+with at least one inserted instruction is checked against the rules below (the hazards of
+LLVM's ``GCNHazardRecognizer`` that apply to GFX908/GFX90A/GFX942 code of the kinds payloads
+contain), and an ``s_nop`` goes right before the reader when the distance is short:
+
+==========================================  =============================================  ====
+writer                                      reader                                         wait
+==========================================  =============================================  ====
+VALU writing an SGPR                        VMEM/FLAT reading that SGPR                     5
+VALU writing an SGPR                        ``v_readlane``/``v_writelane`` lane select      4
+VALU writing VCC                            ``v_div_fmas`` (reads VCC)                      4
+VALU writing EXEC                           DPP                                             5
+VALU writing a VGPR                         DPP reading it                                  2
+SALU writing M0                             a non-SALU instruction reading M0               1
+transcendental VALU (GFX942)                non-transcendental VALU reading its result      1
+MFMA                                        anything reading or writing its registers      19
+==========================================  =============================================  ====
+
+The MFMA row is deliberately coarse: the exact counts depend on the operation's passes,
+the operand (SrcC, SrcA/B, destination) and the target; 19 covers the longest of them. The
+walk back follows control flow into every predecessor of a block, so a reader at a block
+start is checked against each path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import cast
+
+from xdsl.dialects.builtin import IntAttr
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.isa.target import TargetISA
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.analysis.cfg import FunctionCFG
+from luthier.passes.analysis.effects import EffectTable
+from luthier.passes.analysis.units import (
+    AGPR_MASK,
+    SGPR_MASK,
+    VGPR_MASK,
+    units_of,
+)
+
+_VCC = units_of("vcc")
+_EXEC = units_of("exec")
+_M0 = units_of("m0")
+_VECTOR = VGPR_MASK | AGPR_MASK
+#: The most wait states any rule asks for: how far back a reader looks.
+LONGEST = 19
+#: ``s_nop`` counts up to 16 wait states (``s_nop 15``).
+_NOP_MAX = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One hazard: ``reads(reader)`` are the units the reader is sensitive to;
+    ``writes(writer)`` those the writer makes unsafe for ``wait`` wait states."""
+
+    name: str
+    wait: int
+    reads: Callable[[InstructionOpBase], int]
+    writes: Callable[[InstructionOpBase], int]
+
+
+class HazardModel:
+    """The rules for one target, over its ISA tables and register effects."""
+
+    def __init__(self, isa: TargetISA) -> None:
+        self.isa = isa
+        self.effects = EffectTable(isa)
+        self.rules = self._rules()
+
+    def classes(self, op: InstructionOpBase) -> frozenset[str]:
+        desc = op.instr_def(self.isa)
+        return desc.classes if desc is not None else frozenset()
+
+    def _uses(self, op: InstructionOpBase) -> int:
+        return self.effects.of(op).uses
+
+    def _defs(self, op: InstructionOpBase) -> int:
+        return self.effects.of(op).defs
+
+    def _is_valu(self, op: InstructionOpBase) -> bool:
+        return "VALU" in self.classes(op)
+
+    def _is_mfma(self, op: InstructionOpBase) -> bool:
+        return "IsMAI" in self.classes(op) and "ACCVGPR" not in op.opcode.data.upper()
+
+    def _rules(self) -> list[Rule]:
+        def valu_defs(mask: int) -> Callable[[InstructionOpBase], int]:
+            return lambda op: self._defs(op) & mask if self._is_valu(op) else 0
+
+        def vmem_sgprs(op: InstructionOpBase) -> int:
+            classes = self.classes(op)
+            if classes & {"FLAT", "MUBUF", "MTBUF"}:
+                return self._uses(op) & SGPR_MASK
+            return 0
+
+        def lane_select(op: InstructionOpBase) -> int:
+            if op.mnemonic not in ("v_readlane_b32", "v_writelane_b32"):
+                return 0
+            lane = op.mc_operands.data[2]
+            return units_of(lane.data) & SGPR_MASK if isinstance(lane, PhysRegAttr) else 0
+
+        def div_fmas(op: InstructionOpBase) -> int:
+            return _VCC if op.mnemonic.startswith("v_div_fmas") else 0
+
+        def dpp_exec(op: InstructionOpBase) -> int:
+            return _EXEC if "DPP" in self.classes(op) else 0
+
+        def dpp_vgprs(op: InstructionOpBase) -> int:
+            return self._uses(op) & VGPR_MASK if "DPP" in self.classes(op) else 0
+
+        def m0_readers(op: InstructionOpBase) -> int:
+            return self._uses(op) & _M0 if "SALU" not in self.classes(op) else 0
+
+        def m0_writers(op: InstructionOpBase) -> int:
+            return self._defs(op) & _M0 if "SALU" in self.classes(op) else 0
+
+        def non_trans_reads(op: InstructionOpBase) -> int:
+            classes = self.classes(op)
+            return self._uses(op) & _VECTOR if "VALU" in classes and "TRANS" not in classes \
+                else 0
+
+        def trans_defs(op: InstructionOpBase) -> int:
+            return self._defs(op) & _VECTOR if "TRANS" in self.classes(op) else 0
+
+        def vector_touches(op: InstructionOpBase) -> int:
+            effect = self.effects.of(op)
+            return (effect.uses | effect.defs) & _VECTOR
+
+        def mfma_registers(op: InstructionOpBase) -> int:
+            return vector_touches(op) if self._is_mfma(op) else 0
+
+        rules = [
+            Rule("VALU writes an SGPR that VMEM reads", 5, vmem_sgprs, valu_defs(SGPR_MASK)),
+            Rule("VALU writes a lane select", 4, lane_select, valu_defs(SGPR_MASK)),
+            Rule("VALU writes VCC for v_div_fmas", 4, div_fmas, valu_defs(_VCC)),
+            Rule("VALU writes EXEC before DPP", 5, dpp_exec, valu_defs(_EXEC)),
+            Rule("VALU writes a VGPR that DPP reads", 2, dpp_vgprs, valu_defs(VGPR_MASK)),
+            Rule("SALU writes M0", 1, m0_readers, m0_writers),
+            Rule("MFMA registers in flight", LONGEST, vector_touches, mfma_registers),
+        ]
+        if self.isa.is_gfx940:
+            rules.append(Rule("transcendental result", 1, non_trans_reads, trans_defs))
+        return rules
+
+
+def _wait_states(op: InstructionOpBase) -> int:
+    """Wait states ``op`` provides: ``s_nop N`` N + 1, any other instruction one
+    (instruction immediates are ``IntAttr``, lifted or built)."""
+    if op.mnemonic == "s_nop":
+        count = op.mc_operands.data[0]
+        if isinstance(count, IntAttr):
+            return cast(int, count.data) + 1  # pyright: ignore[reportUnknownMemberType]
+    return 1
+
+
+class _Function:
+    """One function's instructions per block (kept current as ``s_nop`` go in), each
+    instruction's masks per rule, and backward walks over them."""
+
+    def __init__(self, cfg: FunctionCFG, model: HazardModel) -> None:
+        self.cfg = cfg
+        self.ops = [[op for op in block.ops if isinstance(op, InstructionOpBase)]
+                    for block in cfg.blocks]
+        everything = [op for ops in self.ops for op in ops]
+        writes = {id(op): [rule.writes(op) for rule in model.rules] for op in everything}
+        #: Only rules with a writer somewhere in the function can fire.
+        self.rules = [k for k in range(len(model.rules))
+                      if any(masks[k] for masks in writes.values())]
+        self.writes = writes
+        self.reads = {id(op): [model.rules[k].reads(op) if k in self.rules else 0
+                               for k in range(len(model.rules))] for op in everything}
+
+    def before(self, index: int, position: int) -> Iterator[tuple[InstructionOpBase, int]]:
+        """Every (instruction, wait states between it and the reader) on some path back
+        from ``position`` in block ``index``, up to :data:`LONGEST` wait states away."""
+        yield from self._walk(index, position, 0, {})
+
+    def _walk(self, index: int, end: int, distance: int,
+              seen: dict[int, int]) -> Iterator[tuple[InstructionOpBase, int]]:
+        ops = self.ops[index]
+        for position in range(end - 1, -1, -1):
+            op = ops[position]
+            yield op, distance
+            distance += _wait_states(op)
+            if distance >= LONGEST:
+                return
+        for predecessor in self.cfg.predecessors[index]:
+            # a block already entered as close to the reader has nothing nearer to give
+            if seen.get(predecessor, LONGEST) <= distance:
+                continue
+            seen[predecessor] = distance
+            yield from self._walk(predecessor, len(self.ops[predecessor]), distance, seen)
+
+
+def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
+                       inserted: set[InstructionOpBase]) -> int:
+    """Put ``s_nop`` before every reader too close to its writer, for the pairs with an
+    instruction of ``inserted``; returns the wait states added."""
+    if not inserted:
+        return 0
+    function = _Function(cfg, model)
+    if not function.rules:
+        return 0
+    build = MCBuilder(model.isa.name)
+    added = 0
+    for index, block in enumerate(cfg.blocks):
+        ops = function.ops[index]
+        position = 0
+        while position < len(ops):
+            reader = ops[position]
+            needed = _needed(function, model, index, position, reader, inserted)
+            while needed > 0:
+                chunk = min(needed, _NOP_MAX)
+                nop = build.inst("s_nop", [chunk - 1])
+                block.insert_op_before(nop, reader)
+                ops.insert(position, nop)
+                position += 1
+                added += chunk
+                needed -= chunk
+            position += 1
+    return added
+
+
+def _needed(function: _Function, model: HazardModel, index: int, position: int,
+            reader: InstructionOpBase, inserted: set[InstructionOpBase]) -> int:
+    reads = function.reads[id(reader)]
+    sensitive = [(k, reads[k]) for k in function.rules if reads[k]]
+    if not sensitive:
+        return 0
+    needed = 0
+    reader_inserted = reader in inserted
+    for writer, distance in function.before(index, position):
+        if not reader_inserted and writer not in inserted:
+            continue
+        writes = function.writes.get(id(writer))
+        if writes is None:
+            continue  # an s_nop this pass added
+        for k, mask in sensitive:
+            wait = model.rules[k].wait
+            if distance < wait and writes[k] & mask:
+                needed = max(needed, wait - distance)
+    return needed
