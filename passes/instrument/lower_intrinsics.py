@@ -39,8 +39,9 @@ from luthier.passes.instrument.points import (
     payloads,
 )
 from luthier.passes.instrument.virtualize import max_vreg
+from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state
-from luthier.passes.preamble.sva import STATE_INTRINSICS, mask_of_homes
+from luthier.passes.preamble.sva import STATE_INTRINSICS
 
 
 def _vregs(registers: list[VirtRegAttr | object]) -> list[VirtRegAttr]:
@@ -114,7 +115,7 @@ class LowerIntrinsicsPass(ModulePass):
             builder = MCBuilder(code_object.processor)
             fresh = [max_vreg(payload) + 1]
             kernel = enclosing_function(payload)
-            has_homes = isinstance(kernel, KernelOp) and mask_of_homes(kernel) != 0
+            with_homes = isinstance(kernel, KernelOp) and has_homes(kernel)
             for intrinsic in [child for child in payload.body.walk()
                               if isinstance(child, MCIntrinsicOp)]:
                 block = intrinsic.parent_block()
@@ -122,7 +123,7 @@ class LowerIntrinsicsPass(ModulePass):
                 try:
                     if intrinsic.intrinsic.data not in STATE_INTRINSICS:
                         expanded = expand(intrinsic, builder, fresh)
-                    elif has_homes:
+                    elif with_homes:
                         assert isinstance(kernel, KernelOp)
                         expanded = expand_state(intrinsic, builder, fresh, kernel)
                     else:

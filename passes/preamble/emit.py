@@ -165,16 +165,17 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
         raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "
                     "supported")
     builder = MCBuilder(processor)
+    #: SGPRs from here on hold no entry value: the preamble's scratch registers.
+    first_free = max((first + count for first, count in new_layout.values()), default=0)
     code: list[Operation] = []
     if needs_stack and not isa.is_gfx940:
         code += flat_scratch_setup(builder, new_layout[FLAT_SCRATCH_INIT][0],
                                    new_layout[PRIVATE_SEGMENT][0])
     if workitem_home is not None:
-        code.append(copy_workitem_ids(builder, workitem_home))
+        code += copy_workitem_ids(builder, workitem_home, first_free)
         if level != old_level:
             code.append(builder.inst("v_and_b32_e32", ["v0", WORKITEM_MASKS[old_level], "v0"]))
     if sva is not None:
-        first_free = max((first + count for first, count in new_layout.values()), default=0)
         code += fill_sva(builder, sva, needs, new_layout, first_free)
     for field, (old_first, count) in sorted(old_layout.items(), key=lambda item: item[1][0]):
         new_first, _ = new_layout[field]

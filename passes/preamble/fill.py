@@ -25,8 +25,9 @@ and the application writes them before reading them), and the SVA VGPR itself, b
 lanes are written, for the one vector instruction sequence. SCC is written: it is not
 part of the initial state, so the application does not read it before writing it.
 
-An SVA in an AGPR (no VGPR was free) is assembled in :data:`LANE_VGPR` and copied over
-with ``v_accvgpr_write_b32`` under a full EXEC: a wave's initial EXEC covers only its
+An SVA in an AGPR (no VGPR was free) or in a stack slot (no vector register was free) is
+assembled in :data:`LANE_VGPR` and copied over (``v_accvgpr_write_b32``,
+``scratch_store_dword``) under a full EXEC: a wave's initial EXEC covers only its
 work-items, maybe fewer than the lanes the SVA uses. ``v3`` is never written by the
 hardware at entry on any target (work-item ids take ``v0``-``v2`` at most), so before the
 application's first instruction it holds nothing anyone reads.
@@ -40,6 +41,8 @@ from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.preamble.homes import stack_slot
+from luthier.passes.preamble.scratch import slot_access
 from luthier.passes.preamble.sva import (
     BLOCK_DIM_LANES,
     GRID_DIM_LANES,
@@ -155,12 +158,16 @@ def launch_sizes(build: MCBuilder, needs: StateNeeds, dispatch_ptr: int, first_f
     return code, lanes
 
 
-def copy_workitem_ids(build: MCBuilder, home: str) -> Operation:
-    """The copy of the packed work-item ids (``v0``) into their home, a VGPR or an AGPR
-    (only the wave's work-items matter, so EXEC as it is at entry is right)."""
+def copy_workitem_ids(build: MCBuilder, home: str, first_free_sgpr: int) -> list[Operation]:
+    """The copy of the packed work-item ids (``v0``) into their home, a VGPR, an AGPR or a
+    stack slot (only the wave's work-items matter, so EXEC as it is at entry is right)."""
+    slot = stack_slot(home)
+    if slot is not None:
+        return list(slot_access(build, load_target(build.processor), True, "v0", slot,
+                                f"s{first_free_sgpr}"))
     if home.startswith("a"):
-        return build.inst("v_accvgpr_write_b32", [home, "v0"])
-    return build.inst("v_mov_b32_e32", [home, "v0"])
+        return [build.inst("v_accvgpr_write_b32", [home, "v0"])]
+    return [build.inst("v_mov_b32_e32", [home, "v0"])]
 
 
 def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],
@@ -169,7 +176,7 @@ def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tup
     entry (:func:`~luthier.passes.preamble.emit.entry_sgprs` of the new descriptor)."""
     code: list[Operation] = []
     lanes: list[tuple[str, int]] = []
-    lane_vgpr = LANE_VGPR if sva.startswith("a") else sva
+    lane_vgpr = sva if sva.startswith("v") else LANE_VGPR
     if needs.launch_sizes:
         dispatch, _ = entry["properties.enable_sgpr_dispatch_ptr"]
         code, lanes = launch_sizes(build, needs, dispatch, first_free_sgpr, lane_vgpr)
@@ -182,9 +189,13 @@ def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tup
     code += [build.inst("v_writelane_b32", [lane_vgpr, register, lane])
              for register, lane in sorted(lanes, key=lambda item: item[1])]
     if lane_vgpr != sva:
-        saved_exec = f"s[{_align(first_free_sgpr, 2)}:{_align(first_free_sgpr, 2) + 1}]"
+        pair = _align(first_free_sgpr, 2)
+        saved_exec = f"s[{pair}:{pair + 1}]"
+        slot = stack_slot(sva)
+        copy: list[Operation] = [build.inst("v_accvgpr_write_b32", [sva, lane_vgpr])] \
+            if slot is None else list(slot_access(build, load_target(build.processor), True,
+                                                  lane_vgpr, slot, f"s{pair + 2}"))
         code += [build.inst("s_mov_b64", [saved_exec, "exec"]),
-                 build.inst("s_mov_b64", ["exec", -1]),
-                 build.inst("v_accvgpr_write_b32", [sva, lane_vgpr]),
+                 build.inst("s_mov_b64", ["exec", -1]), *copy,
                  build.inst("s_mov_b64", ["exec", saved_exec])]
     return code

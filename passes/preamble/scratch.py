@@ -31,6 +31,9 @@ memory, in *slots* of 4 bytes. Where those slots go, and what a kernel must do s
   from the same SGPRs later, so doing it first changes nothing for it.
 * **Descriptor** (``update-descriptors``, :func:`kernel_stack_tops`): the private segment
   grows to the base plus the most stack bytes any payload the kernel may run uses.
+* **Homes.** A kernel whose entry-state homes are in the stack (``place-sva`` found no free
+  vector register) keeps them in the first 16 bytes above its private segment; its spill
+  slots start above those.
 """
 
 from __future__ import annotations
@@ -47,8 +50,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.lowering.isel.mc_builder import MCBuilder, MCOperand
 from luthier.passes.analysis.callgraph import CallGraph, Reach
+from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
 
 Function = KernelOp | FunctionOp
 
@@ -81,7 +85,7 @@ def round_up(value: int, granule: int) -> int:
     return -(-value // granule) * granule
 
 
-def _metadata_entries(code_object: CodeObjectOp) -> dict[str, dict[str, Any]]:
+def metadata_entries(code_object: CodeObjectOp) -> dict[str, dict[str, Any]]:
     metadata: dict[str, Any] = attr_to_metadata(code_object.metadata) \
         if code_object.metadata is not None else {}
     return {str(entry.get(".name")): entry for entry in metadata.get("amdhsa.kernels", [])}
@@ -94,11 +98,17 @@ def uses_dynamic_stack(kernel: KernelOp, entry: dict[str, Any] | None = None) ->
     return bool(entry is not None and entry.get(".uses_dynamic_stack", False))
 
 
-def kernel_stack_base(kernel: KernelOp) -> int:
-    """Where the instrumentation stack of ``kernel`` starts: above its fixed private
-    segment, 16-byte aligned."""
+def home_area(kernel: KernelOp) -> int:
+    """Where ``kernel``'s stack homes (if any) start: above its fixed private segment,
+    16-byte aligned."""
     return round_up(kernel.descriptor.fields.get("private_segment_fixed_size", 0),
                     STACK_ALIGNMENT)
+
+
+def kernel_stack_base(kernel: KernelOp) -> int:
+    """Where the instrumentation stack's spill slots of ``kernel`` start: above its fixed
+    private segment, 16-byte aligned, and above its stack homes (``place-sva``)."""
+    return home_area(kernel) + (HOME_AREA_BYTES if has_stack_homes(kernel) else 0)
 
 
 def dynamic_stack_error(kernel: str) -> StackError:
@@ -115,7 +125,7 @@ class StackLayout:
         self.code_object = code_object
         self.kernels = {op.sym_name.data: op for op in code_object.body.ops
                         if isinstance(op, KernelOp)}
-        self.entries = _metadata_entries(code_object)
+        self.entries = metadata_entries(code_object)
         self._reach: dict[str, Reach] | None = None
         self._runners: dict[str, list[str]] = {}
 
@@ -247,10 +257,11 @@ def kernel_stack_tops(code_object: CodeObjectOp) -> dict[str, int]:
     kernel with a dynamic stack that needs it."""
     tops = {op.sym_name.data: function_stack_top(op) for op in code_object.body.ops
             if isinstance(op, Function)}
-    if not any(tops.values()):
+    needs = {op.sym_name.data: home_area(op) + HOME_AREA_BYTES for op in code_object.body.ops
+             if isinstance(op, KernelOp) and has_stack_homes(op)}
+    if not any(tops.values()) and not needs:
         return {}
     layout = StackLayout(code_object)
-    needs: dict[str, int] = {}
     for function, top in tops.items():
         if not top:
             continue
@@ -276,3 +287,24 @@ def flat_scratch_setup(builder: MCBuilder, init: int, wave_offset: int) -> list[
     architected flat scratch); ``init`` is the first of the two init SGPRs."""
     return [builder.inst("s_add_u32", ["flat_scratch_lo", f"s{init}", f"s{wave_offset}"]),
             builder.inst("s_addc_u32", ["flat_scratch_hi", f"s{init + 1}", 0])]
+
+
+def slot_access(builder: MCBuilder, isa: TargetISA, store: bool, vgpr: MCOperand,
+                offset: int, address: MCOperand) -> list[InstructionOpBase]:
+    """Store ``vgpr`` to (or load it from) the per-lane slot at byte ``offset``, under the
+    EXEC in force: GFX942 addresses it with the immediate alone (StackOffsetError past
+    4095); the other targets need an SGPR, ``address``, which gets the offset first."""
+    code: list[InstructionOpBase] = []
+    if isa.is_gfx940:
+        check_immediate_offset(offset)
+        base: MCOperand = "off"
+        modifier = f"offset:{offset}" if offset else ""
+    else:
+        code.append(builder.inst("s_mov_b32", [address, offset]))
+        base, modifier = address, ""
+    if store:
+        code.append(builder.inst("scratch_store_dword", ["off", vgpr, base], modifier))
+    else:
+        code += [builder.inst("scratch_load_dword", [vgpr, "off", base], modifier),
+                 builder.inst("s_waitcnt", ["vmcnt(0)"])]
+    return code

@@ -13,9 +13,11 @@
 =================  ==================================================================
 
 A home in an AGPR (``place-sva`` found every VGPR taken) is first copied to a VGPR
-temporary with ``v_accvgpr_read_b32``. That copy obeys EXEC: the work-item home needs
-only the active lanes, but the SVA's lanes 0-10 hold wave-wide values whatever lanes are
-active, so its copy runs under a full EXEC (saved in an SGPR pair and put back).
+temporary with ``v_accvgpr_read_b32``; a home in the instrumentation stack (no vector
+register free) with ``scratch_load_dword`` of its per-lane slot and ``s_waitcnt
+vmcnt(0)``. Either copy obeys EXEC: the work-item home needs only the active lanes, but
+the SVA's lanes 0-10 hold wave-wide values whatever lanes are active, so its copy runs
+under a full EXEC (saved in an SGPR pair and put back).
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.preamble.homes import stack_slot
+from luthier.passes.preamble.scratch import StackError, slot_access
 from luthier.passes.preamble.sva import (
     KERNARG_LANES,
     STATE_LANES,
@@ -57,14 +62,25 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
         fresh[0] += 1
         return VirtRegAttr.of(fresh[0] - 1, register_class)
 
+    def copy_out(copy: VirtRegAttr, source: str) -> list[InstructionOpBase]:
+        """The copy of an AGPR or stack home into ``copy``, under the EXEC in force."""
+        slot = stack_slot(source)
+        if slot is None:
+            return [inst("v_accvgpr_read_b32", [copy, source])]
+        try:
+            return slot_access(builder, load_target(builder.processor), False, copy, slot,
+                               temp("SReg_32"))
+        except StackError as error:
+            raise StateAccessError(str(error)) from None
+
     code: list[InstructionOpBase] = []
     if name == "workitem_id":
         source: str | VirtRegAttr | None = home(kernel, WORKITEM_HOME_ATTR)
         if source is None:
             raise StateAccessError("the kernel has no work-item home (run place-sva first)")
-        if source.startswith("a"):
+        if not source.startswith("v"):
             copy = temp("VGPR_32")
-            code.append(inst("v_accvgpr_read_b32", [copy, source]))
+            code += copy_out(copy, source)
             source = copy
         start, width = WORKITEM_FIELDS[dimension(op)]
         if start == 0:
@@ -73,11 +89,10 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
     sva: str | VirtRegAttr | None = home(kernel, SVA_ATTR)
     if sva is None:
         raise StateAccessError("the kernel has no State Value Array (run place-sva first)")
-    if sva.startswith("a"):
+    if not sva.startswith("v"):
         saved_exec, copy = temp("SReg_64"), temp("VGPR_32")
         code += [inst("s_mov_b64", [saved_exec, "exec"]), inst("s_mov_b64", ["exec", -1]),
-                 inst("v_accvgpr_read_b32", [copy, sva]),
-                 inst("s_mov_b64", ["exec", saved_exec])]
+                 *copy_out(copy, sva), inst("s_mov_b64", ["exec", saved_exec])]
         sva = copy
     if name in STATE_LANES:
         return [*code, inst("v_readlane_b32",

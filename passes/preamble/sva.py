@@ -60,13 +60,24 @@ from luthier.passes.analysis.units import (
     units_of,
 )
 from luthier.passes.instrument.points import describe_point
+from luthier.passes.preamble.homes import (
+    ENTRY_STATE_ATTR,
+    STACK_HOME_PREFIX,
+    SVA_ATTR,
+    WORKITEM_HOME_ATTR,
+    home,
+    stack_slot,
+)
+from luthier.passes.preamble.scratch import (
+    SLOT_BYTES,
+    STACK_ALIGNMENT,
+    metadata_entries,
+    round_up,
+    uses_dynamic_stack,
+)
 
 Function = KernelOp | FunctionOp
 
-#: The kernel attributes naming the homes, and the entry state they keep.
-SVA_ATTR = "instr.sva"
-WORKITEM_HOME_ATTR = "instr.workitem_home"
-ENTRY_STATE_ATTR = "instr.entry_state"
 #: SVA lanes.
 KERNARG_LANES = (0, 1)
 WORKGROUP_ID_LANES = {"x": 2, "y": 3, "z": 4}
@@ -165,11 +176,6 @@ def saved_state(kernel: KernelOp) -> StateNeeds:
     return StateNeeds.from_names([item.data for item in items if isinstance(item, StringAttr)])
 
 
-def home(function: Function, attribute: str) -> str | None:
-    attr = function.attributes.get(attribute)
-    return attr.data if isinstance(attr, StringAttr) else None
-
-
 def _payload_units(function: Function) -> int:
     """Physical registers payload code names (the application registers it reads or
     writes, copied at entry/exit by virtualization)."""
@@ -207,16 +213,17 @@ def reserved_units(code_object: CodeObjectOp) -> dict[str, int]:
 
 
 def mask_of_homes(kernel: KernelOp) -> int:
+    """The registers among the kernel's homes (stack homes take none)."""
     mask = 0
     for attribute in (SVA_ATTR, WORKITEM_HOME_ATTR):
         register = home(kernel, attribute)
-        if register is not None:
+        if register is not None and stack_slot(register) is None:
             mask |= units_of(register)
     return mask
 
 
 def place_sva(code_object: CodeObjectOp,
-              prefer_agprs: bool = False) -> dict[str, tuple[str | None, str | None]]:
+              prefer: str = "vgpr") -> dict[str, tuple[str | None, str | None]]:
     """Choose the homes of every kernel whose payloads read entry state; returns kernel ->
     (SVA, work-item home)."""
     for function in (op for op in code_object.body.ops if isinstance(op, FunctionOp)):
@@ -245,15 +252,15 @@ def place_sva(code_object: CodeObjectOp,
             if function != name:
                 callee = code_object_function(code_object, function)
                 taken |= _payload_units(callee)
-        wanted = int(needs.sva) + int(bool(needs.workitem_ids))
-        ordered = _candidates(taken, kernel_usage.budget, prefer_agprs)
-        if len(ordered) < wanted:
-            raise _fail(f"@{name}", f"no home for the State Value Array: the kernel needs "
-                        f"{wanted} vector register(s) that no instruction touches, and "
-                        f"{len(ordered)} are free (every VGPR and AGPR is used)")
-        homes = [unit_names(1 << bit)[0] for bit in ordered[:wanted]]
-        sva = homes.pop(0) if needs.sva else None
-        workitem = homes.pop(0) if needs.workitem_ids else None
+        roles = (["sva"] if needs.sva else []) + (["workitem"] if needs.workitem_ids else [])
+        registers = [] if prefer == "stack" else [
+            unit_names(1 << bit)[0]
+            for bit in _candidates(taken, kernel_usage.budget, prefer == "agpr")]
+        homes = dict(zip(roles, registers, strict=False))
+        if len(homes) < len(roles):
+            slots = _stack_homes(code_object, kernel, len(registers), len(roles))
+            homes.update({role: slots[role] for role in roles if role not in homes})
+        sva, workitem = homes.get("sva"), homes.get("workitem")
         if sva is not None:
             kernel.attributes[SVA_ATTR] = StringAttr(sva)
         if workitem is not None:
@@ -262,6 +269,22 @@ def place_sva(code_object: CodeObjectOp,
             [StringAttr(item) for item in needs.names()])
         placed[name] = (sva, workitem)
     return placed
+
+
+def _stack_homes(code_object: CodeObjectOp, kernel: KernelOp, free: int,
+                 wanted: int) -> dict[str, str]:
+    """Homes in the instrumentation stack, just above the application's private segment:
+    the SVA at +0, the work-item ids at +4 (per-lane slots)."""
+    name = kernel.sym_name.data
+    entry = metadata_entries(code_object).get(name)
+    if uses_dynamic_stack(kernel, entry):
+        raise _fail(f"@{name}", f"no home for the State Value Array: the kernel needs "
+                    f"{wanted} vector register(s) that no instruction touches, {free} "
+                    "are free, and its dynamic stack leaves no fixed place in memory")
+    base = round_up(kernel.descriptor.fields.get("private_segment_fixed_size", 0),
+                    STACK_ALIGNMENT)
+    return {"sva": f"{STACK_HOME_PREFIX}{base}",
+            "workitem": f"{STACK_HOME_PREFIX}{base + SLOT_BYTES}"}
 
 
 def _candidates(taken: int, budget: RegisterBudget | None, prefer_agprs: bool) -> list[int]:
@@ -295,12 +318,17 @@ class PlaceSVAPass(ModulePass):
 
     name = "place-sva"
 
-    #: Take free AGPRs before free VGPRs: what a kernel whose VGPRs are all taken gets,
-    #: chosen on purpose (to keep the homes out of the architected VGPRs, or to test the
-    #: AGPR path on any kernel).
-    prefer_agprs: bool = False
+    #: Where to look first: ``vgpr`` (the default: free VGPRs, then AGPRs, then the
+    #: instrumentation stack), ``agpr`` (AGPRs, then VGPRs, then the stack) or ``stack``
+    #: (the stack only). What a kernel with no free VGPR (or no free vector register) gets,
+    #: chosen on purpose: to keep homes out of the architected VGPRs, or to test those
+    #: paths on any kernel.
+    prefer: str = "vgpr"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.prefer not in ("vgpr", "agpr", "stack"):
+            raise PassFailedException(f"place-sva: prefer is vgpr, agpr or stack, not "
+                                      f"'{self.prefer}'")
         for code_object in op.walk():
             if isinstance(code_object, CodeObjectOp):
-                place_sva(code_object, self.prefer_agprs)
+                place_sva(code_object, self.prefer)

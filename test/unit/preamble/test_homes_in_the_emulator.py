@@ -1,5 +1,5 @@
-"""Every piece of entry state, read at the end of the kernel through homes in VGPRs and in
-AGPRs, run in the emulator.
+"""Every piece of entry state, read at the end of the kernel through homes in VGPRs, in
+AGPRs and in the instrumentation stack, run in the emulator.
 
 ``Inputs/record_ids.mlir`` makes every work-item write its work-item ids and its
 workgroup's ids to a slot computed from all of them and from the launch sizes, just
@@ -7,8 +7,9 @@ before ``s_endpgm``, when the application has overwritten whatever registers it 
 The kernels run on a 3-D grid of 3-D workgroups; the test checks that each work-item's
 slot holds its own ids (a wrong lane, dimension or size sends the record elsewhere) and
 that the application computed what it computes uninstrumented. ``place-sva`` takes VGPR
-homes where it can; ``prefer_agprs`` sends them to AGPRs (what a kernel without a free
-VGPR gets), which payloads copy out under a full EXEC.
+homes where it can; ``prefer=agpr`` sends them to AGPRs (what a kernel without a free
+VGPR gets), ``prefer=stack`` to per-lane stack slots (what a kernel without a free vector
+register gets); payloads copy the SVA out under a full EXEC.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ GRID, BLOCK = (3, 2, 2), (8, 4, 2)
 THREADS = int(np.prod(GRID)) * int(np.prod(BLOCK))
 
 
-def _lowering(prefer_agprs: bool) -> str:
-    place = "place-sva{prefer_agprs=true}" if prefer_agprs else "place-sva"
+def _lowering(prefer: str) -> str:
+    place = f"place-sva{{prefer={prefer}}}"
     return ("insert-hooks,inline-hooks,select-instructions,virtualize-phys-regs,"
             f"{place},lower-intrinsics,save-payload-state,allocate-payload-registers,"
             "verify-payloads")
@@ -67,7 +68,7 @@ def _expected_records() -> np.ndarray:
     return records
 
 
-@pytest.mark.parametrize("prefer_agprs", [False, True], ids=["vgpr_homes", "agpr_homes"])
+@pytest.mark.parametrize("prefer", ["vgpr", "agpr", "stack"])
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
 @pytest.mark.parametrize(("object_name", "kernel", "arguments"), [
     ("elementwise", "vector_add", _vector_add),
@@ -75,14 +76,14 @@ def _expected_records() -> np.ndarray:
 ])
 def test_every_work_item_records_its_own_ids(
         object_name: str, kernel: str, arguments: Callable[[], list[KernelArgument]],
-        target: str, prefer_agprs: bool, tmp_path: Path) -> None:
+        target: str, prefer: str, tmp_path: Path) -> None:
     original = KERNELS / f"{object_name}.{target}.co"
     command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift", str(original),
                "--hooks", str(HOOK), "--no-progress"]
-    lowering = _lowering(prefer_agprs)
+    lowering = _lowering(prefer)
     placed = subprocess.run([*command, "-p", lowering], capture_output=True, text=True,
                             check=True).stdout
-    file = "a" if prefer_agprs else "v"
+    file = {"vgpr": "v", "agpr": "a", "stack": "stack:"}[prefer]
     assert f'@{kernel} <' in placed
     homes = placed.split(f"@{kernel} <", 1)[1].split("\n", 1)[0]
     assert f'instr.sva = "{file}' in homes and f'instr.workitem_home = "{file}' in homes

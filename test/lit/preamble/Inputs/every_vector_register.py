@@ -1,14 +1,19 @@
-"""A gfx90a kernel whose application touches every VGPR (v0-v255), and with ``agprs`` as
-the first argument every AGPR too, and a payload that reads a kernel argument, workgroup
-id x and work-item id y (see sva_agpr.test and sva_invalid.test)."""
+"""A kernel whose application touches every VGPR (v0-v255) and a payload that reads a
+kernel argument, workgroup id x and work-item id y (see sva_agpr.test, sva_stack.test and
+sva_invalid.test). Arguments, in any order: ``agprs`` (every AGPR is touched too),
+``dynamic`` (the kernel has a dynamic stack), ``gfx942`` (the target; gfx90a otherwise)."""
 
 import sys
 
-HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", '
-          'e_flags = 1343 : i64, abi_version = 3 : i64}> {\n'
+ARGS = set(sys.argv[1:])
+TARGET = "gfx942" if "gfx942" in ARGS else "gfx90a"
+DYNAMIC = "properties.uses_dynamic_stack = 1, " if "dynamic" in ARGS else ""
+HEADER = (f'amdgpu_mc.code_object "{TARGET}" <{{code_object_version = 5 : i64, '
+          'elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {\n'
           '  amdgpu_mc.kernel @full <{descriptor = #amdgpu_mc.kernel_descriptor<'
           'rsrc2.user_sgpr_count = 6, rsrc2.enable_sgpr_workgroup_id_x = 1, '
-          'rsrc3.accum_offset = 63, properties.enable_sgpr_private_segment_buffer = 1, '
+          f'rsrc3.accum_offset = 63, {DYNAMIC}'
+          'properties.enable_sgpr_private_segment_buffer = 1, '
           'properties.enable_sgpr_kernarg_segment_ptr = 1>}> {\n'
           '    instr.payload @state attributes {args = []} {\n'
           '      instr.mc_intrinsic "kernarg" {defs = [#amdgpu_mc.vreg<1 : SReg_32>], '
@@ -22,7 +27,7 @@ HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_t
 print(HEADER, end="")
 for index in range(256):
     print(f"    amdgpu_mc.v_mov_b32_e32 v{index}, s6")
-if sys.argv[1:] == ["agprs"]:
+if "agprs" in ARGS:
     for index in range(256):
         print(f"    amdgpu_mc.v_accvgpr_write_b32 a{index}, 0")
 print("    amdgpu_mc.s_endpgm\n  }\n}")
