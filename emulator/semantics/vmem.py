@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import (
     APERTURE_SIZE,
@@ -28,7 +29,7 @@ from luthier.emulator.memory import (
     SHARED_APERTURE,
 )
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.state import Mask, Vec, Wave
+from luthier.emulator.state import FLAT_SCRATCH, Mask, Vec, Wave
 
 U32 = np.uint32
 U64 = np.uint64
@@ -73,12 +74,24 @@ def global_address(inst: Instruction) -> Addresses:
 
 
 def _scratch_offset(inst: Instruction) -> Addresses:
-    """Per-lane private byte offsets of a ``scratch_*`` instruction."""
+    """Per-lane private byte offsets of a ``scratch_*`` instruction. Without architected
+    flat scratch (before GFX940), the kernel must have set FLAT_SCRATCH to the wave's
+    private segment (flat scratch init + wave offset, as the dispatch hands them out)
+    first: an access through anything else is an error, not a silent success."""
     offset = _signed_offset(inst)
     saddr = inst.scalar("saddr", 32) if inst.has("saddr") else None
     vaddr = inst.vector("vaddr", 32) if inst.has("vaddr") else None
+    program = inst.program
+    set_up_by_kernel = program is not None and not load_target(program.processor).is_gfx940
 
     def offsets(wave: Wave) -> Vec:
+        if set_up_by_kernel:
+            flat_scratch = int(wave.s[FLAT_SCRATCH]) | int(wave.s[FLAT_SCRATCH + 1]) << 32
+            if flat_scratch != PRIVATE_APERTURE:
+                raise EmulationError(
+                    f"{inst.where}: scratch access with FLAT_SCRATCH = {flat_scratch:#x}, "
+                    f"not the wave's private segment ({PRIVATE_APERTURE:#x}): the kernel "
+                    "did not set it up from flat scratch init + wave offset")
         total = np.full(wave.lanes, offset, np.int64)
         if saddr is not None:
             total += np.int64(np.int32(np.uint32(saddr(wave))))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from luthier.emulator.errors import EmulationError
-from luthier.emulator.memory import SHARED_APERTURE, GlobalMemory
+from luthier.emulator.memory import PRIVATE_APERTURE, SHARED_APERTURE, GlobalMemory
 from luthier.emulator.state import Wave
 
 from .asm import assemble, execute
@@ -138,6 +138,32 @@ def test_scratch_is_private_per_lane_on_gfx942() -> None:
         scratch_load_dword v2, v0, off offset:4
     """, setup, target="gfx942")
     np.testing.assert_array_equal(wave.v[2], LANES * 3)
+
+
+def test_scratch_on_gfx90a_needs_flat_scratch_set_up_by_the_kernel() -> None:
+    """Without architected flat scratch, FLAT_SCRATCH is the kernel's to compute (flat
+    scratch init + wave offset): an access before that is an error; after it, each lane
+    reaches its own private memory."""
+    def setup(wave: Wave) -> None:
+        wave.v[0] = 16
+        wave.v[1] = LANES * 5
+
+    with pytest.raises(EmulationError, match=r"FLAT_SCRATCH = 0x0, not the wave's private "
+                                             r"segment .*did not set it up"):
+        execute("scratch_store_dword v0, v1, off offset:4", setup, target="gfx90a")
+
+    def set_up(wave: Wave) -> None:
+        setup(wave)
+        wave.s[4], wave.s[5] = PRIVATE_APERTURE & 0xFFFFFFFF, PRIVATE_APERTURE >> 32
+        wave.s[6] = 0  # the wave offset
+
+    wave = execute("""
+        s_add_u32 flat_scratch_lo, s4, s6
+        s_addc_u32 flat_scratch_hi, s5, 0
+        scratch_store_dword v0, v1, off offset:4
+        scratch_load_dword v2, v0, off offset:4
+    """, set_up, target="gfx90a")
+    np.testing.assert_array_equal(wave.v[2], LANES * 5)
 
 
 def test_flat_access_in_the_shared_aperture_reaches_lds() -> None:
