@@ -57,6 +57,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, loa
 from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
+from luthier.passes.instrument.preload import PreloadEntryError, fallback_instructions
 
 Function = KernelOp | FunctionOp
 
@@ -81,7 +82,7 @@ def _candidates(function: Function, insert: InsertOp, isa: TargetISA,
     """The instructions ``at`` names, before the filters."""
     at = insert.at.data
     if at == "kernel_entry":
-        return ops[:1]
+        return ops[:1]  # the real entry: ``_points`` drops a preloading kernel's fallback
     if at == "block_entry":
         firsts: list[InstructionOpBase] = []
         for block in function.body.blocks:
@@ -109,8 +110,17 @@ def _points(function: Function, insert: InsertOp,
     index_of = {id(op): index for index, op in enumerate(ops)}
     first = insert.first.value.data if insert.first is not None else 0
     last = insert.last.value.data if insert.last is not None else len(ops) - 1
+    if isinstance(function, KernelOp):
+        try:
+            fallback = fallback_instructions(function, isa)
+        except PreloadEntryError as error:
+            raise _fail(insert, str(error)) from None
+        ops = [op for op in ops if op not in fallback]
     selected: list[tuple[int, InstructionOpBase]] = []
+    allowed = set(ops)
     for op in _candidates(function, insert, isa, ops):
+        if op not in allowed:
+            continue  # in a preloading kernel's fallback entry
         index = index_of[id(op)]
         if not first <= index <= last:
             continue

@@ -25,7 +25,9 @@ instrumentation stack also gets its private segment enabled, and on GFX90A FLAT_
 computed first thing from the new flat scratch init and wave offset SGPRs
 (:mod:`.scratch`), before anything moves them.
 
-The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block, so
+The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block (in
+a kernel with preloaded kernel arguments, at byte 256, where the firmware enters it:
+:mod:`luthier.passes.instrument.preload`), so
 ``update-descriptors`` counts its registers and ``splice-payloads`` places it like any
 payload. A kernel without homes or stack gets nothing and stays byte-identical.
 """
@@ -44,6 +46,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.instrument.preload import PreloadEntryError, preload_entry
 from luthier.passes.preamble.fill import copy_workitem_ids, fill_sva
 from luthier.passes.preamble.scratch import (
     FLAT_SCRATCH_INIT,
@@ -128,10 +131,10 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
         raise _fail(f"@{name}", "the kernel already has a preamble")
     isa = load_target(processor)
     fields = kernel.descriptor.fields
-    if fields.get("preload.kernarg_preload_spec_length", 0):
-        raise _fail(f"@{name}", "kernels with preloaded kernel arguments are not supported "
-                    "(their first 256 bytes are a fallback entry the preamble would have to "
-                    "duplicate)")
+    try:
+        real_entry = preload_entry(kernel, isa)
+    except PreloadEntryError as error:
+        raise _fail(f"@{name}", str(error)) from None
     needs = saved_state(kernel)
     old_layout = entry_sgprs(fields, isa.is_gfx940)
     new_fields = dict(fields)
@@ -185,9 +188,17 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
                                                        f"s{new_first + k}"]))
     block = Block([*code, ReturnOp()])
     preamble = PayloadOp(PREAMBLE, [], Region(block))
-    entry = kernel.body.blocks.first
-    assert entry is not None and entry.first_op is not None
-    entry.insert_op_before(preamble, entry.first_op)
+    if real_entry is not None:  # preloaded arguments: entered 256 bytes in
+        real_entry_block = real_entry.parent_block()
+        assert real_entry_block is not None
+        first = real_entry
+        while isinstance(first.prev_op, PayloadOp):
+            first = first.prev_op  # before the kernel-entry payloads too
+        real_entry_block.insert_op_before(preamble, first)
+    else:
+        entry = kernel.body.blocks.first
+        assert entry is not None and entry.first_op is not None
+        entry.insert_op_before(preamble, entry.first_op)
     changed = {key: value for key, value in new_fields.items() if fields.get(key) != value}
     if changed:
         kernel.descriptor = kernel.descriptor.with_fields(

@@ -2,14 +2,14 @@
 // the kernel and why.
 // RUN: luthier-opt %s --split-input-file --verify-diagnostics -p emit-preamble | filecheck %s
 
-// The kernel preloads kernel arguments into SGPRs: its first 256 bytes are a fallback
-// entry for firmware without preloading, which the preamble would have to duplicate.
+// The kernel preloads kernel arguments into SGPRs, so the firmware enters it 256 bytes in,
+// where the preamble goes; but its code is 4 bytes long: no instruction starts there.
 amdgpu_mc.code_object "gfx942" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1100 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.kernel @preloads <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc2.user_sgpr_count = 4, rsrc3.accum_offset = 1, properties.enable_sgpr_kernarg_segment_ptr = 1, preload.kernarg_preload_spec_length = 2>}> attributes {instr.sva = "v3", instr.entry_state = ["kernarg"]} {
     amdgpu_mc.s_endpgm
   }
 }
-// CHECK: emit-preamble: @preloads: kernels with preloaded kernel arguments are not supported (their first 256 bytes are a fallback entry the preamble would have to duplicate)
+// CHECK: emit-preamble: @preloads: @preloads preloads kernel arguments, but no instruction starts at byte 256, where such a kernel is entered
 
 // -----
 
