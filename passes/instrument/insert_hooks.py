@@ -264,6 +264,8 @@ class InsertHooksPass(ModulePass):
         if inserts and not code_objects:
             raise PassFailedException("insert-hooks: there is no code object to instrument "
                                       "(lift one first)")
+        #: Functions already checked for unknown branches (payloads do not change that).
+        checked: set[int] = set()
         for insert in inserts:
             name = insert.hook.string_value()
             hook = hooks.get(name)
@@ -279,8 +281,9 @@ class InsertHooksPass(ModulePass):
                 isa = load_target(code_object.processor)
                 for function in _functions(code_object, insert):
                     points = _points(function, insert, isa)
-                    if points:
+                    if points and id(function) not in checked:
                         _refuse_unknown_branches(insert, function, isa)
+                        checked.add(id(function))
                     offsets = _offsets(function, isa) if points and any(
                         isinstance(arg, SiteArgAttr) and arg.data == "offset"
                         for arg in insert.args.data) else None

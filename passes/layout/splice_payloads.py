@@ -230,7 +230,8 @@ def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Bl
     region.erase_block(block)
 
 
-def splice_function(function: Function, isa: TargetISA) -> int:
+def splice_function(function: Function, isa: TargetISA,
+                    hazards: HazardModel | None = None) -> int:
     """Splice every payload of ``function``; returns how many there were."""
     payloads = [op for block in function.body.blocks for op in block.ops
                 if isinstance(op, PayloadOp)]
@@ -248,7 +249,7 @@ def splice_function(function: Function, isa: TargetISA) -> int:
     builder = MCBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
-    insert_wait_states(FunctionCFG.build(function, isa), HazardModel(isa), inserted)
+    insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)
     _rebase(found, _layout(function, isa), isa, function.sym_name.data)
     return len(payloads)
 
@@ -256,7 +257,8 @@ def splice_function(function: Function, isa: TargetISA) -> int:
 def splice_payloads(code_object: CodeObjectOp) -> int:
     """Splice the payloads of every function of ``code_object``; returns their number."""
     isa = load_target(code_object.processor)
-    return sum(splice_function(op, isa) for op in code_object.body.ops
+    hazards = HazardModel(isa)  # one effect table for every function
+    return sum(splice_function(op, isa, hazards) for op in code_object.body.ops
                if isinstance(op, KernelOp | FunctionOp))
 
 
