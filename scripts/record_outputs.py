@@ -1,0 +1,173 @@
+"""Record what ``luthier-opt`` writes for every corpus input, and check it stays the same.
+
+A refactoring or an optimisation must not change output bytes unless it says so. This script
+runs the user's commands over the corpus (every code object, relocatable, fat binary and
+assembly file we ship) in every output format, and every example hook through the whole
+instrumentation pipeline, and records for each case the SHA-256 and size of the output, or
+the one-line error and the exit status when the command refuses the input:
+
+    python scripts/record_outputs.py --record     # rewrite test/corpus/recorded_outputs.json
+    python scripts/record_outputs.py --check      # compare; exit 1 on any difference
+    python scripts/record_outputs.py --check --keep build/outputs   # keep the files to diff
+
+Cases run in worker processes (``--jobs``, default: every core), each calling
+``luthier-opt``'s ``main`` in-process, so the interpreter starts once per worker, not once
+per case. ``test/unit/test_recorded_outputs.py`` runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RECORD = REPO / "test" / "corpus" / "recorded_outputs.json"
+
+#: Code objects and the other binary inputs, relative to the repository.
+BINARY_GLOBS = (
+    "examples/sample/*.co",
+    "test/corpus/kernels/*.co",
+    "test/corpus/kernels/*.o",
+    "test/corpus/kernels/*.hipfb",
+    "test/corpus/bench/*.co",
+)
+ASSEMBLY_GLOBS = ("test/corpus/kernels/*.s",)
+HOOK_GLOBS = ("examples/hooks/*.mlir", "examples/hooks/*.py")
+#: Output formats of an unchanged input (the -o extension picks the format).
+PLAIN_FORMATS = ("co", "s", "o", "mlir")
+INSTRUMENT_FLAGS = ("--lift", "--inline-hooks", "--emit-preamble")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One command: its key in the record and luthier-opt's arguments (the output path is
+    added when it runs)."""
+
+    key: str
+    args: tuple[str, ...]
+    extension: str
+
+
+def _inputs(globs: tuple[str, ...]) -> list[str]:
+    return sorted({path.relative_to(REPO).as_posix()
+                   for pattern in globs for path in REPO.glob(pattern)})
+
+
+def cases() -> list[Case]:
+    """Every case, in a stable order."""
+    found: list[Case] = []
+    hooks = [path for path in _inputs(HOOK_GLOBS) if not Path(path).name.startswith("_")]
+    for source in _inputs(BINARY_GLOBS) + _inputs(ASSEMBLY_GLOBS):
+        bundle = source.endswith(".hipfb")
+        arches = ("gfx90a", "gfx942") if bundle else ("",)
+        for arch in arches:
+            select = (f"--offload-arch={arch}",) if arch else ()
+            name = f"{source}@{arch}" if arch else source
+            for extension in PLAIN_FORMATS:
+                found.append(Case(f"{name} -> .{extension}",
+                                  ("--lift", source, *select, "--no-progress"), extension))
+            if source.endswith((".co", ".s")) or bundle:
+                for hook in hooks:
+                    found.append(Case(f"{name} + {hook}",
+                                      (*INSTRUMENT_FLAGS, source, *select, "--hooks", hook,
+                                       "--no-progress"), "co"))
+    return found
+
+
+def run_case(case: Case, keep: str | None = None) -> dict[str, object]:
+    """Run one case in this process; what it wrote, or how it refused."""
+    from luthier.drivers.luthier_opt import main
+
+    with tempfile.TemporaryDirectory() as scratch:
+        output = os.path.join(scratch, f"out.{case.extension}")
+        stderr = io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(REPO)
+        try:
+            with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+                status = main([*case.args, "-o", output])
+        finally:
+            os.chdir(cwd)
+        errors = [line for line in stderr.getvalue().splitlines() if "error" in line]
+        if status != 0 or not os.path.exists(output):
+            return {"status": status, "error": errors[0] if errors else ""}
+        data = Path(output).read_bytes()
+        if keep is not None:
+            target = Path(keep) / (_file_name(case.key) + f".{case.extension}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return {"status": 0, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _file_name(key: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in key)
+
+
+def _run(item: tuple[Case, str | None]) -> tuple[str, dict[str, object]]:
+    case, keep = item
+    return case.key, run_case(case, keep)
+
+
+def run_all(jobs: int, keep: str | None) -> dict[str, dict[str, object]]:
+    """Every case's result, keyed as in the record."""
+    todo = [(case, keep) for case in cases()]
+    results: dict[str, dict[str, object]] = {}
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs, maxtasksperchild=40) as pool:
+        for done, (key, result) in enumerate(pool.imap_unordered(_run, todo), 1):
+            results[key] = result
+            if sys.stderr.isatty():
+                print(f"\r{done}/{len(todo)}", end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    return dict(sorted(results.items()))
+
+
+def differences(recorded: dict[str, dict[str, object]],
+                now: dict[str, dict[str, object]]) -> list[str]:
+    """One line per case that differs, is new, or is gone."""
+    lines: list[str] = []
+    for key in sorted(recorded.keys() | now.keys()):
+        before, after = recorded.get(key), now.get(key)
+        if before != after:
+            lines.append(f"{key}: recorded {before}, now {after}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--record", action="store_true", help=f"rewrite {RECORD.name}")
+    mode.add_argument("--check", action="store_true", help="compare with the record")
+    mode.add_argument("--list", action="store_true", help="list the cases")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--keep", metavar="DIR", help="also write every output into DIR")
+    args = parser.parse_args(argv)
+    if args.list:
+        for case in cases():
+            print(case.key)
+        return 0
+    now = run_all(args.jobs, args.keep)
+    if args.record:
+        RECORD.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {len(now)} cases in {RECORD.relative_to(REPO)}")
+        return 0
+    recorded = json.loads(RECORD.read_text())
+    lines = differences(recorded, now)
+    for line in lines:
+        print(line)
+    print(f"{len(now)} cases, {len(lines)} differ from {RECORD.relative_to(REPO)}")
+    return 1 if lines else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
