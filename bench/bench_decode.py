@@ -50,8 +50,8 @@ from typing import Any, cast
 
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
-from luthier.frontend.mc.decoder import Decoder, MCInst, decoder_for
-from luthier.lowering.mc.printer import InstPrinter, printer_for
+from luthier.amdgpu_dialects.mc.decoder import Decoder, MCInst, decoder_for
+from luthier.amdgpu_dialects.mc.printer import InstPrinter, printer_for
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "test" / "corpus" / "bench"

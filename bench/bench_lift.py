@@ -53,13 +53,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.compare import compare_code_objects
 from luthier.frontend.codeobj.model import CodeObject
 from luthier.frontend.lift import LiftError, LiftOptions, LiftResult, lift_code_object
-from luthier.frontend.mc.decoder import decoder_for
 from luthier.lowering.emit import emit_code_object
-from luthier.lowering.mc.printer import printer_for
 
 ROOT = Path(__file__).resolve().parents[1]
 THIRDPARTY = ROOT / "build" / "thirdparty" / "codeobjects"
@@ -75,8 +75,8 @@ TARGET_BYTES_PER_INST = 1024.0
 
 #: Profile groups, first match wins: (group, substrings of the profiled function's label).
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("decode", ("frontend/mc/",)),
-    ("mnemonic/printing", ("lowering/mc/",)),
+    ("decode", ("amdgpu_dialects/mc/",)),
+    ("mnemonic/printing", ("amdgpu_dialects/mc/",)),
     ("CFG", ("frontend/lift/cfg.py",)),
     ("symbolization", ("frontend/lift/pcrel.py",)),
     ("metadata attrs", ("amdgpu_mc/metadata.py",)),

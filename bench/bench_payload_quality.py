@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp  # noqa: E402
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect  # noqa: E402
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase  # noqa: E402
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import units_of  # noqa: E402
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp  # noqa: E402
 from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
 from luthier.amdgpu_dialects.instr.ops import PayloadOp  # noqa: E402
@@ -50,7 +51,6 @@ from luthier.drivers.luthier_opt import load_hooks, merge_hooks  # noqa: E402
 from luthier.frontend.codeobj import read_code_object  # noqa: E402
 from luthier.frontend.lift import lift_code_object  # noqa: E402
 from luthier.lowering.isel.select import SelectInstructionsPass  # noqa: E402
-from luthier.passes.analysis.units import units_of  # noqa: E402
 from luthier.passes.instrument.inline_hooks import InlineHooksPass  # noqa: E402
 from luthier.passes.instrument.insert_hooks import InsertHooksPass  # noqa: E402
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass  # noqa: E402

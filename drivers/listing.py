@@ -7,11 +7,11 @@ version and kernels; host entries are listed too, marked as such, so nothing is 
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU
 from luthier.frontend.codeobj import read_code_object, read_fatbin
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
 from luthier.frontend.codeobj.model import CodeObject
-from luthier.frontend.codeobj.targets import EM_AMDGPU
 
 
 def _describe(code_object: CodeObject, size: int) -> str:

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError
-from luthier.frontend.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
-from luthier.frontend.mc.hex_input import ByteChunk, HexInputError, parse_hex_input
-from luthier.lowering.mc.encoder import EncodeError, Encoder, encoder_for
-from luthier.lowering.mc.printer import InstPrinter, printer_for
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
+from luthier.amdgpu_dialects.mc.hex_input import ByteChunk, HexInputError, parse_hex_input
+from luthier.amdgpu_dialects.mc.printer import InstPrinter, printer_for
 
 ENCODING_COLUMN = 40
 SUPPORTED_TRIPLES = ("amdgcn-amd-amdhsa", "amdgcn", "amdgcn--", "amdgcn-amd-", "amdgcn-amd-amdpal",

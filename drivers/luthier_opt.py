@@ -46,9 +46,10 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import ProgressBar
-from luthier.frontend.asm import AsmError, assemble_relocatable
+from luthier.frontend.asm import AsmError
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
+from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
 
 #: Input extensions read as binary code objects / bundles / host programs and lifted.
@@ -79,7 +80,7 @@ class LuthierOptMain(xDSLOptMain):
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
-        from luthier.amdgpu_dialects.universe import LUTHIER_DIALECTS
+        from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 
         for name, factory in LUTHIER_DIALECTS.items():
             if name not in self.ctx.registered_dialect_names:
@@ -87,7 +88,7 @@ class LuthierOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
-        from luthier.amdgpu_dialects.universe import LUTHIER_PASSES
+        from luthier.passes.registry import LUTHIER_PASSES
 
         for name, factory in LUTHIER_PASSES.items():
             self.available_passes.setdefault(name, factory)

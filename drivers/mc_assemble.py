@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-from luthier.frontend.mc.asm_expr import Fixup
-from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.frontend.mc.asm_text import strip_comment
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.asm_expr import Fixup
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.asm_text import strip_comment
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 _LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$]*|\d+)\s*:(?!:)")
 _HANDLED_DIRECTIVES = frozenset({".text", ".amdgcn_target"})

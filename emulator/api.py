@@ -106,7 +106,7 @@ def parse_ir(path: Path) -> CodeObjectOp:
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError
 
-    from luthier.amdgpu_dialects.universe import LUTHIER_DIALECTS
+    from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 
     context = Context()
     context.load_dialect(Builtin)

@@ -36,6 +36,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
 from luthier.emulator.semantics.flow import indexed_builder
@@ -49,10 +53,6 @@ from luthier.emulator.semantics.registry import (
     missing,
 )
 from luthier.emulator.semantics.vop import base_name
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Literal, Operand
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
 
 _MASK32 = 0xFFFFFFFF
 

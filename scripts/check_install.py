@@ -20,7 +20,7 @@ from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 DISTRIBUTION = "luthier-xdsl"
-DEV_COMMANDS = ("ruff", "pyright", "lit", "filecheck", "pytest")
+DEV_COMMANDS = ("ruff", "pyright", "lit", "filecheck", "pytest", "lint-imports")
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*(?:==\s*([^;\s]+))?")
 
 

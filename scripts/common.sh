@@ -6,8 +6,10 @@
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
 
-# System tools from Debian's llvm-19, clang-19 and lld-19 that builds and tests call.
-LUTHIER_LLVM_TOOLS=(clang-19 llvm-mc-19 llvm-objdump-19 llvm-tblgen-19 llvm-readelf-19 ld.lld-19)
+# System tools from Debian's llvm-19, clang-19, clang-tools-19 and lld-19 that builds and tests
+# call.
+LUTHIER_LLVM_TOOLS=(clang-19 llvm-mc-19 llvm-objdump-19 llvm-tblgen-19 llvm-readelf-19 ld.lld-19
+    clang-offload-bundler-19)
 # Where the LLVM 19 source parts land (gitignored) and the stamp that says they are complete.
 LUTHIER_LLVM_SRC="$REPO_ROOT/third_party/llvm-19"
 LUTHIER_LLVM_SRC_STAMP="$LUTHIER_LLVM_SRC/.extracted"

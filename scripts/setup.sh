@@ -59,7 +59,8 @@ apt_install() {
 
 install_system_packages() {
     local wanted=()
-    luthier_have_llvm_tools || wanted+=(clang-19 llvm-19 lld-19)
+    # clang-tools-19 has clang-offload-bundler, which clang-19 runs to build HIP fat binaries.
+    luthier_have_llvm_tools || wanted+=(clang-19 clang-tools-19 llvm-19 lld-19)
     command -v python3 >/dev/null 2>&1 || [[ -n "${PYTHON:-}" ]] \
         || wanted+=(python3 python3-venv python3-pip)
     # pyright (from PyPI) runs on Node.js; without one it would try to download one.

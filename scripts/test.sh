@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: ruff, pyright (strict), pytest and lit. Installs what is missing
-# first (scripts/setup.sh --install-only; the sample is not run). Exits non-zero when any
-# step fails, including a pytest run that collects no test (its exit code 5).
+# The whole test suite: ruff, the layers contracts (import-linter), pyright (strict), pytest
+# and lit. Installs what is missing first (scripts/setup.sh --install-only; the sample is not
+# run). Exits non-zero when any step fails, including a pytest run that collects no test (its
+# exit code 5).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -37,6 +38,7 @@ run_step() {
 }
 
 run_step ruff ruff check .
+run_step layers "$PYTHON" scripts/check_layers.py
 run_step pyright bash scripts/typecheck.sh --no-ruff
 run_step pytest "$PYTHON" -m pytest -q test/
 run_step lit lit -v test/lit

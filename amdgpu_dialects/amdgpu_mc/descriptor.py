@@ -1,10 +1,10 @@
 """``#amdgpu_mc.kernel_descriptor<...>``: the AMDHSA kernel descriptor as a typed attribute.
 
 Every field of the 64-byte descriptor has a name (``kernarg_size``,
-``rsrc1.granulated_workitem_vgpr_count``, ``properties.enable_sgpr_kernarg_segment_ptr``...),
-taken from the lossless model in :mod:`luthier.frontend.codeobj.descriptor`. Fields that are
-zero are not printed, so the IR shows what a kernel asks for; parsing fills them back with
-zero, and ``to_bytes`` of the parsed attribute is the descriptor the kernel came with.
+``rsrc1.granulated_workitem_vgpr_count``, ``properties.enable_sgpr_kernarg_segment_ptr``...), taken
+from the lossless model in :mod:`luthier.amdgpu_dialects.target.kernel_descriptor`. Fields that are
+zero are not printed, so the IR shows what a kernel asks for; parsing fills them back with zero, and
+``to_bytes`` of the parsed attribute is the descriptor the kernel came with.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from luthier.frontend.codeobj.bitfields import BitfieldWord
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.bitfields import BitfieldWord
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 
 #: Prefix in the IR -> the descriptor's bit-field word it names.
 _WORDS: dict[str, str] = {

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, InstrDef, load_target
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 OUTPUT = Path(__file__).resolve().parent / "mnemonics.py"
 

@@ -59,12 +59,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
 )
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
-from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Operand
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
-from luthier.lowering.mc.printer import print_immediate, printer_for
+from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.operand_decoders import Operand
+from luthier.amdgpu_dialects.mc.printer import print_immediate, printer_for
 
 DIALECT_PREFIX = "amdgpu_mc."
 

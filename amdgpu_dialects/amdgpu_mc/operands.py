@@ -21,7 +21,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
-from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 
 
 @irdl_attr_definition

@@ -18,7 +18,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from luthier.passes.analysis.units import UnknownRegisterError, units_of
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import UnknownRegisterError, units_of
 
 
 @irdl_attr_definition

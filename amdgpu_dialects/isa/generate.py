@@ -30,7 +30,7 @@ SCHEMA_VERSION = 1
 TARGETS = ("gfx908", "gfx90a", "gfx942")
 
 #: Decoder namespaces whose instructions the disassembler of a GCN3-encoded GFX9 target
-#: considers (see ``frontend/mc/decoder.py`` for the order in which they are tried).
+#: considers (see ``amdgpu_dialects/mc/decoder.py`` for the order in which they are tried).
 GFX9_NAMESPACES = ("AMDGPU", "GFX8", "GFX9", "GFX9_DL", "GFX90A", "GFX940")
 
 #: Record fields carried as instruction classes in addition to the ``TSFlags`` bits (they

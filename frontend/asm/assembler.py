@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from luthier.amdgpu_dialects.mc.asm_expr import SymExpr
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.asm_text import strip_comment
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
+from luthier.amdgpu_dialects.target.target_id import ELFOSABI_AMDGPU_HSA, PROCESSOR_TO_MACH
 from luthier.frontend.asm import directives
 from luthier.frontend.asm.context import Context
 from luthier.frontend.asm.errors import AsmError, StatementError
@@ -22,14 +28,7 @@ from luthier.frontend.asm.sections import DEFAULT_SECTIONS
 from luthier.frontend.asm.source import SYMBOL, Line
 from luthier.frontend.asm.state import Fixup
 from luthier.frontend.asm.yaml_reader import YamlLine, parse_document
-from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
-from luthier.frontend.codeobj.targets import ELFOSABI_AMDGPU_HSA, PROCESSOR_TO_MACH
-from luthier.frontend.mc.asm_expr import SymExpr
-from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.frontend.mc.asm_text import strip_comment
-from luthier.lowering.elf.relocatable import write_relocatable
-from luthier.lowering.elf.spec import ObjectSpec
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
+from luthier.frontend.codeobj.spec import ObjectSpec
 
 #: Code object version -> e_ident[EI_ABIVERSION] (ELFABIVERSION_AMDGPU_HSA_V4..V6).
 ABI_VERSIONS = {4: 2, 5: 3, 6: 4}
@@ -304,7 +303,3 @@ def assemble(text: str, filename: str, target: str | None = None) -> ObjectSpec:
         raise assembler.error(error) from None
     return assembler.spec()
 
-
-def assemble_relocatable(text: str, filename: str, target: str | None = None) -> bytes:
-    """Assemble ``text`` into the bytes of an ``ET_REL`` object in llvm-mc's layout."""
-    return write_relocatable(assemble(text, filename, target))

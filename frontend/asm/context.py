@@ -6,14 +6,13 @@ against it without a circular import.
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.target.processors import Processor, TargetIdError, parse_processor
+from luthier.amdgpu_dialects.target.target_id import PROCESSOR_TO_MACH
 from luthier.frontend.asm.errors import StatementError
 from luthier.frontend.asm.expr import Evaluator, Expr, parse_expr
 from luthier.frontend.asm.sections import DEFAULT_SECTIONS, Section
 from luthier.frontend.asm.source import Line, split_lines
 from luthier.frontend.asm.state import TEMPORARY_PREFIX, Fixup, SymbolTable
-from luthier.frontend.codeobj.targets import PROCESSOR_TO_MACH
-from luthier.lowering.asm.errors import DirectiveError
-from luthier.lowering.asm.processors import Processor, parse_processor
 
 #: LLVM 19's default code object version.
 DEFAULT_CODE_OBJECT_VERSION = 5
@@ -69,7 +68,7 @@ class Context:
         text = target_id if target_id.startswith(_TRIPLE_PREFIX) else _TRIPLE_PREFIX + target_id
         try:
             processor = parse_processor(text)
-        except DirectiveError as error:
+        except TargetIdError as error:
             raise StatementError(str(error), column) from None
         if processor.name not in PROCESSOR_TO_MACH:
             raise StatementError(f"unknown processor '{processor.name}'", column)

@@ -18,7 +18,7 @@ from luthier.frontend.asm.sections import (
     parse_type,
 )
 from luthier.frontend.asm.source import SYMBOL, parse_string, split_args
-from luthier.lowering.elf.spec import SHF_MERGE
+from luthier.frontend.codeobj.spec import SHF_MERGE
 
 Handler = Callable[[Context, str, str, int], None]
 

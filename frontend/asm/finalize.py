@@ -16,7 +16,7 @@ from luthier.frontend.asm.errors import StatementError
 from luthier.frontend.asm.expr import Evaluator, Linear, Term
 from luthier.frontend.asm.sections import Section
 from luthier.frontend.asm.state import Fixup, Symbol, SymbolTable
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     R_AMDGPU_ABS32,
     R_AMDGPU_ABS64,
@@ -26,11 +26,11 @@ from luthier.lowering.elf.spec import (
     R_AMDGPU_REL64,
     SHF_EXCLUDE,
     SHT_LLVM_ADDRSIG,
+    VARIANT_RELOCATIONS,
     RelocationSpec,
     SectionSpec,
     SymbolSpec,
 )
-from luthier.lowering.emit.text import VARIANT_RELOCATIONS
 
 #: Variants that only data directives use, beyond the instruction-literal table.
 _DATA_VARIANTS: dict[str, int] = {"rel64": R_AMDGPU_REL64, "gotpcrel": R_AMDGPU_GOTPCREL}

@@ -7,7 +7,7 @@ what the directives describe indirectly: the granulated VGPR and SGPR counts (fr
 next_free_vgpr/sgpr plus the VCC, FLAT_SCRATCH and XNACK_MASK SGPRs the reserve flags and target
 add), the user SGPR count (implied by the enabled user SGPRs unless given), ACCUM_OFFSET. Bit
 positions come from the descriptor's own field tables in ``luthier.frontend.codeobj``; the
-per-processor facts from ``luthier.lowering.asm.processors``. The code entry offset is not
+per-processor facts from ``luthier.amdgpu_dialects.target.processors``. The code entry offset is not
 set here: the assembler emits it as a fixup against the kernel symbol. Error texts are
 llvm-mc's, so a rejected block reads the same with either tool.
 """
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luthier.frontend.asm.errors import StatementError
-from luthier.frontend.codeobj.bitfields import BitfieldWord
-from luthier.frontend.codeobj.descriptor import (
+from luthier.amdgpu_dialects.target.bitfields import BitfieldWord
+from luthier.amdgpu_dialects.target.kernel_descriptor import (
     ComputePgmRsrc1,
     ComputePgmRsrc2,
     ComputePgmRsrc3,
@@ -26,13 +25,14 @@ from luthier.frontend.codeobj.descriptor import (
     KernelCodeProperties,
     KernelDescriptor,
 )
-from luthier.lowering.asm.processors import (
+from luthier.amdgpu_dialects.target.processors import (
     ADDRESSABLE_SGPRS_GFX6_GFX7,
     ADDRESSABLE_SGPRS_GFX8_PLUS,
     FIXED_SGPRS_FOR_INIT_BUG,
     SGPR_ENCODING_GRANULE,
     Processor,
 )
+from luthier.frontend.asm.errors import StatementError
 
 _WORDS: dict[str, type[BitfieldWord]] = {
     "rsrc1": ComputePgmRsrc1,

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from luthier.amdgpu_dialects.mc.asm_text import strip_comment
 from luthier.frontend.asm.errors import StatementError
-from luthier.frontend.mc.asm_text import strip_comment
 
 #: A label at the start of a line: an identifier then a colon (``::`` is not a label).
 _LABEL = re.compile(r"\s*([A-Za-z_.$][\w.$]*)\s*:(?!:)")

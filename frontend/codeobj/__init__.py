@@ -12,14 +12,6 @@ Offload bundles and host objects/programs with a ``.hip_fatbin`` section: ``read
 """
 
 from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle, split_fatbin
-from luthier.frontend.codeobj.descriptor import (
-    ComputePgmRsrc1,
-    ComputePgmRsrc2,
-    ComputePgmRsrc3,
-    KernargPreload,
-    KernelCodeProperties,
-    KernelDescriptor,
-)
 from luthier.frontend.codeobj.elf import read_elf
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import (
@@ -44,7 +36,6 @@ from luthier.frontend.codeobj.reader import (
     read_code_objects,
     read_fatbin,
 )
-from luthier.frontend.codeobj.targets import FeatureSetting, Target, TargetRequest
 
 __all__ = [
     "BundleEntry",
@@ -52,25 +43,16 @@ __all__ = [
     "CodeObjectError",
     "CodeObjectMetadata",
     "CodeSection",
-    "ComputePgmRsrc1",
-    "ComputePgmRsrc2",
-    "ComputePgmRsrc3",
     "DeviceFunction",
     "ElfType",
-    "FeatureSetting",
-    "KernargPreload",
     "Kernel",
     "KernelArgMetadata",
-    "KernelCodeProperties",
-    "KernelDescriptor",
     "KernelMetadata",
     "OffloadBundle",
     "Relocation",
     "Section",
     "Segment",
     "Symbol",
-    "Target",
-    "TargetRequest",
     "parse_bundle",
     "split_fatbin",
     "read_bundle",

@@ -24,8 +24,8 @@ from typing import Any, cast
 
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
+from luthier.amdgpu_dialects.target.target_id import TargetRequest
 from luthier.frontend.codeobj.errors import CodeObjectError
-from luthier.frontend.codeobj.targets import TargetRequest
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 COMPRESSED_MAGIC = b"CCOB"

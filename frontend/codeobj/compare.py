@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
+from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.frontend.codeobj.model import CodeObject
 
 _ENTRY_FIELD = slice(CODE_ENTRY_FIELD_OFFSET, CODE_ENTRY_FIELD_OFFSET + 8)

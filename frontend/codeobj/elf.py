@@ -18,10 +18,16 @@ from typing import Any, cast
 
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
-from luthier.frontend.codeobj.descriptor import (
+from luthier.amdgpu_dialects.target.kernel_descriptor import (
     CODE_ENTRY_FIELD_OFFSET,
     KERNEL_DESCRIPTOR_SIZE,
     KernelDescriptor,
+)
+from luthier.amdgpu_dialects.target.target_id import (
+    ABI_VERSION_TO_CODE_OBJECT_VERSION,
+    ELFOSABI_AMDGPU_HSA,
+    EM_AMDGPU,
+    decode_e_flags,
 )
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import CodeObjectMetadata, MetadataFormatError
@@ -38,12 +44,6 @@ from luthier.frontend.codeobj.model import (
     Symbol,
 )
 from luthier.frontend.codeobj.notes import AMDGPU_NOTE_NAME, NT_AMDGPU_METADATA, parse_notes
-from luthier.frontend.codeobj.targets import (
-    ABI_VERSION_TO_CODE_OBJECT_VERSION,
-    ELFOSABI_AMDGPU_HSA,
-    EM_AMDGPU,
-    decode_e_flags,
-)
 
 ELF_MAGIC = b"\x7fELF"
 ELFCLASS64 = 2

@@ -10,10 +10,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.target_id import Target
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import CodeObjectMetadata, KernelMetadata
-from luthier.frontend.codeobj.targets import Target
 
 #: AMDGPU relocation type -> name ("Relocation Records" in AMDGPUUsage.rst).
 RELOCATION_TYPE_NAMES: dict[int, str] = {

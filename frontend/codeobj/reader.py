@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU
 from luthier.frontend.codeobj.bundle import (
     OffloadBundle,
     fatbin_section,
@@ -20,7 +21,6 @@ from luthier.frontend.codeobj.bundle import (
 from luthier.frontend.codeobj.elf import elf_machine, is_elf, read_elf
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.model import CodeObject
-from luthier.frontend.codeobj.targets import EM_AMDGPU
 
 
 def _load(source: str | Path | bytes, name: str | None) -> tuple[bytes, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 
 @functools.cache

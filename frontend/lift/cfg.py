@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
+from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.frontend.lift.errors import LiftError
-from luthier.frontend.mc.decoder import MCInst
 
 
 @dataclass(slots=True)

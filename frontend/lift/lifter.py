@@ -34,13 +34,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     padding_bytes,
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
 from luthier.frontend.lift.collector import collector_paused
 from luthier.frontend.lift.errors import LiftError
-from luthier.frontend.mc.decoder import DecodeError, decoder_for
-from luthier.lowering.mc.printer import printer_for
 
 #: Largest function alignment we infer from an address (LLVM aligns kernels to 256).
 _MAX_ALIGNMENT = 256

@@ -17,9 +17,9 @@ import bisect
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import register_units
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.frontend.codeobj import CodeObject, Relocation
 from luthier.frontend.lift.cfg import DecodedInst
-from luthier.frontend.mc.operand_decoders import Literal
 
 #: Relocation type name -> LLVM variant kind spelled in the operand.
 RELOCATION_VARIANTS: dict[str, str] = {

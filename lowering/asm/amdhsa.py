@@ -27,17 +27,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from luthier.frontend.codeobj import KernelDescriptor, Target
-from luthier.lowering.asm.errors import DirectiveError
-from luthier.lowering.asm.processors import (
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.processors import (
     ADDRESSABLE_SGPRS_GFX6_GFX7,
     ADDRESSABLE_SGPRS_GFX8_PLUS,
     FIXED_SGPRS_FOR_INIT_BUG,
     MAX_USER_SGPRS,
     SGPR_ENCODING_GRANULE,
     Processor,
+    TargetIdError,
     parse_processor,
 )
+from luthier.amdgpu_dialects.target.target_id import Target
+from luthier.lowering.asm.errors import DirectiveError
 
 #: Code object versions LLVM 19 can assemble with these directives (V2/V3 use other ones).
 SUPPORTED_CODE_OBJECT_VERSIONS = (4, 5, 6)
@@ -62,7 +64,7 @@ def target_directives(target: Target, code_object_version: int) -> list[str]:
             f"code object version {code_object_version} cannot be emitted as assembly "
             f"(LLVM 19 supports {', '.join(map(str, SUPPORTED_CODE_OBJECT_VERSIONS))})"
         )
-    processor = parse_processor(target.offload_arch)
+    processor = _processor(target.offload_arch)
     if processor.name.endswith("-generic") and code_object_version < 6:
         raise DirectiveError(f"generic processor {processor.name} needs code object version 6+")
     return [
@@ -240,7 +242,7 @@ def kernel_descriptor_directives(
     """
     if not _SYMBOL.fullmatch(name):
         raise DirectiveError(f"kernel name {name!r} is not a plain assembler symbol")
-    target = parse_processor(processor)
+    target = _processor(processor)
     block = _Block(name)
     rsrc1 = descriptor.compute_pgm_rsrc1
     rsrc2 = descriptor.compute_pgm_rsrc2
@@ -388,3 +390,11 @@ def kernel_descriptor_directives(
 
     block.lines.append(f"{TOP}.end_amdhsa_kernel")
     return block.lines
+
+
+def _processor(target_id: str) -> Processor:
+    """:func:`parse_processor`, its refusal as this package's :class:`DirectiveError`."""
+    try:
+        return parse_processor(target_id)
+    except TargetIdError as error:
+        raise DirectiveError(str(error)) from None

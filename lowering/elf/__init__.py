@@ -9,10 +9,7 @@
 Every bad input raises :class:`ElfWriteError`. See ``docs/elf-writer.md``.
 """
 
-from luthier.lowering.elf.from_object import spec_from_relocatable
-from luthier.lowering.elf.relocatable import write_relocatable
-from luthier.lowering.elf.shared import LLD_COMMENT, link_shared
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
@@ -20,6 +17,9 @@ from luthier.lowering.elf.spec import (
     SectionSpec,
     SymbolSpec,
 )
+from luthier.lowering.elf.from_object import spec_from_relocatable
+from luthier.lowering.elf.relocatable import write_relocatable
+from luthier.lowering.elf.shared import LLD_COMMENT, link_shared
 
 __all__ = [
     "ABSOLUTE_SECTION",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable
 
-from luthier.lowering.elf.spec import EM_AMDGPU
+from luthier.frontend.codeobj.spec import EM_AMDGPU
 
 _EHDR = struct.Struct("<4sBBBBB7sHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")

@@ -13,7 +13,7 @@ import struct
 from os import PathLike
 from pathlib import Path
 
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     EM_AMDGPU,
     SHT_GROUP,

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from luthier.lowering.elf.binary import align_up, program_header
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     SHF_ALLOC,
     SHF_EXCLUDE,
     SHF_EXECINSTR,
@@ -35,6 +34,7 @@ from luthier.lowering.elf.spec import (
     SHT_PREINIT_ARRAY,
     SectionSpec,
 )
+from luthier.lowering.elf.binary import align_up, program_header
 
 PAGE_SIZE = 0x1000
 PT_LOAD = 1

@@ -12,6 +12,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from luthier.frontend.codeobj.spec import (
+    ABSOLUTE_SECTION,
+    R_AMDGPU_ABS64,
+    R_AMDGPU_NONE,
+    R_AMDGPU_RELATIVE64,
+    SHF_ALLOC,
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHF_WRITE,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    ElfWriteError,
+    ObjectSpec,
+    SectionSpec,
+    SymbolSpec,
+    effective_sections,
+)
 from luthier.lowering.elf.binary import (
     align_up,
     rela_entry,
@@ -30,23 +47,6 @@ from luthier.lowering.elf.relocs import (
     RELOCATION_NAMES,
     patch,
     relocation_value,
-)
-from luthier.lowering.elf.spec import (
-    ABSOLUTE_SECTION,
-    R_AMDGPU_ABS64,
-    R_AMDGPU_NONE,
-    R_AMDGPU_RELATIVE64,
-    SHF_ALLOC,
-    SHF_MERGE,
-    SHF_STRINGS,
-    SHF_WRITE,
-    SHT_NOBITS,
-    SHT_PROGBITS,
-    ElfWriteError,
-    ObjectSpec,
-    SectionSpec,
-    SymbolSpec,
-    effective_sections,
 )
 
 

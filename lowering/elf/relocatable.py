@@ -19,19 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luthier.lowering.elf.binary import (
-    EHDR_SIZE,
-    ET_REL,
-    RELA_SIZE,
-    SYM_SIZE,
-    TailMergedStringTable,
-    align_up,
-    elf_header,
-    rela_entry,
-    section_header,
-    symbol_entry,
-)
-from luthier.lowering.elf.spec import (
+from luthier.frontend.asm import assemble
+from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     SHF_INFO_LINK,
     SHT_LLVM_ADDRSIG,
@@ -45,6 +34,18 @@ from luthier.lowering.elf.spec import (
     SymbolSpec,
     effective_sections,
     symbol_fields,
+)
+from luthier.lowering.elf.binary import (
+    EHDR_SIZE,
+    ET_REL,
+    RELA_SIZE,
+    SYM_SIZE,
+    TailMergedStringTable,
+    align_up,
+    elf_header,
+    rela_entry,
+    section_header,
+    symbol_entry,
 )
 
 SHN_ABS = 0xFFF1
@@ -201,6 +202,13 @@ def write_relocatable(spec: ObjectSpec) -> bytes:
     )
     return bytes(out)
 
+
+
+def assemble_relocatable(text: str, filename: str, target: str | None = None) -> bytes:
+    """Assemble ``text`` (the pure-Python ``llvm-mc -filetype=obj``) into the bytes of an
+    ``ET_REL`` object in llvm-mc's layout; :func:`luthier.frontend.asm.assemble` says what
+    ``target`` means and what it raises."""
+    return write_relocatable(assemble(text, filename, target))
 
 def _symbol_table(
     symbols: list[SymbolSpec], strtab: TailMergedStringTable, index_of: dict[str, int]

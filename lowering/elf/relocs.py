@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI,
     R_AMDGPU_ABS32_LO,

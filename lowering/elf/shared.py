@@ -10,6 +10,24 @@ lists where and why it can differ.
 
 from __future__ import annotations
 
+from luthier.frontend.codeobj.spec import (
+    ABSOLUTE_SECTION,
+    SHF_ALLOC,
+    SHF_WRITE,
+    SHT_DYNAMIC,
+    SHT_DYNSYM,
+    SHT_GNU_HASH,
+    SHT_HASH,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    ElfWriteError,
+    ObjectSpec,
+    SymbolSpec,
+    symbol_fields,
+)
 from luthier.lowering.elf.binary import (
     EHDR_SIZE,
     ET_DYN,
@@ -39,24 +57,6 @@ from luthier.lowering.elf.layout import (
     rank,
 )
 from luthier.lowering.elf.linking import LinkState, preemptible
-from luthier.lowering.elf.spec import (
-    ABSOLUTE_SECTION,
-    SHF_ALLOC,
-    SHF_WRITE,
-    SHT_DYNAMIC,
-    SHT_DYNSYM,
-    SHT_GNU_HASH,
-    SHT_HASH,
-    SHT_NOBITS,
-    SHT_PROGBITS,
-    SHT_RELA,
-    SHT_STRTAB,
-    SHT_SYMTAB,
-    ElfWriteError,
-    ObjectSpec,
-    SymbolSpec,
-    symbol_fields,
-)
 
 #: What ``ld.lld-19`` (Debian's build) puts first in ``.comment``; matching it makes our output
 #: byte-identical to lld's. Pass ``linker_comment=`` to say something else.

@@ -42,12 +42,14 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.frontend.codeobj import Target
-from luthier.frontend.codeobj.targets import decode_e_flags
-from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
-from luthier.frontend.mc.asm_parser import AsmParseError, AsmParser, parser_for
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, AsmParser, parser_for
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.printer import InstPrinter, print_immediate, printer_for
+from luthier.amdgpu_dialects.target.target_id import Target, decode_e_flags
+from luthier.frontend.codeobj.spec import VARIANT_RELOCATIONS
 from luthier.lowering.asm import (
     DirectiveError,
     kernel_descriptor_directives,
@@ -55,9 +57,6 @@ from luthier.lowering.asm import (
     target_directives,
 )
 from luthier.lowering.emit.errors import EmitError
-from luthier.lowering.emit.text import VARIANT_RELOCATIONS
-from luthier.lowering.mc.encoder import EncodeError, Encoder, encoder_for
-from luthier.lowering.mc.printer import InstPrinter, print_immediate, printer_for
 
 TOP = "\t"
 #: What the assembler reads as one symbol name without quoting, and not as a local label.

@@ -17,10 +17,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
+from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.frontend.codeobj.model import RELOCATION_TYPE_NAMES
-from luthier.lowering.elf import link_shared, write_relocatable
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     ELFOSABI_AMDGPU_HSA,
     R_AMDGPU_REL64,
     SHF_ALLOC,
@@ -35,9 +35,9 @@ from luthier.lowering.elf.spec import (
     SectionSpec,
     SymbolSpec,
 )
+from luthier.lowering.elf import link_shared, write_relocatable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import encode_text
-from luthier.lowering.mc.encoder import encoder_for
 
 _RELOCATION_NUMBERS = {name: number for number, name in RELOCATION_TYPE_NAMES.items()}
 NT_AMDGPU_METADATA = 32

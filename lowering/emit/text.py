@@ -25,33 +25,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     padding_bytes,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Literal, Operand
-from luthier.lowering.elf.spec import (
-    R_AMDGPU_ABS32,
-    R_AMDGPU_ABS32_HI,
-    R_AMDGPU_ABS32_LO,
-    R_AMDGPU_GOTPCREL32_HI,
-    R_AMDGPU_GOTPCREL32_LO,
-    R_AMDGPU_REL32,
-    R_AMDGPU_REL32_HI,
-    R_AMDGPU_REL32_LO,
-    RelocationSpec,
-)
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.frontend.codeobj.spec import VARIANT_RELOCATIONS, RelocationSpec
 from luthier.lowering.emit.errors import EmitError
-from luthier.lowering.mc.encoder import EncodeError, Encoder
-
-#: Variant kind of a symbolic literal -> relocation type.
-VARIANT_RELOCATIONS: dict[str, int] = {
-    "rel32@lo": R_AMDGPU_REL32_LO,
-    "rel32@hi": R_AMDGPU_REL32_HI,
-    "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO,
-    "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI,
-    "abs32@lo": R_AMDGPU_ABS32_LO,
-    "abs32@hi": R_AMDGPU_ABS32_HI,
-    "": R_AMDGPU_REL32,
-    "abs32": R_AMDGPU_ABS32,
-}
 
 
 @dataclass

@@ -36,9 +36,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
     taken_units,
 )
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.frontend.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
-from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 #: An operand as a lowering writes it: a virtual register, a physical register or other
 #: assembly token (``exec``, ``v[2:3]``, ``off``, ``counter@rel32@lo+4``), or an integer.

@@ -46,7 +46,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
 from luthier.amdgpu_dialects.isa.target import OperandSlot, TargetISA
-from luthier.lowering.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 
 #: How many single-predecessor blocks before a call the resolver looks through. Compilers
 #: materialise a call target right before the call; the bound keeps long straight chains

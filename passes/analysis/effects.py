@@ -24,13 +24,13 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
-from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     IMPLICIT_REGISTERS,
     VECTOR_MASK,
     units_of,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 
 #: LDS instructions that still read M0 from GFX9 on (global wave sync, append/consume,
 #: ordered count, the add-thread-id forms). The others carry M0 among their implicit uses

@@ -25,9 +25,9 @@ from xdsl.ir import Attribute
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import SGPR_MASK, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.passes.analysis.effects import Effect
-from luthier.passes.analysis.units import SGPR_MASK, units_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,12 @@ registers (TTMP) are never free.
 from __future__ import annotations
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
+    ALL_UNITS,
+    file_range,
+    unit_names,
+    units_of,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.liveness import Liveness
@@ -29,7 +35,6 @@ from luthier.passes.analysis.register_usage import (
     KernelRegisterUsage,
     RegisterUsage,
 )
-from luthier.passes.analysis.units import ALL_UNITS, file_range, unit_names, units_of
 
 #: Files whose registers are handed out by number, and how many are addressable.
 FILES = ADDRESSABLE

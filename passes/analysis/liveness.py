@@ -46,6 +46,15 @@ from xdsl.ir import Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
+    ALL_UNITS,
+    SGPR_MASK,
+    UNIT_COUNT,
+    VECTOR_MASK,
+    file_range,
+    mask_of,
+    units_of,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -57,15 +66,6 @@ from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.passes.analysis import exec_state
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG, block_name
 from luthier.passes.analysis.effects import Effect, EffectError, EffectTable
-from luthier.passes.analysis.units import (
-    ALL_UNITS,
-    SGPR_MASK,
-    UNIT_COUNT,
-    VECTOR_MASK,
-    file_range,
-    mask_of,
-    units_of,
-)
 
 #: What a call to an unknown function may read: the AMDGPU calling convention's argument and
 #: implicit-input registers (LLVM's CC_AMDGPU_Func and fixed-ABI inputs), plus the state.

@@ -23,6 +23,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import format_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.passes.analysis.cfg import FunctionCFG, block_name
@@ -30,7 +31,6 @@ from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import Liveness, any_lane
 from luthier.passes.analysis.register_usage import KernelRegisterUsage
-from luthier.passes.analysis.units import format_units
 
 
 def _units(mask: int) -> str:

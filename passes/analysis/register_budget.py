@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 
 #: Processor -> (VGPR allocation granule, VGPRs per SIMD lane, unified VGPR/AGPR file,
 #: most waves per SIMD). LLVM 19's getVGPRAllocGranule, getTotalNumVGPRs, getMaxWavesPerEU.

@@ -19,9 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
+    AGPR_MASK,
+    ALL_UNITS,
+    SGPR_MASK,
+    VGPR_MASK,
+    file_range,
+    units_of,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.cfg import ExitKind
 from luthier.passes.analysis.effects import EffectError, EffectTable
@@ -31,14 +39,6 @@ from luthier.passes.analysis.register_budget import (
     ADDRESSABLE_VGPRS,
     RegisterBudget,
     supports_budget,
-)
-from luthier.passes.analysis.units import (
-    AGPR_MASK,
-    ALL_UNITS,
-    SGPR_MASK,
-    VGPR_MASK,
-    file_range,
-    units_of,
 )
 
 #: Registers of each file an instruction can name (generic SGPRs only).

@@ -31,13 +31,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.lowering.isel.mc_builder import MCBuilder, MCBuildError
-from luthier.passes.instrument.points import (
+from luthier.amdgpu_dialects.instr.points import (
     describe_point,
     enclosing_code_object,
     enclosing_function,
     payloads,
 )
+from luthier.lowering.isel.mc_builder import MCBuilder, MCBuildError
 from luthier.passes.instrument.virtualize import max_vreg
 from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state

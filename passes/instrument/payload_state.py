@@ -27,14 +27,14 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import instrumented_instruction, payloads
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.liveness import Liveness
-from luthier.passes.analysis.units import units_of
-from luthier.passes.instrument.points import instrumented_instruction, payloads
 from luthier.passes.instrument.virtualize import exit_block, max_vreg
 
 #: Registers saved around a payload, in restore order (SCC last: the others' restores

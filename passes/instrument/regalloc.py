@@ -56,17 +56,17 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.registers import tuple_name
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import instructions
-from luthier.passes.analysis.units import file_range, unit_names, units_of
-from luthier.passes.instrument.points import format_point, instruction_text
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
     PayloadCode,

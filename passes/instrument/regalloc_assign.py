@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import VECTOR_MASK, file_range, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.isa.registers import tuple_name
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.passes.analysis.free_registers import FILES
-from luthier.passes.analysis.units import VECTOR_MASK, file_range, units_of
 from luthier.passes.instrument.regalloc_model import PayloadCode, VirtualRegister
 
 

@@ -5,8 +5,8 @@ of ``amdgpu_mc`` instructions (and ``instr.mc_intrinsic`` ops) whose temporaries
 registers, with forward branches between them. This module turns that region into plain
 Python facts over one bit mask per point, so the allocator never walks IR twice:
 
-* physical register units keep their :mod:`luthier.passes.analysis.units` bits (below
-  ``UNIT_COUNT``); each virtual register gets one bit per 32-bit unit above them, so a
+* physical register units keep their :mod:`luthier.amdgpu_dialects.amdgpu_mc.register_units` bits
+  (below ``UNIT_COUNT``); each virtual register gets one bit per 32-bit unit above them, so a
   sub-register (``%3:SReg_64.sub1``) reads or writes only its own units;
 * liveness is a backward dataflow over the payload's blocks, per instruction, with the same
   two lane sets the application's liveness keeps (:mod:`luthier.passes.analysis.liveness`):
@@ -31,17 +31,17 @@ from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
-from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.amdgpu_dialects.isa.target import RegisterClass, TargetISA
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
     IMPLICIT_REGISTERS,
     UNIT_COUNT,
     VECTOR_MASK,
     units_of,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.target import RegisterClass, TargetISA
 
 #: Writes that keep part of the old value (as :mod:`luthier.passes.analysis.effects` models
 #: them): 16-bit results, D16 memory forms, SDWA/DPP encodings, ``v_writelane``.

@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names
 from luthier.amdgpu_dialects.instr.ops import ReturnOp
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.analysis.units import file_range, unit_names
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.preamble.scratch import SLOT_BYTES, check_immediate_offset, slot_offset
 

@@ -29,6 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.register_budget import (
@@ -36,7 +37,6 @@ from luthier.passes.analysis.register_budget import (
     RegisterBudget,
 )
 from luthier.passes.analysis.register_usage import RegisterUsage
-from luthier.passes.instrument.points import instruction_text
 from luthier.passes.instrument.regalloc import Function, allocation_of, payload_sites
 from luthier.passes.preamble.scratch import (
     PayloadStack,

@@ -17,11 +17,11 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import UnknownRegisterError, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.passes.analysis.units import UnknownRegisterError, units_of
 
 #: Defined in :mod:`luthier.amdgpu_dialects.instr.mc_ops`; matched by name so that this
 #: module does not depend on it.

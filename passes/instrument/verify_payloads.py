@@ -34,12 +34,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
-from luthier.passes.analysis.effects import EffectError, EffectTable
-from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
     EXEC_MASK,
     UNIT_COUNT,
@@ -49,7 +44,12 @@ from luthier.passes.analysis.units import (
     unit_bits,
     units_of,
 )
-from luthier.passes.instrument.points import format_point, instruction_text
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.passes.analysis.effects import EffectError, EffectTable
+from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
 from luthier.passes.instrument.verify_flow import run
 from luthier.passes.instrument.verify_machine_code import payload_code
 from luthier.passes.instrument.verify_symbolic import orig

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from luthier.passes.analysis.units import UNIT_COUNT, units_of
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import UNIT_COUNT, units_of
 
 ORIG = "orig"
 SUB = "sub"

@@ -40,9 +40,7 @@ from xdsl.ir import Attribute
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
-from luthier.passes.analysis.effects import Effect
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     EXEC_MASK,
     SPECIAL_UNITS,
     UNIT_COUNT,
@@ -50,6 +48,8 @@ from luthier.passes.analysis.units import (
     unit_bits,
     units_of,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
+from luthier.passes.analysis.effects import Effect
 from luthier.passes.instrument.verify_symbolic import (
     BOOL,
     BOOL_SYM,

@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
+from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.intrinsics import register_class_of
 from luthier.lowering.isel.mc_builder import MCBuilder
@@ -35,7 +36,6 @@ from luthier.passes.instrument.copies import (
     copy_to,
     register_exists,
 )
-from luthier.passes.instrument.points import describe_point, enclosing_code_object, payloads
 
 
 def max_vreg(payload: PayloadOp) -> int:

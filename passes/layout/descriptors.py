@@ -41,6 +41,13 @@ from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
+    AGPR_MASK,
+    SGPR_MASK,
+    VGPR_MASK,
+    file_range,
+    units_of,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import load_target
@@ -51,7 +58,6 @@ from luthier.passes.analysis.register_budget import (
     vector_granule,
 )
 from luthier.passes.analysis.register_usage import RegisterUsage
-from luthier.passes.analysis.units import AGPR_MASK, SGPR_MASK, VGPR_MASK, file_range, units_of
 from luthier.passes.preamble.scratch import StackError, kernel_stack_tops
 
 #: The accumulation offset is a multiple of 4 VGPRs.

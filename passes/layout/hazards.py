@@ -38,17 +38,17 @@ from typing import cast
 from xdsl.dialects.builtin import IntAttr
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
-from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.analysis.cfg import FunctionCFG
-from luthier.passes.analysis.effects import EffectTable
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
     SGPR_MASK,
     VGPR_MASK,
     units_of,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.isa.target import TargetISA
+from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.passes.analysis.cfg import FunctionCFG
+from luthier.passes.analysis.effects import EffectTable
 
 _VCC = units_of("vcc")
 _EXEC = units_of("exec")

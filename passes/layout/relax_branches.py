@@ -44,10 +44,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import TextEncoder
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.lowering.mc.encoder import encoder_for
 
 Function = KernelOp | FunctionOp
 

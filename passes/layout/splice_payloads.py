@@ -48,11 +48,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
+from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import FunctionCFG
-from luthier.passes.instrument.points import describe_point
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
 
 Function = KernelOp | FunctionOp

@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import GlobalOp as MCGlobalOp
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
-from luthier.passes.instrument.points import describe_point
+from luthier.amdgpu_dialects.instr.points import describe_point
 
 #: Smallest alignment of a tool global: 64-bit counters are updated with 64-bit atomics.
 MIN_ALIGNMENT = 8

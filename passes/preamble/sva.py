@@ -44,14 +44,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
-from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.passes.analysis.callgraph import CallGraph
-from luthier.passes.analysis.register_budget import RegisterBudget
-from luthier.passes.analysis.register_usage import RegisterUsage
-from luthier.passes.analysis.units import (
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
     VGPR_MASK,
     file_range,
@@ -59,7 +52,14 @@ from luthier.passes.analysis.units import (
     unit_names,
     units_of,
 )
-from luthier.passes.instrument.points import describe_point
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import describe_point
+from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.register_budget import RegisterBudget
+from luthier.passes.analysis.register_usage import RegisterUsage
 from luthier.passes.preamble.homes import (
     ENTRY_STATE_ATTR,
     STACK_HOME_PREFIX,

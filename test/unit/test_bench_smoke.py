@@ -28,8 +28,8 @@ from typing import Any, cast
 import pytest
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
-from luthier.frontend.mc.decoder import decoder_for
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench" / "bench_decode.py"

@@ -31,9 +31,9 @@ from typing import Any, cast
 import pytest
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import read_code_object
-from luthier.frontend.mc.decoder import DecodeError, decoder_for
-from luthier.lowering.mc.printer import printer_for
 
 ROOT = Path(__file__).resolve().parents[2]
 FETCH = ROOT / "test" / "corpus" / "thirdparty" / "fetch.sh"

@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from luthier.amdgpu_dialects.mc.decoder import Decoder, decoder_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.model import CodeObject
-from luthier.frontend.mc.decoder import Decoder, decoder_for
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

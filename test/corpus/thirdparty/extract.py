@@ -32,10 +32,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
+from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU, MACH_TO_PROCESSOR
 from luthier.frontend.codeobj import CodeObject, CodeObjectError, read_elf, read_fatbin
 from luthier.frontend.codeobj.elf import elf_machine
-from luthier.frontend.codeobj.targets import EM_AMDGPU, MACH_TO_PROCESSOR
-from luthier.frontend.mc.decoder import DecodeError, decoder_for
 
 #: The processors whose code objects we keep (the ones luthier has ISA tables for).
 KEPT_PROCESSORS = ("gfx90a", "gfx908", "gfx942")

@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionOp
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import instructions
-from luthier.passes.analysis.units import file_range, unit_names, units_of
 
 from .corpus import KERNELS, corpus, function, functions, parsed
 from .test_register_usage import _objdump_registers  # pyright: ignore[reportPrivateUsage]

@@ -19,9 +19,9 @@ from types import ModuleType
 
 import pytest
 
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.model import CodeObject
-from luthier.frontend.mc.decoder import decoder_for
 
 from .liveins_oracle import (
     LIVENESS,

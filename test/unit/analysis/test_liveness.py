@@ -19,12 +19,12 @@ from xdsl.parser import Parser
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import ALL_UNITS, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
-from luthier.frontend.mc.decoder import decoder_for
 from luthier.passes.analysis.liveness import Liveness, analyze, instructions
-from luthier.passes.analysis.units import ALL_UNITS, unit_names, units_of
 
 from .liveins_oracle import compare, load_oracle
 

@@ -17,15 +17,20 @@ from pathlib import Path
 import pytest
 
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
+    AGPR_MASK,
+    SGPR_MASK,
+    VGPR_MASK,
+    unit_names,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionOp, KernelOp
-from luthier.frontend.codeobj.descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.passes.analysis.register_budget import (
     RegisterBudget,
     sgpr_occupancy,
     vgpr_occupancy,
 )
 from luthier.passes.analysis.register_usage import RegisterUsage, entry_registers
-from luthier.passes.analysis.units import AGPR_MASK, SGPR_MASK, VGPR_MASK, unit_names
 
 from .corpus import KERNELS, corpus, parsed
 

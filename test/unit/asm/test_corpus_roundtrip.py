@@ -24,8 +24,8 @@ from typing import cast
 
 import pytest
 
+from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.frontend.codeobj import CodeObject, read_code_object
-from luthier.frontend.codeobj.descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.lowering.asm import (
     kernel_descriptor_directives,
     llvm_mc_target_options,

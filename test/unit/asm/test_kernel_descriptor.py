@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from luthier.frontend.codeobj import KernelDescriptor, read_code_object
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.processors import parse_processor
+from luthier.frontend.codeobj import read_code_object
 from luthier.lowering.asm import DirectiveError, kernel_descriptor_directives
-from luthier.lowering.asm.processors import parse_processor
 
 LLVM_MC = "llvm-mc-19"
 needs_llvm_mc = pytest.mark.skipif(

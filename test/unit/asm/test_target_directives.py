@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.frontend.codeobj import FeatureSetting, KernelDescriptor, Target
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.target_id import FeatureSetting, Target
 from luthier.lowering.asm import (
     DirectiveError,
     kernel_descriptor_directives,

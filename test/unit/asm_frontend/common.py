@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.asm import assemble_relocatable
 from luthier.lowering.elf import ObjectSpec, spec_from_relocatable
+from luthier.lowering.elf.relocatable import assemble_relocatable
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.asm import AsmError, assemble, assemble_relocatable
+from luthier.frontend.asm import AsmError, assemble
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift.lifter import LiftOptions, lift_code_object
 from luthier.lowering.elf import write_relocatable
+from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import emit_code_object
 
 from .common import CORPUS, assert_same_object

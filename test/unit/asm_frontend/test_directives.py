@@ -180,7 +180,7 @@ def test_target_features_in_e_flags(target: str, tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    from luthier.frontend.asm import assemble_relocatable
+    from luthier.lowering.elf.relocatable import assemble_relocatable
 
     from .common import assert_same_object
 

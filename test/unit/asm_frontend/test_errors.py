@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.asm import AsmError, assemble_relocatable
+from luthier.frontend.asm import AsmError
+from luthier.lowering.elf.relocatable import assemble_relocatable
 
 from .common import llvm_mc_first_error
 

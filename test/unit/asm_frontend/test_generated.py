@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.asm import assemble_relocatable
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift.lifter import LiftOptions, lift_code_object
+from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import emit_code_object
 
 from .common import (

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.asm import AsmError, assemble_relocatable
+from luthier.frontend.asm import AsmError
+from luthier.lowering.elf.relocatable import assemble_relocatable
 
 from .common import ROOT, assert_same_object, llvm_mc, llvm_mc_object
 

@@ -7,15 +7,15 @@ import struct
 
 import pytest
 
-from luthier.frontend.codeobj import (
+from luthier.amdgpu_dialects.target.kernel_descriptor import (
     ComputePgmRsrc1,
     ComputePgmRsrc2,
     ComputePgmRsrc3,
     KernargPreload,
     KernelCodeProperties,
     KernelDescriptor,
-    read_code_object,
 )
+from luthier.frontend.codeobj import read_code_object
 
 from .conftest import COMMITTED
 

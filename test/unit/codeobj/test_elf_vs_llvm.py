@@ -12,13 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.codeobj import (
-    CodeObject,
-    ElfType,
-    FeatureSetting,
-    KernelDescriptor,
-    read_code_object,
-)
+from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.target_id import FeatureSetting
+from luthier.frontend.codeobj import CodeObject, ElfType, read_code_object
 
 from . import oracle
 from .conftest import COMMITTED, Compiled

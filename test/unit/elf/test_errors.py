@@ -7,17 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from luthier.lowering.elf import (
-    ElfWriteError,
-    ObjectSpec,
-    RelocationSpec,
-    SectionSpec,
-    SymbolSpec,
-    link_shared,
-    spec_from_relocatable,
-    write_relocatable,
-)
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     R_AMDGPU_ABS32_LO,
     R_AMDGPU_REL16,
     R_AMDGPU_REL32,
@@ -27,6 +17,16 @@ from luthier.lowering.elf.spec import (
     SHF_WRITE,
     SHT_NOBITS,
     SHT_PROGBITS,
+)
+from luthier.lowering.elf import (
+    ElfWriteError,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+    link_shared,
+    spec_from_relocatable,
+    write_relocatable,
 )
 
 from .common import OBJECTS

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from luthier.frontend.codeobj.spec import (
+    SHF_ALLOC,
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHT_PROGBITS,
+    SectionSpec,
+)
 from luthier.lowering.elf.merge import MergeGroup
-from luthier.lowering.elf.spec import SHF_ALLOC, SHF_MERGE, SHF_STRINGS, SHT_PROGBITS, SectionSpec
 from luthier.lowering.elf.xxh3 import xxh3_64
 
 

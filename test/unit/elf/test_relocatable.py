@@ -7,15 +7,7 @@ from pathlib import Path
 import pytest
 
 from luthier.frontend.codeobj import read_code_object
-from luthier.lowering.elf import (
-    ObjectSpec,
-    RelocationSpec,
-    SectionSpec,
-    SymbolSpec,
-    spec_from_relocatable,
-    write_relocatable,
-)
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     R_AMDGPU_ABS64,
     R_AMDGPU_REL32_HI,
     R_AMDGPU_REL32_LO,
@@ -24,6 +16,14 @@ from luthier.lowering.elf.spec import (
     SHF_WRITE,
     SHT_NOBITS,
     SHT_PROGBITS,
+)
+from luthier.lowering.elf import (
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+    spec_from_relocatable,
+    write_relocatable,
 )
 
 from .common import OBJDUMP, OBJECT_IDS, OBJECTS, READELF, run_tool

@@ -8,16 +8,7 @@ from pathlib import Path
 import pytest
 
 from luthier.frontend.codeobj import read_code_object
-from luthier.lowering.elf import (
-    LLD_COMMENT,
-    ObjectSpec,
-    RelocationSpec,
-    SectionSpec,
-    SymbolSpec,
-    link_shared,
-    spec_from_relocatable,
-)
-from luthier.lowering.elf.spec import (
+from luthier.frontend.codeobj.spec import (
     R_AMDGPU_ABS64,
     R_AMDGPU_REL32_HI,
     R_AMDGPU_REL32_LO,
@@ -27,6 +18,15 @@ from luthier.lowering.elf.spec import (
     SHF_WRITE,
     SHT_NOBITS,
     SHT_PROGBITS,
+)
+from luthier.lowering.elf import (
+    LLD_COMMENT,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+    link_shared,
+    spec_from_relocatable,
 )
 
 from .common import (

@@ -15,6 +15,7 @@ from xdsl.parser import Parser
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import mask_of, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.dialect import INSTR
@@ -25,7 +26,6 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.liveness import Liveness, instructions
-from luthier.passes.analysis.units import mask_of, units_of
 from luthier.passes.instrument.regalloc import PayloadAllocator, allocation_of, payload_sites
 from luthier.passes.instrument.regalloc_model import PayloadCode, analyze_payload
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.frontend.mc.decoder import DecodeError, decode_words, decoder_for
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, decode_words, decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 #: (target, dwords, bytes consumed, text). Word layouts are written out field by field.
 EXAMPLES: list[tuple[str, list[int], int, str]] = [

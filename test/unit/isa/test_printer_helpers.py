@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.lowering.mc import operand_printers as P
-from luthier.lowering.mc.printer import imm32, imm64, imm_fp16, imm_int16, print_immediate
+from luthier.amdgpu_dialects.mc import operand_printers as P
+from luthier.amdgpu_dialects.mc.printer import imm32, imm64, imm_fp16, imm_int16, print_immediate
 
 
 @pytest.mark.parametrize(("value", "text"), [

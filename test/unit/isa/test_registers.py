@@ -9,8 +9,8 @@ import pytest
 
 from luthier.amdgpu_dialects.isa.registers import RegisterNamer, tuple_name
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.frontend.mc.decoder import decoder_for
-from luthier.lowering.mc.printer import printer_for
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 
 #: (target, bytes as llvm-mc input, text)
 EXAMPLES: list[tuple[str, str, str]] = [

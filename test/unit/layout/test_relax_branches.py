@@ -26,16 +26,16 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionOp,
     KernelOp,
 )
+from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.amdgpu_dialects.universe import LUTHIER_DIALECTS
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.emulator.api import run_kernel
-from luthier.frontend.asm import assemble_relocatable
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
+from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_code_object
 from luthier.lowering.emit.text import function_layout
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.lowering.mc.encoder import encoder_for
 from luthier.passes.layout.relax_branches import (
     HARDWARE_REACH,
     in_range,

@@ -6,10 +6,10 @@ import io
 
 import pytest
 
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.drivers.mc_assemble import run_assembler, strip_comment
-from luthier.frontend.mc.asm_parser import AsmParseError, parser_for
-from luthier.lowering.mc.encoder import encoder_for
-from luthier.lowering.mc.printer import printer_for
 
 from . import llvm_oracle
 

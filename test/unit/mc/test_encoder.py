@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.frontend.mc.decoder import decoder_for
-from luthier.lowering.mc.encoder import encoder_for, literal_encoding
+from luthier.amdgpu_dialects.mc.decoder import decoder_for
+from luthier.amdgpu_dialects.mc.encoder import encoder_for, literal_encoding
 
 from . import llvm_oracle
 

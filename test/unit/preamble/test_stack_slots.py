@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, mask_of
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
-from luthier.passes.analysis.units import file_range, mask_of
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.instrument.regalloc_spill import SpillError, StackAccess, plan_spills
 from luthier.passes.preamble.scratch import (

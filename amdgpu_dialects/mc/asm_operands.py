@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from luthier.frontend.mc import operand_syntax as S
-from luthier.frontend.mc.asm_expr import SymExpr, lift
-from luthier.frontend.mc.asm_lexer import AsmSyntaxError, Token
+from luthier.amdgpu_dialects.mc import operand_syntax as S
+from luthier.amdgpu_dialects.mc.asm_expr import SymExpr, lift
+from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, Token
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from luthier.frontend.codeobj.bitfields import BitfieldWord, bits
+from luthier.amdgpu_dialects.target.bitfields import BitfieldWord, bits
 
 KERNEL_DESCRIPTOR_SIZE = 64
 #: Byte offset of KERNEL_CODE_ENTRY_BYTE_OFFSET inside the descriptor (bits 191:128).

@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.frontend.mc.decoder import MCInst
-from luthier.lowering.mc import operand_printers as P
+from luthier.amdgpu_dialects.mc import operand_printers as P
+from luthier.amdgpu_dialects.mc.decoder import MCInst
 
 _FLOAT32_NAMES = {
     0x00000000: "0.0", 0x3F800000: "1.0", 0xBF800000: "-1.0", 0x3F000000: "0.5",

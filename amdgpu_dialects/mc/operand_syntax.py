@@ -2,13 +2,13 @@
 
 Each function turns what the user wrote (already split into names and numbers) into the
 immediate LLVM's parser would put into the MCInst. The names are the inverse of the tables
-in :mod:`luthier.lowering.mc.operand_printers`, so what we print parses back to the same
+in :mod:`luthier.amdgpu_dialects.mc.operand_printers`, so what we print parses back to the same
 value.
 """
 
 from __future__ import annotations
 
-from luthier.lowering.mc import operand_printers as P
+from luthier.amdgpu_dialects.mc import operand_printers as P
 
 
 class OperandSyntaxError(ValueError):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandSlot, TargetISA, load_target
-from luthier.frontend.mc.operand_decoders import (
+from luthier.amdgpu_dialects.mc.operand_decoders import (
     DecodeState,
     Literal,
     Operand,

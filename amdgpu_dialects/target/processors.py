@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from luthier.frontend.codeobj import FeatureSetting, TargetRequest
-from luthier.frontend.codeobj.targets import PROCESSOR_TO_MACH
-from luthier.lowering.asm.errors import DirectiveError
+from luthier.amdgpu_dialects.target.target_id import (
+    PROCESSOR_TO_MACH,
+    FeatureSetting,
+    TargetRequest,
+)
 
 #: Processors with the GFX90A instructions: unified VGPR/AGPR file, ACCUM_OFFSET and TG_SPLIT in
 #: COMPUTE_PGM_RSRC3, VGPRs encoded in granules of 8 in either wave size.
@@ -49,6 +51,11 @@ SGPR_ENCODING_GRANULE = 8
 #: User SGPRs a kernel can have preloaded with kernel arguments (getMaxNumUserSGPRs).
 MAX_USER_SGPRS = 16
 
+
+
+class TargetIdError(ValueError):
+    """A target ID (``amdgcn-amd-amdhsa--gfx90a:xnack+``) that names no processor we know,
+    or a feature that processor does not have; the message is one line."""
 
 @dataclass(frozen=True)
 class Processor:
@@ -111,7 +118,7 @@ class Processor:
 def _major(name: str) -> int:
     match = _MAJOR.match(name)
     if match is None or name not in PROCESSOR_TO_MACH:
-        raise DirectiveError(f"unknown amdgcn processor {name!r}")
+        raise TargetIdError(f"unknown amdgcn processor {name!r}")
     return int(match.group(1) or match.group(2))
 
 
@@ -128,7 +135,7 @@ def parse_processor(text: str) -> Processor:
     """
     request = TargetRequest.parse(text)
     if request is None:
-        raise DirectiveError(f"malformed target ID {text!r}")
+        raise TargetIdError(f"malformed target ID {text!r}")
     major = _major(request.processor)
     settings: dict[str, FeatureSetting] = {}
     for feature in ("xnack", "sramecc"):
@@ -139,8 +146,8 @@ def parse_processor(text: str) -> Processor:
         )
     for feature, on in request.features:
         if feature not in settings:
-            raise DirectiveError(f"unknown target feature {feature!r} in {text!r}")
+            raise TargetIdError(f"unknown target feature {feature!r} in {text!r}")
         if settings[feature] is FeatureSetting.UNSUPPORTED:
-            raise DirectiveError(f"{request.processor} does not support {feature} ({text!r})")
+            raise TargetIdError(f"{request.processor} does not support {feature} ({text!r})")
         settings[feature] = FeatureSetting.ON if on else FeatureSetting.OFF
     return Processor(request.processor, major, settings["xnack"], settings["sramecc"])

@@ -1,6 +1,6 @@
 """Table-driven AMDGPU instruction encoder: :class:`MCInst` -> bytes.
 
-The inverse of :mod:`luthier.frontend.mc.decoder`: an instruction's fixed bits, then every
+The inverse of :mod:`luthier.amdgpu_dialects.mc.decoder`: an instruction's fixed bits, then every
 operand's value scattered into its encoding fields. The output is canonical in LLVM's sense
 (what ``llvm-mc -show-encoding`` prints, including in disassembly mode, where llvm-mc
 re-encodes what it decoded): an immediate is an inline constant whenever its operand type
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 
 
 class EncodeError(Exception):

@@ -57,6 +57,18 @@ R_AMDGPU_REL32_HI = 11
 R_AMDGPU_RELATIVE64 = 13
 R_AMDGPU_REL16 = 14
 
+#: Variant kind of a symbolic literal -> relocation type.
+VARIANT_RELOCATIONS: dict[str, int] = {
+    "rel32@lo": R_AMDGPU_REL32_LO,
+    "rel32@hi": R_AMDGPU_REL32_HI,
+    "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO,
+    "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI,
+    "abs32@lo": R_AMDGPU_ABS32_LO,
+    "abs32@hi": R_AMDGPU_ABS32_HI,
+    "": R_AMDGPU_REL32,
+    "abs32": R_AMDGPU_ABS32,
+}
+
 #: Bytes each supported relocation type patches (the writers reject every other type).
 RELOCATION_WIDTHS: dict[int, int] = {
     R_AMDGPU_NONE: 0,

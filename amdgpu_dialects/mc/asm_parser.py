@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.frontend.mc.asm_lexer import AsmSyntaxError, tokenize
-from luthier.frontend.mc.asm_matcher import Matched, Matcher, MatchError
-from luthier.frontend.mc.asm_operands import OperandReader
-from luthier.frontend.mc.asm_validate import ValidationError, Validator
-from luthier.frontend.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, tokenize
+from luthier.amdgpu_dialects.mc.asm_matcher import Matched, Matcher, MatchError
+from luthier.amdgpu_dialects.mc.asm_operands import OperandReader
+from luthier.amdgpu_dialects.mc.asm_validate import ValidationError, Validator
+from luthier.amdgpu_dialects.mc.decoder import MCInst
 
 
 class AsmParseError(Exception):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.frontend.mc.asm_matcher import LITERAL_PLACEHOLDER
-from luthier.frontend.mc.asm_operands import Item
-from luthier.frontend.mc.decoder import MCInst
-from luthier.lowering.mc.encoder import is_inline_constant
+from luthier.amdgpu_dialects.mc.asm_matcher import LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_operands import Item
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import is_inline_constant
 
 _VALU_CLASSES = frozenset({"VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "SDWA", "DPP"})
 _MEMORY_CLASSES = frozenset({"FLAT", "MUBUF", "MTBUF", "DS", "MIMG"})

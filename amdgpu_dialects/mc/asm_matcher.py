@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
-from luthier.frontend.mc import operand_syntax as S
-from luthier.frontend.mc.asm_expr import Fixup, SymExpr
-from luthier.frontend.mc.asm_operands import Item
-from luthier.frontend.mc.decoder import MCInst
-from luthier.frontend.mc.operand_decoders import Operand
-from luthier.lowering.mc.encoder import literal_encoding
-from luthier.lowering.mc.printer import print_immediate
+from luthier.amdgpu_dialects.mc import operand_syntax as S
+from luthier.amdgpu_dialects.mc.asm_expr import Fixup, SymExpr
+from luthier.amdgpu_dialects.mc.asm_operands import Item
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import literal_encoding
+from luthier.amdgpu_dialects.mc.operand_decoders import Operand
+from luthier.amdgpu_dialects.mc.printer import print_immediate
 
 _NEG, _ABS, _SEXT, _NEG_HI, _OP_SEL_0, _OP_SEL_1 = 1, 2, 1, 2, 4, 8
 
