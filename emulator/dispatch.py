@@ -202,8 +202,8 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
     from luthier.amdgpu_dialects.isa.target import load_target
 
     isa = load_target(program.processor)
-    packed = isa.is_gfx90a or isa.is_gfx940
-    architected_scratch = isa.is_gfx940
+    packed = isa.subtarget.has_packed_work_item_ids
+    architected_scratch = isa.subtarget.has_architected_flat_scratch
     threads = setup.block[0] * setup.block[1] * setup.block[2]
     if threads <= 0 or min(setup.grid) <= 0:
         raise EmulationError("grid and block sizes must be positive")

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
+
 TABLES_DIR = Path(__file__).resolve().parent / "tables"
 
 #: Processor names accepted for ``--mcpu``, mapped to the table that serves them.
@@ -170,6 +172,12 @@ class TargetISA:
 
     def has_feature(self, feature: str) -> bool:
         return feature in self.features
+
+    @property
+    def subtarget(self) -> Subtarget:
+        """What this processor has: every target question outside the MC layer's encodings
+        goes through it (tests check it against :attr:`features`)."""
+        return subtarget_for(self.name)
 
     @property
     def is_gfx90a(self) -> bool:

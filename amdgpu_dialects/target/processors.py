@@ -10,36 +10,14 @@ same facts, which come from ``AMDGPU.td``/``GCNProcessors.td`` (feature sets) an
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from luthier.amdgpu_dialects.target.target_id import (
-    PROCESSOR_TO_MACH,
-    FeatureSetting,
-    TargetRequest,
+from luthier.amdgpu_dialects.target.subtarget import (
+    Subtarget,
+    UnknownProcessorError,
+    subtarget_for,
 )
-
-#: Processors with the GFX90A instructions: unified VGPR/AGPR file, ACCUM_OFFSET and TG_SPLIT in
-#: COMPUTE_PGM_RSRC3, VGPRs encoded in granules of 8 in either wave size.
-_GFX90A_INSTS = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
-#: Processors whose flat scratch base is set up by hardware (FeatureArchitectedFlatScratch),
-#: besides every GFX11+ processor: no private segment buffer / flat scratch init user SGPRs.
-_ARCHITECTED_FLAT_SCRATCH = frozenset({"gfx940", "gfx941", "gfx942"})
-#: Processors that can preload kernel arguments into user SGPRs (FeatureKernargPreload).
-_KERNARG_PRELOAD = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
-#: GFX8 processors with the SGPR init bug: the SGPR count is fixed at 96 whatever is used.
-_SGPR_INIT_BUG = frozenset({"gfx802", "gfx805"})
-#: Processors with XNACK replay (FeatureSupportsXNACK): GFX8.0.1, GFX8.1, all of GFX9, GFX10.1.
-_XNACK_GFX8_GFX10 = frozenset(
-    {"gfx801", "gfx810", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"}
-)
-#: Processors with SRAM ECC (FeatureSupportsSRAMECC).
-_SRAMECC = frozenset({"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
-
-#: The ISA major version in a processor name: gfx6xx..gfx9xx, gfx10xx..gfx12xx, generics.
-_MAJOR = re.compile(
-    r"gfx(?:(1[0-2])(?:\d\d|-\d+-generic|-generic)|([6-9])(?:[0-9a-z]{2}|-generic))$"
-)
+from luthier.amdgpu_dialects.target.target_id import FeatureSetting, TargetRequest
 
 #: Largest SGPR count the wavefront can address (getAddressableNumSGPRs): GFX6-GFX7 104, GFX8+
 #: 102 (GFX10+ never checks it in the assembler), 96 with the SGPR init bug.
@@ -52,50 +30,36 @@ SGPR_ENCODING_GRANULE = 8
 MAX_USER_SGPRS = 16
 
 
-
 class TargetIdError(ValueError):
     """A target ID (``amdgcn-amd-amdhsa--gfx90a:xnack+``) that names no processor we know,
     or a feature that processor does not have; the message is one line."""
+
 
 @dataclass(frozen=True)
 class Processor:
     """A processor and the feature settings of the target ID it was named with.
 
-    ``xnack``/``sramecc`` are what LLVM's target ID holds: UNSUPPORTED when the processor has no
-    such feature, ANY when the name did not pin it down, else ON or OFF.
+    What the processor has is its :class:`Subtarget`'s; ``xnack``/``sramecc`` are what LLVM's
+    target ID holds: UNSUPPORTED when the processor has no such feature, ANY when the name did
+    not pin it down, else ON or OFF.
     """
 
-    name: str
-    major: int
+    subtarget: Subtarget
     xnack: FeatureSetting
     sramecc: FeatureSetting
 
     @property
-    def has_gfx90a_insts(self) -> bool:
-        return self.name in _GFX90A_INSTS
+    def name(self) -> str:
+        return self.subtarget.name
 
     @property
-    def has_architected_flat_scratch(self) -> bool:
-        return self.name in _ARCHITECTED_FLAT_SCRATCH or self.major >= 11
-
-    @property
-    def has_kernarg_preload(self) -> bool:
-        return self.name in _KERNARG_PRELOAD
-
-    @property
-    def has_sgpr_init_bug(self) -> bool:
-        return self.name in _SGPR_INIT_BUG
+    def major(self) -> int:
+        return self.subtarget.major
 
     @property
     def xnack_on_or_any(self) -> bool:
         """What llvm-mc requires ``.amdhsa_reserve_xnack_mask`` to be, and counts SGPRs with."""
         return self.xnack in (FeatureSetting.ON, FeatureSetting.ANY)
-
-    def vgpr_encoding_granule(self, wave32: bool) -> int:
-        """VGPRs per GRANULATED_WORKITEM_VGPR_COUNT step (getVGPREncodingGranule)."""
-        if self.has_gfx90a_insts:
-            return 8
-        return 8 if wave32 else 4
 
     def extra_sgprs(self, vcc: bool, flat_scratch: bool) -> int:
         """SGPRs llvm-mc adds to next_free_sgpr for VCC, FLAT_SCRATCH and XNACK_MASK.
@@ -110,22 +74,9 @@ class Processor:
             return 4 if flat_scratch else extra
         if self.xnack_on_or_any:
             extra = 4
-        if flat_scratch or self.has_architected_flat_scratch:
+        if flat_scratch or self.subtarget.has_architected_flat_scratch:
             extra = 6
         return extra
-
-
-def _major(name: str) -> int:
-    match = _MAJOR.match(name)
-    if match is None or name not in PROCESSOR_TO_MACH:
-        raise TargetIdError(f"unknown amdgcn processor {name!r}")
-    return int(match.group(1) or match.group(2))
-
-
-def _supports(name: str, major: int, feature: str) -> bool:
-    if feature == "xnack":
-        return major == 9 or name in _XNACK_GFX8_GFX10
-    return name in _SRAMECC
 
 
 def parse_processor(text: str) -> Processor:
@@ -136,18 +87,17 @@ def parse_processor(text: str) -> Processor:
     request = TargetRequest.parse(text)
     if request is None:
         raise TargetIdError(f"malformed target ID {text!r}")
-    major = _major(request.processor)
-    settings: dict[str, FeatureSetting] = {}
-    for feature in ("xnack", "sramecc"):
-        settings[feature] = (
-            FeatureSetting.ANY
-            if _supports(request.processor, major, feature)
-            else FeatureSetting.UNSUPPORTED
-        )
+    try:
+        subtarget = subtarget_for(request.processor)
+    except UnknownProcessorError as error:
+        raise TargetIdError(str(error)) from None
+    supported = {"xnack": subtarget.supports_xnack, "sramecc": subtarget.supports_sramecc}
+    settings = {feature: FeatureSetting.ANY if supported[feature] else FeatureSetting.UNSUPPORTED
+                for feature in supported}
     for feature, on in request.features:
         if feature not in settings:
             raise TargetIdError(f"unknown target feature {feature!r} in {text!r}")
         if settings[feature] is FeatureSetting.UNSUPPORTED:
             raise TargetIdError(f"{request.processor} does not support {feature} ({text!r})")
         settings[feature] = FeatureSetting.ON if on else FeatureSetting.OFF
-    return Processor(request.processor, major, settings["xnack"], settings["sramecc"])
+    return Processor(subtarget, settings["xnack"], settings["sramecc"])

@@ -82,7 +82,8 @@ def _scratch_offset(inst: Instruction) -> Addresses:
     saddr = inst.scalar("saddr", 32) if inst.has("saddr") else None
     vaddr = inst.vector("vaddr", 32) if inst.has("vaddr") else None
     program = inst.program
-    set_up_by_kernel = program is not None and not load_target(program.processor).is_gfx940
+    set_up_by_kernel = program is not None and not load_target(
+        program.processor).subtarget.has_architected_flat_scratch
 
     def offsets(wave: Wave) -> Vec:
         if set_up_by_kernel:

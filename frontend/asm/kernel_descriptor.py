@@ -153,7 +153,7 @@ _REQUIREMENT_ERRORS: dict[str, str] = {
 
 def _meets(processor: Processor, requirement: str) -> bool:
     major = processor.major
-    afs = processor.has_architected_flat_scratch
+    afs = processor.subtarget.has_architected_flat_scratch
     checks = {
         "": True,
         "afs": afs,
@@ -165,8 +165,8 @@ def _meets(processor: Processor, requirement: str) -> bool:
         "gfx10_11": 10 <= major <= 11,
         "gfx12": major >= 12,
         "pre_gfx12": major < 12,
-        "gfx90a": processor.has_gfx90a_insts,
-        "preload": processor.has_kernarg_preload,
+        "gfx90a": processor.subtarget.has_gfx90a_insts,
+        "preload": processor.subtarget.has_kernarg_preload,
     }
     return checks[requirement]
 
@@ -280,7 +280,7 @@ class KernelDescriptorBuilder:
         self._set(
             self.words, _bits("rsrc1", "granulated_wavefront_sgpr_count"), self._sgpr_blocks()
         )
-        if processor.has_gfx90a_insts:
+        if processor.subtarget.has_gfx90a_insts:
             self._accum_offset()
         if 10 <= processor.major <= 11:
             self._shared_vgprs()
@@ -305,7 +305,7 @@ class KernelDescriptorBuilder:
 
     def _vgpr_blocks(self) -> int:
         wave32 = self.wave32 if self.wave32 is not None else self.processor.major >= 10
-        granule = self.processor.vgpr_encoding_granule(wave32)
+        granule = self.processor.subtarget.vgpr_encoding_granule(wave32)
         blocks = -(-max(1, self.next_free_vgpr) // granule) - 1
         if blocks >> 6:
             raise StatementError("value out of range", self.vgpr_column)
@@ -316,7 +316,7 @@ class KernelDescriptorBuilder:
         if processor.major >= 10:
             return 0
         count = self.next_free_sgpr
-        init_bug = processor.has_sgpr_init_bug
+        init_bug = processor.subtarget.has_sgpr_init_bug
         if processor.major >= 8 and not init_bug and count > ADDRESSABLE_SGPRS_GFX8_PLUS:
             raise StatementError("value out of range", self.sgpr_column)
         count += processor.extra_sgprs(self.reserve_vcc, self.reserve_flat_scratch)

@@ -129,7 +129,7 @@ def _bit_names(table: dict[int, str]) -> Callable[[int], str]:
 
 def _vgpr_directive(descriptor: KernelDescriptor, processor: Processor, wave32: bool) -> int:
     """The next_free_vgpr that reproduces GRANULATED_WORKITEM_VGPR_COUNT (the whole granule)."""
-    granule = processor.vgpr_encoding_granule(wave32)
+    granule = processor.subtarget.vgpr_encoding_granule(wave32)
     blocks = descriptor.compute_pgm_rsrc1.granulated_workitem_vgpr_count
     return (blocks + 1) * granule
 
@@ -143,7 +143,7 @@ def _sgpr_choice(
     whatever the directives say, so only a zero count can be reproduced there.
     """
     blocks = descriptor.compute_pgm_rsrc1.granulated_wavefront_sgpr_count
-    flat_directive = processor.major >= 7 and not processor.has_architected_flat_scratch
+    flat_directive = processor.major >= 7 and not processor.subtarget.has_architected_flat_scratch
     if processor.major >= 10:
         if blocks:
             raise block.fail(
@@ -151,7 +151,7 @@ def _sgpr_choice(
                 f"0 on {processor.name}"
             )
         return 0, True, False if flat_directive else None
-    if processor.has_sgpr_init_bug:
+    if processor.subtarget.has_sgpr_init_bug:
         fixed = FIXED_SGPRS_FOR_INIT_BUG // SGPR_ENCODING_GRANULE - 1
         if blocks != fixed:
             raise block.fail(
@@ -177,13 +177,13 @@ def _sgpr_choice(
 
 
 def _sgpr_blocks(processor: Processor, next_free: int, extra: int) -> int:
-    count = FIXED_SGPRS_FOR_INIT_BUG if processor.has_sgpr_init_bug else next_free + extra
+    count = FIXED_SGPRS_FOR_INIT_BUG if processor.subtarget.has_sgpr_init_bug else next_free + extra
     return -(-max(1, count) // SGPR_ENCODING_GRANULE) - 1
 
 
 def _sgprs_in_range(processor: Processor, next_free: int, extra: int) -> bool:
     """llvm-mc's checks: GFX8+ bounds next_free_sgpr, GFX6-GFX7 and init-bug parts the total."""
-    if processor.has_sgpr_init_bug:
+    if processor.subtarget.has_sgpr_init_bug:
         return next_free + extra <= FIXED_SGPRS_FOR_INIT_BUG
     if processor.major >= 8:
         return next_free <= ADDRESSABLE_SGPRS_GFX8_PLUS
@@ -250,7 +250,7 @@ def kernel_descriptor_directives(
     props = descriptor.kernel_code_properties
     preload = descriptor.kernarg_preload
     major = target.major
-    afs = target.has_architected_flat_scratch
+    afs = target.subtarget.has_architected_flat_scratch
 
     for label, data in (
         ("reserved bytes 12-15", descriptor.reserved_12),
@@ -279,9 +279,9 @@ def kernel_descriptor_directives(
         raise block.fail(f"private segment buffer user SGPRs cannot be enabled on {target.name}")
     if afs and props.enable_sgpr_flat_scratch_init:
         raise block.fail(f"flat scratch init user SGPRs cannot be enabled on {target.name}")
-    if preload.to_word() and not target.has_kernarg_preload:
+    if preload.to_word() and not target.subtarget.has_kernarg_preload:
         raise block.fail(f"kernarg preload is set, but {target.name} cannot preload kernargs")
-    if target.has_kernarg_preload:
+    if target.subtarget.has_kernarg_preload:
         length = preload.kernarg_preload_spec_length
         offset = preload.kernarg_preload_spec_offset
         if length > MAX_USER_SGPRS:
@@ -323,7 +323,7 @@ def kernel_descriptor_directives(
     next_free_sgpr, reserve_vcc, reserve_flat = _sgpr_choice(block, descriptor, target)
     block.emit("next_free_vgpr", next_free_vgpr)
     block.emit("next_free_sgpr", next_free_sgpr)
-    if target.has_gfx90a_insts:
+    if target.subtarget.has_gfx90a_insts:
         accum = descriptor.compute_pgm_rsrc3.accum_offset_vgprs
         if accum > next_free_vgpr:
             raise block.fail(
@@ -353,7 +353,7 @@ def kernel_descriptor_directives(
     if major >= 9:
         block.emit("fp16_overflow", rsrc1.fp16_ovfl)
         rsrc1_claimed |= _field(26, 1)
-    if target.has_gfx90a_insts:
+    if target.subtarget.has_gfx90a_insts:
         block.emit("tg_split", descriptor.compute_pgm_rsrc3.tg_split)
         rsrc3_claimed |= _field(16, 1)
     if major >= 10:
@@ -376,7 +376,7 @@ def kernel_descriptor_directives(
     block.emit("exception_fp_ieee_underflow", rsrc2.enable_exception_ieee_754_fp_underflow)
     block.emit("exception_fp_ieee_inexact", rsrc2.enable_exception_ieee_754_fp_inexact)
     block.emit("exception_int_div_zero", rsrc2.enable_exception_int_divide_by_zero)
-    if target.has_kernarg_preload:
+    if target.subtarget.has_kernarg_preload:
         block.emit("user_sgpr_kernarg_preload_length", preload.kernarg_preload_spec_length)
         block.emit("user_sgpr_kernarg_preload_offset", preload.kernarg_preload_spec_offset)
 

@@ -16,8 +16,9 @@ GFX9 encodes the SGPR count in blocks of 8 but allocates in blocks of 16, so the
 the encoded count rounded up to 16. The special SGPRs at the top of the allocation are what
 LLVM's ``getNumExtraSGPRs`` counts: VCC and XNACK_MASK (4; we assume both, as the descriptor
 cannot say whether the compiler reserved them), and FLAT_SCRATCH on top (6) when the kernel
-uses flat scratch or the target has it architected (GFX942). Assuming more than the compiler
-reserved only makes the budget smaller, never larger than what the hardware gives.
+uses flat scratch or the target has it architected (the subtarget says which). Assuming
+more than the compiler reserved only makes the budget smaller, never larger than what the
+hardware gives.
 """
 
 from __future__ import annotations
@@ -25,14 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
-
-#: Processor -> (VGPR allocation granule, VGPRs per SIMD lane, unified VGPR/AGPR file,
-#: most waves per SIMD). LLVM 19's getVGPRAllocGranule, getTotalNumVGPRs, getMaxWavesPerEU.
-_VECTOR_FILES: dict[str, tuple[int, int, bool, int]] = {
-    "gfx908": (4, 256, False, 10),
-    "gfx90a": (8, 512, True, 8),
-    "gfx942": (8, 512, True, 8),
-}
+from luthier.amdgpu_dialects.target.subtarget import (
+    UnknownProcessorError,
+    VectorRegisterFile,
+    subtarget_for,
+)
 
 #: GFX9: SGPRs are encoded in blocks of 8, allocated in blocks of 16; s0-s101 are the
 #: addressable generic SGPRs; the special SGPRs of the allocation's top are at most 6.
@@ -42,8 +40,6 @@ ADDRESSABLE_SGPRS = 102
 #: VCC and XNACK_MASK; FLAT_SCRATCH adds two more.
 SPECIAL_SGPRS = 4
 FLAT_SCRATCH_SGPRS = 2
-#: Targets whose flat scratch is architected (always counted among the special SGPRs).
-_ARCHITECTED_FLAT_SCRATCH = frozenset({"gfx942"})
 #: Architected VGPRs (and AGPRs) an instruction can name.
 ADDRESSABLE_VGPRS = 256
 
@@ -60,9 +56,19 @@ def sgpr_occupancy(sgprs: int, max_waves: int) -> int:
     return min(7, max_waves)
 
 
+def _vector_file(processor: str) -> VectorRegisterFile:
+    """The processor's vector register file; :func:`supports_budget` says whether it has one
+    we model (asking for another is a programming error)."""
+    vector_file = subtarget_for(processor).vector_register_file
+    if vector_file is None:
+        raise ValueError(f"no register budget model for {processor}")
+    return vector_file
+
+
 def vgpr_occupancy(vgprs: int, processor: str) -> int:
     """Waves per SIMD a VGPR count allows (LLVM's getNumWavesPerEUWithNumVGPRs)."""
-    granule, total, _, max_waves = _VECTOR_FILES[processor]
+    vector_file = _vector_file(processor)
+    granule, total, max_waves = vector_file.granule, vector_file.total, vector_file.max_waves
     if vgprs < granule:
         return max_waves
     return min(max(total // _round_up(vgprs, granule), 1), max_waves)
@@ -95,12 +101,15 @@ class RegisterBudget:
         """The budget of a kernel; ``uses_flat_scratch`` says whether its code (or the
         descriptor's flat-scratch-init bit) uses FLAT_SCRATCH, which then takes two more
         SGPRs at the allocation's top (the default assumes it does)."""
-        granule, _, unified, max_waves = _VECTOR_FILES[processor]
+        subtarget = subtarget_for(processor)
+        vector_file = _vector_file(processor)
+        granule, unified = vector_file.granule, vector_file.unified
+        max_waves = vector_file.max_waves
         rsrc1 = descriptor.compute_pgm_rsrc1
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
         sgprs_allocated = _round_up(encoded_sgprs, SGPR_ALLOCATION_GRANULE)
         special = SPECIAL_SGPRS
-        if uses_flat_scratch or processor in _ARCHITECTED_FLAT_SCRATCH:
+        if uses_flat_scratch or subtarget.has_architected_flat_scratch:
             special += FLAT_SCRATCH_SGPRS
         sgprs = min(sgprs_allocated - special, ADDRESSABLE_SGPRS)
         vgprs_allocated = (rsrc1.granulated_workitem_vgpr_count + 1) * granule
@@ -122,16 +131,20 @@ class RegisterBudget:
     def waves_with(self, sgprs: int, vgprs: int) -> int:
         """Waves per SIMD if the kernel needed ``sgprs`` SGPRs (special ones included) and
         ``vgprs`` vector registers per lane (VGPRs plus AGPRs where the file is unified)."""
-        _, _, _, max_waves = _VECTOR_FILES[self.processor]
+        max_waves = _vector_file(self.processor).max_waves
         encoded = _round_up(max(sgprs, 1), SGPR_ENCODING_GRANULE)
         return min(sgpr_occupancy(encoded, max_waves), vgpr_occupancy(vgprs, self.processor))
 
 
 def vector_granule(processor: str) -> tuple[int, bool]:
     """(VGPR allocation granule, whether VGPRs and AGPRs share one file) of a processor."""
-    granule, _, unified, _ = _VECTOR_FILES[processor]
-    return granule, unified
+    vector_file = _vector_file(processor)
+    return vector_file.granule, vector_file.unified
 
 
 def supports_budget(processor: str) -> bool:
-    return processor in _VECTOR_FILES
+    """Whether :class:`RegisterBudget` models the processor's register files."""
+    try:
+        return subtarget_for(processor).vector_register_file is not None
+    except UnknownProcessorError:
+        return False

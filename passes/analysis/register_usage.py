@@ -30,6 +30,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.cfg import ExitKind
 from luthier.passes.analysis.effects import EffectError, EffectTable
@@ -86,12 +87,12 @@ def entry_registers(descriptor: KernelDescriptor, processor: str) -> int:
     system = (rsrc2.enable_sgpr_workgroup_id_x + rsrc2.enable_sgpr_workgroup_id_y
               + rsrc2.enable_sgpr_workgroup_id_z + rsrc2.enable_sgpr_workgroup_info
               + rsrc2.enable_private_segment)
+    subtarget = subtarget_for(processor)
     mask = file_range("s", 0, rsrc2.user_sgpr_count + system)
-    if properties.enable_sgpr_flat_scratch_init and processor != "gfx942":
+    if properties.enable_sgpr_flat_scratch_init and not subtarget.has_architected_flat_scratch:
         mask |= units_of("flat_scratch")
     ids = rsrc2.enable_vgpr_workitem_id
-    packed = processor in ("gfx90a", "gfx942")
-    mask |= file_range("v", 0, 1 if packed else ids + 1)
+    mask |= file_range("v", 0, 1 if subtarget.has_packed_work_item_ids else ids + 1)
     return mask
 
 

@@ -232,7 +232,8 @@ class PayloadAllocator:
         """The stack of the payloads of ``site``'s function: GFX942 reaches slots with the
         immediate alone (architected flat scratch, "ST" addressing); GFX90A needs an SGPR."""
         name = site.function.sym_name.data
-        return StackAccess(lambda: self.stack.base(name), not self.isa.is_gfx940)
+        needs_sgpr = not self.isa.subtarget.has_flat_scratch_st_mode
+        return StackAccess(lambda: self.stack.base(name), needs_sgpr)
 
     def _shortage(self, code: PayloadCode, pools: Pools, vreg: VirtualRegister,
                   reason: str) -> str:

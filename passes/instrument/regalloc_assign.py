@@ -162,7 +162,7 @@ class Allocator:
         self.code = code
         self.isa = isa
         self.pools = pools
-        self.aligned_vectors = isa.is_gfx90a
+        self.aligned_vectors = isa.subtarget.needs_aligned_vgpr_tuples
 
     def run(self) -> Assignment:
         result = Assignment()

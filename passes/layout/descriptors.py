@@ -51,6 +51,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.passes.analysis.effects import EffectTable
 from luthier.passes.analysis.register_budget import (
     SGPR_ENCODING_GRANULE,
@@ -84,7 +85,8 @@ def _new_special_sgprs(application: int, instrumented: int, processor: str) -> i
     did not (LLVM counts each pair only when used; FLAT_SCRATCH is always counted where
     it is architected)."""
     extra = 0
-    for units, counted in ((_VCC, True), (_FLAT_SCRATCH, processor != "gfx942")):
+    architected = subtarget_for(processor).has_architected_flat_scratch
+    for units, counted in ((_VCC, True), (_FLAT_SCRATCH, not architected)):
         if counted and instrumented & units and not application & units:
             extra += 2
     return extra

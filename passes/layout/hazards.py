@@ -150,7 +150,7 @@ class HazardModel:
             Rule("SALU writes M0", 1, m0_readers, m0_writers),
             Rule("MFMA registers in flight", LONGEST, vector_touches, mfma_registers),
         ]
-        if self.isa.is_gfx940:
+        if self.isa.subtarget.has_trans_forwarding_hazard:
             rules.append(Rule("transcendental result", 1, non_trans_reads, trans_defs))
         return rules
 

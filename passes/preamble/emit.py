@@ -130,13 +130,14 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
            for op in kernel.walk()):
         raise _fail(f"@{name}", "the kernel already has a preamble")
     isa = load_target(processor)
+    architected = isa.subtarget.has_architected_flat_scratch
     fields = kernel.descriptor.fields
     try:
         real_entry = preload_entry(kernel, isa)
     except PreloadEntryError as error:
         raise _fail(f"@{name}", str(error)) from None
     needs = saved_state(kernel)
-    old_layout = entry_sgprs(fields, isa.is_gfx940)
+    old_layout = entry_sgprs(fields, architected)
     new_fields = dict(fields)
     if needs.kernarg:
         new_fields["properties.enable_sgpr_kernarg_segment_ptr"] = 1
@@ -149,8 +150,8 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
     old_level = fields.get("rsrc2.enable_vgpr_workitem_id", 0)
     level = max([old_level] + [_DIMENSIONS.index(dim) for dim in needs.workitem_ids])
     new_fields["rsrc2.enable_vgpr_workitem_id"] = level
-    user_before = entry_sgprs({**fields, "rsrc2.user_sgpr_count": 0}, isa.is_gfx940)
-    user_after = entry_sgprs({**new_fields, "rsrc2.user_sgpr_count": 0}, isa.is_gfx940)
+    user_before = entry_sgprs({**fields, "rsrc2.user_sgpr_count": 0}, architected)
+    user_after = entry_sgprs({**new_fields, "rsrc2.user_sgpr_count": 0}, architected)
     added_user = sum(count for field, (_, count) in user_after.items()
                      if field.startswith("properties.")) - \
         sum(count for field, (_, count) in user_before.items()
@@ -163,15 +164,15 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
         raise _fail(f"@{name}", f"{what} does not fit: the kernel "
                     f"would need {new_fields['rsrc2.user_sgpr_count']} user SGPRs (16 at "
                     "most)")
-    new_layout = entry_sgprs(new_fields, isa.is_gfx940)
-    if not (isa.is_gfx90a or isa.is_gfx940) and needs.workitem_ids:
+    new_layout = entry_sgprs(new_fields, architected)
+    if not isa.subtarget.has_packed_work_item_ids and needs.workitem_ids:
         raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "
                     "supported")
     builder = MCBuilder(processor)
     #: SGPRs from here on hold no entry value: the preamble's scratch registers.
     first_free = max((first + count for first, count in new_layout.values()), default=0)
     code: list[Operation] = []
-    if needs_stack and not isa.is_gfx940:
+    if needs_stack and not architected:
         code += flat_scratch_setup(builder, new_layout[FLAT_SCRATCH_INIT][0],
                                    new_layout[PRIVATE_SEGMENT][0])
     if workitem_home is not None:

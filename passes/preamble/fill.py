@@ -76,7 +76,8 @@ def ceil_divide(build: MCBuilder, quotient: str, dividend: str, divisor: str,
     inst = build.inst
     # GFX940's hazard: a non-transcendental VALU op reading a transcendental one's result
     # (v_rcp_iflag_f32) needs one wait state between them
-    trans_wait = [inst("s_nop", [0])] if load_target(build.processor).is_gfx940 else []
+    subtarget = load_target(build.processor).subtarget
+    trans_wait = [inst("s_nop", [0])] if subtarget.has_trans_forwarding_hazard else []
     return [
         # estimate ~ 2^32 / divisor, from the float reciprocal
         inst("v_cvt_f32_u32_e32", [vector_temp, divisor]),

@@ -277,7 +277,7 @@ def scratch_fields(fields: dict[str, int], isa: TargetISA) -> dict[str, int]:
     """The descriptor fields that give a kernel a private segment that ``scratch_*``
     instructions reach (changes only)."""
     wanted = {PRIVATE_SEGMENT: 1}
-    if not isa.is_gfx940:
+    if not isa.subtarget.has_architected_flat_scratch:
         wanted[FLAT_SCRATCH_INIT] = 1
     return {key: value for key, value in wanted.items() if fields.get(key, 0) != value}
 
@@ -295,7 +295,7 @@ def slot_access(builder: MCBuilder, isa: TargetISA, store: bool, vgpr: MCOperand
     EXEC in force: GFX942 addresses it with the immediate alone (StackOffsetError past
     4095); the other targets need an SGPR, ``address``, which gets the offset first."""
     code: list[InstructionOpBase] = []
-    if isa.is_gfx940:
+    if isa.subtarget.has_flat_scratch_st_mode:
         check_immediate_offset(offset)
         base: MCOperand = "off"
         modifier = f"offset:{offset}" if offset else ""

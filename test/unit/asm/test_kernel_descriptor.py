@@ -78,7 +78,7 @@ def random_descriptor(rng: random.Random, name: str) -> KernelDescriptor:
     vgpr_blocks = bit(6)
     if major >= 10:
         sgpr_blocks = 0 if rng.random() < 0.9 else bit(4)
-    elif proc.has_sgpr_init_bug:
+    elif proc.subtarget.has_sgpr_init_bug:
         sgpr_blocks = 11 if rng.random() < 0.9 else bit(4)
     else:
         sgpr_blocks = bit(4)
@@ -89,7 +89,7 @@ def random_descriptor(rng: random.Random, name: str) -> KernelDescriptor:
         rsrc1 |= bit(3) << 29
     if major >= 12:
         rsrc1 &= ~(1 << 23)  # DISABLE_PERF has no directive
-    afs = proc.has_architected_flat_scratch
+    afs = proc.subtarget.has_architected_flat_scratch
     props = bit(7) & (0b1111110 if afs else 0b1111111) & ~(0b100000 if afs else 0)
     props |= bit(1) << 11
     wave32 = False
@@ -98,7 +98,7 @@ def random_descriptor(rng: random.Random, name: str) -> KernelDescriptor:
         props |= wave32 << 10
     preload = 0
     kernarg = rng.choice([0, 8, 16, 256, 288, 4096])
-    if proc.has_kernarg_preload and rng.random() < 0.5:
+    if proc.subtarget.has_kernarg_preload and rng.random() < 0.5:
         length = rng.randint(0, 16)
         offset = rng.randint(0, 8)
         if kernarg and (length + offset) * 4 > kernarg:
@@ -109,7 +109,7 @@ def random_descriptor(rng: random.Random, name: str) -> KernelDescriptor:
     user_sgprs = rng.randint(implied, 31)
     rsrc2 = bit(1) | user_sgprs << 1 | bit(6) << 7 | bit(7) << 24
     rsrc3 = 0
-    if proc.has_gfx90a_insts:
+    if proc.subtarget.has_gfx90a_insts:
         most = min(63, (vgpr_blocks + 1) * 2 - 1)
         rsrc3 = rng.randint(0, most) | bit(1) << 16
     elif 10 <= major <= 11 and not wave32:
@@ -182,7 +182,7 @@ def test_random_descriptors_reassemble(name: str, tmp_path: Path) -> None:
         assert "GRANULATED_WAVEFRONT_SGPR_COUNT" in message, message
     assert _assemble(name, blocks, tmp_path) == wanted
     processor = parse_processor(name)
-    if processor.major < 10 and not processor.has_sgpr_init_bug:
+    if processor.major < 10 and not processor.subtarget.has_sgpr_init_bug:
         assert refusals  # the top SGPR counts cannot be reached before GFX10
 
 

@@ -1,0 +1,174 @@
+"""One object answers every target question: :class:`Subtarget`.
+
+Passes, emitters and the emulator ask what a processor has — is flat scratch architected,
+are there AGPRs and do they share the VGPR file, how are VGPRs granted, are work-item ids
+packed, which hazards need wait states — and they ask it here, never by comparing processor
+names. The answers are LLVM 19's: the feature sets of ``GCNProcessors.td``/``AMDGPU.td``
+(named after LLVM's subtarget predicates, ``hasArchitectedFlatScratch`` ->
+:attr:`Subtarget.has_architected_flat_scratch`) and the register-file tables of
+``AMDGPUBaseInfo.cpp``. For the processors with generated ISA tables, a test checks each
+answer against the TableGen feature list those tables carry, so the two cannot drift.
+
+The feature *settings* of a target ID (``xnack+``, ``sramecc-``) belong to a code object, not
+to the processor: :class:`~luthier.amdgpu_dialects.target.processors.Processor` pairs a
+subtarget with them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from luthier.amdgpu_dialects.target.target_id import PROCESSOR_TO_MACH
+
+#: FeatureGFX90AInsts: unified VGPR/AGPR file (ACCUM_OFFSET), packed work-item ids, aligned
+#: VGPR tuples, TG_SPLIT, VGPRs granted and encoded in granules of 8.
+_GFX90A_INSTS = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
+#: FeatureGFX940Insts: sc0/sc1/nt cache bits, architected flat scratch, ST-mode scratch
+#: addressing, the transcendental forwarding hazard.
+_GFX940_INSTS = frozenset({"gfx940", "gfx941", "gfx942"})
+#: FeatureMAIInsts: matrix cores and the AGPR file.
+_MAI_INSTS = frozenset({"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
+#: FeatureArchitectedFlatScratch besides every GFX11+ processor: the hardware sets up the
+#: flat scratch base; no private segment buffer / flat scratch init user SGPRs.
+_ARCHITECTED_FLAT_SCRATCH = frozenset({"gfx940", "gfx941", "gfx942"})
+#: FeatureKernargPreload: kernel arguments preloaded into user SGPRs.
+_KERNARG_PRELOAD = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
+#: GFX8 processors with the SGPR init bug: the SGPR count is fixed at 96 whatever is used.
+_SGPR_INIT_BUG = frozenset({"gfx802", "gfx805"})
+#: FeatureSupportsXNACK outside GFX9 (where every processor has it): GFX8.0.1, GFX8.1, GFX10.1.
+_XNACK_GFX8_GFX10 = frozenset(
+    {"gfx801", "gfx810", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"}
+)
+#: FeatureSupportsSRAMECC.
+_SRAMECC = frozenset({"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
+
+#: The ISA major version in a processor name: gfx6xx..gfx9xx, gfx10xx..gfx12xx, generics.
+_MAJOR = re.compile(
+    r"gfx(?:(1[0-2])(?:\d\d|-\d+-generic|-generic)|([6-9])(?:[0-9a-z]{2}|-generic))$"
+)
+
+
+class UnknownProcessorError(ValueError):
+    """A processor name that no AMDGPU ELF ``e_flags`` value stands for."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRegisterFile:
+    """How a GFX9 processor grants vector registers to a wave (LLVM 19's
+    ``getVGPRAllocGranule``, ``getTotalNumVGPRs``, ``getMaxWavesPerEU``)."""
+
+    #: VGPRs per allocation step.
+    granule: int
+    #: Vector registers per SIMD lane (VGPRs and AGPRs together where the file is unified).
+    total: int
+    #: Whether VGPRs and AGPRs share one file, split at ``accum_offset`` (GFX90A, GFX942).
+    unified: bool
+    #: Most waves one SIMD runs.
+    max_waves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Subtarget:
+    """What one processor (``gfx90a``, ``gfx942``, ``gfx1100``...) has."""
+
+    name: str
+    #: The ISA major version: 9 for GFX9 (gfx908, gfx90a, gfx942), 10, 11, 12 for RDNA.
+    major: int
+
+    @property
+    def has_gfx90a_insts(self) -> bool:
+        return self.name in _GFX90A_INSTS
+
+    @property
+    def has_gfx940_insts(self) -> bool:
+        return self.name in _GFX940_INSTS
+
+    @property
+    def has_agprs(self) -> bool:
+        """Accumulation registers (``a0``...) exist (FeatureMAIInsts)."""
+        return self.name in _MAI_INSTS
+
+    @property
+    def has_unified_vector_file(self) -> bool:
+        """VGPRs and AGPRs share one file, split at ``accum_offset``."""
+        return self.has_gfx90a_insts
+
+    @property
+    def has_architected_flat_scratch(self) -> bool:
+        return self.name in _ARCHITECTED_FLAT_SCRATCH or self.major >= 11
+
+    @property
+    def has_flat_scratch_st_mode(self) -> bool:
+        """``scratch_*`` can address with an immediate offset alone, no SGPR or VGPR base
+        (LLVM's ``hasFlatScratchSTMode``)."""
+        return self.has_gfx940_insts or self.major >= 11
+
+    @property
+    def has_packed_work_item_ids(self) -> bool:
+        """The hardware packs the X, Y and Z work-item ids into v0 (``hasPackedTID``)."""
+        return self.has_gfx90a_insts
+
+    @property
+    def needs_aligned_vgpr_tuples(self) -> bool:
+        """Multi-register VGPR/AGPR operands start at an even register
+        (``needsAlignedVGPRs``)."""
+        return self.has_gfx90a_insts
+
+    @property
+    def has_trans_forwarding_hazard(self) -> bool:
+        """A transcendental VALU result read by a non-transcendental VALU op needs a wait
+        state (``hasTransForwardingHazard``)."""
+        return self.has_gfx940_insts
+
+    @property
+    def has_kernarg_preload(self) -> bool:
+        return self.name in _KERNARG_PRELOAD
+
+    @property
+    def has_sgpr_init_bug(self) -> bool:
+        return self.name in _SGPR_INIT_BUG
+
+    @property
+    def supports_xnack(self) -> bool:
+        return self.major == 9 or self.name in _XNACK_GFX8_GFX10
+
+    @property
+    def supports_sramecc(self) -> bool:
+        return self.name in _SRAMECC
+
+    @property
+    def default_wave_size(self) -> int:
+        """Lanes of a wave unless a kernel asks otherwise: 64 before GFX10, 32 from it."""
+        return 64 if self.major < 10 else 32
+
+    def vgpr_encoding_granule(self, wave32: bool) -> int:
+        """VGPRs per GRANULATED_WORKITEM_VGPR_COUNT step (``getVGPREncodingGranule``)."""
+        if self.has_gfx90a_insts:
+            return 8
+        return 8 if wave32 else 4
+
+    @property
+    def vector_register_file(self) -> VectorRegisterFile | None:
+        """How vector registers are granted, where we model it (GFX9); None elsewhere."""
+        if self.major != 9:
+            return None
+        if self.has_gfx90a_insts:
+            return VectorRegisterFile(granule=8, total=512, unified=True, max_waves=8)
+        return VectorRegisterFile(granule=4, total=256, unified=False, max_waves=10)
+
+
+def processor_major(name: str) -> int:
+    """The ISA major version of a processor name; raises :class:`UnknownProcessorError`."""
+    match = _MAJOR.match(name)
+    if match is None or name not in PROCESSOR_TO_MACH:
+        raise UnknownProcessorError(f"unknown amdgcn processor {name!r}")
+    return int(match.group(1) or match.group(2))
+
+
+@cache
+def subtarget_for(processor: str) -> Subtarget:
+    """The subtarget of a processor name (``gfx90a``; no features); raises
+    :class:`UnknownProcessorError`."""
+    return Subtarget(processor, processor_major(processor))

@@ -1,0 +1,77 @@
+"""Every answer of :class:`Subtarget` agrees with LLVM's TableGen features of the processor.
+
+The ISA tables (generated from LLVM 19's records, checked current by
+test_isa_tables_current.py) carry each supported processor's feature list; the subtarget's
+hand-kept facts must say the same for every one of them, so a processor added to one cannot
+silently disagree with the other. The architected-flat-scratch answer once disagreed between
+two modules ({gfx940, gfx941, gfx942} and {gfx942}): this is the test that pins it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.amdgpu_dialects.target.processors import TargetIdError, parse_processor
+from luthier.amdgpu_dialects.target.subtarget import (
+    UnknownProcessorError,
+    VectorRegisterFile,
+    subtarget_for,
+)
+
+#: Subtarget predicate -> the LLVM feature that decides it on GFX9.
+FEATURE_OF = {
+    "has_gfx90a_insts": "FeatureGFX90AInsts",
+    "has_gfx940_insts": "FeatureGFX940Insts",
+    "has_agprs": "FeatureMAIInsts",
+    "has_architected_flat_scratch": "FeatureArchitectedFlatScratch",
+    "has_kernarg_preload": "FeatureKernargPreload",
+    "has_packed_work_item_ids": "FeaturePackedTID",
+    "supports_sramecc": "FeatureSupportsSRAMECC",
+    "supports_xnack": "FeatureSupportsXNACK",
+}
+
+
+@pytest.mark.parametrize("processor", SUPPORTED_TARGETS)
+def test_answers_equal_the_tablegen_features(processor: str) -> None:
+    isa = load_target(processor)
+    subtarget = isa.subtarget
+    for predicate, feature in FEATURE_OF.items():
+        assert getattr(subtarget, predicate) == (feature in isa.features), predicate
+    assert subtarget.default_wave_size == isa.wavefront_size
+    assert subtarget.has_flat_scratch_st_mode == ("FeatureGFX940Insts" in isa.features)
+    assert subtarget.has_trans_forwarding_hazard == ("FeatureGFX940Insts" in isa.features)
+    assert subtarget.needs_aligned_vgpr_tuples == ("FeatureGFX90AInsts" in isa.features)
+    assert subtarget.has_unified_vector_file == ("FeatureGFX90AInsts" in isa.features)
+    assert subtarget.major == 9
+
+
+def test_vector_register_files() -> None:
+    # LLVM 19 AMDGPUBaseInfo: getVGPRAllocGranule, getTotalNumVGPRs, getMaxWavesPerEU
+    assert subtarget_for("gfx908").vector_register_file == VectorRegisterFile(4, 256, False, 10)
+    assert subtarget_for("gfx90a").vector_register_file == VectorRegisterFile(8, 512, True, 8)
+    assert subtarget_for("gfx942").vector_register_file == VectorRegisterFile(8, 512, True, 8)
+    assert subtarget_for("gfx1100").vector_register_file is None
+
+
+def test_generations() -> None:
+    assert subtarget_for("gfx1030").major == 10
+    assert subtarget_for("gfx1201").major == 12
+    assert subtarget_for("gfx1100").has_architected_flat_scratch
+    assert not subtarget_for("gfx1030").has_architected_flat_scratch
+    assert subtarget_for("gfx1100").default_wave_size == 32
+    assert subtarget_for("gfx940").has_architected_flat_scratch
+
+
+def test_unknown_processor() -> None:
+    with pytest.raises(UnknownProcessorError, match="unknown amdgcn processor 'gfx9999'"):
+        subtarget_for("gfx9999")
+    with pytest.raises(TargetIdError, match="unknown amdgcn processor 'gfx9999'"):
+        parse_processor("gfx9999")
+
+
+def test_processor_pairs_a_subtarget_with_feature_settings() -> None:
+    processor = parse_processor("amdgcn-amd-amdhsa--gfx90a:xnack-")
+    assert processor.subtarget is subtarget_for("gfx90a")
+    assert (processor.name, processor.major) == ("gfx90a", 9)
+    assert not processor.xnack_on_or_any
