@@ -57,7 +57,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, loa
 from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
-from luthier.passes.instrument.preload import PreloadEntryError, fallback_instructions
+from luthier.passes.analysis.preload import PreloadEntryError, fallback_instructions
 
 Function = KernelOp | FunctionOp
 

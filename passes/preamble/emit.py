@@ -27,7 +27,7 @@ computed first thing from the new flat scratch init and wave offset SGPRs
 
 The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block (in
 a kernel with preloaded kernel arguments, at byte 256, where the firmware enters it:
-:mod:`luthier.passes.instrument.preload`), so
+:mod:`luthier.passes.analysis.preload`), so
 ``update-descriptors`` counts its registers and ``splice-payloads`` places it like any
 payload. A kernel without homes or stack gets nothing and stays byte-identical.
 """
@@ -46,7 +46,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.instrument.preload import PreloadEntryError, preload_entry
+from luthier.passes.analysis.preload import PreloadEntryError, preload_entry
 from luthier.passes.preamble.fill import copy_workitem_ids, fill_sva
 from luthier.passes.preamble.scratch import (
     FLAT_SCRATCH_INIT,

@@ -22,7 +22,7 @@ import pytest
 from luthier.emulator import KernelArgument
 from luthier.emulator.api import run_kernel
 from luthier.frontend.codeobj import read_code_object
-from luthier.passes.instrument.preload import PRELOAD_ENTRY_OFFSET
+from luthier.passes.analysis.preload import PRELOAD_ENTRY_OFFSET
 
 ROOT = Path(__file__).resolve().parents[3]
 ORIGINAL = ROOT / "test" / "corpus" / "kernels" / "elementwise.gfx942.preload.co"
