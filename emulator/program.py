@@ -243,9 +243,9 @@ class _Compiler:
         return entry
 
     def _resolve(self, attr: SymbolOperandAttr, literal_address: int, where: str) -> int:
-        reference = attr.reference
+        reference = attr.data.reference
         if reference is None:
-            raise EmulationError(f"{where}: cannot resolve symbolic operand {attr.data}")
+            raise EmulationError(f"{where}: cannot resolve symbolic operand {attr.data.text()}")
         symbol = self.program.symbols.get(reference.symbol)
         if symbol is None:
             raise EmulationError(f"{where}: symbol {reference.symbol} is not defined in the "

@@ -154,7 +154,8 @@ class InstructionOpBase(IRDLOperation):
             if isinstance(attr, SymbolOperandAttr):
                 placeholder = BRANCH_PLACEHOLDER if slot.kind.operand_type == "OPERAND_PCREL" \
                     else LITERAL_PLACEHOLDER
-                symbols.append((print_immediate(placeholder, slot.kind.operand_type), attr.data))
+                symbols.append((print_immediate(placeholder, slot.kind.operand_type),
+                                attr.data.text()))
                 operands.append(placeholder)
                 continue
             try:
@@ -229,7 +230,7 @@ class InstructionOpBase(IRDLOperation):
             placeholder = BRANCH_PLACEHOLDER if fixup.kind == "fixup_si_sopp_br" \
                 else LITERAL_PLACEHOLDER
             index = matched.inst.operands.index(placeholder)
-            attrs[index] = SymbolOperandAttr(fixup.expr.text())
+            attrs[index] = SymbolOperandAttr(fixup.expr)
         if end > start:
             parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
         return cls.create(properties={"opcode": opcode_attr(matched.inst.desc.name),

@@ -10,8 +10,6 @@ symbolic expression that a relocation or the layout resolves (:class:`SymbolOper
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects.builtin import IntAttr, NoneAttr, NoneType
@@ -21,6 +19,9 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.mc.asm_expr import SymExpr
+from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError
+from luthier.amdgpu_dialects.mc.asm_operands import parse_symbolic_expression
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 
 
@@ -40,60 +41,37 @@ class LiteralAttr(Data[int]):
             printer.print_string(str(self.data))
 
 
-#: ``sym@rel32@lo+4``: a symbol, an optional LLVM variant kind, an optional addend.
-_SYMBOL_EXPR = re.compile(
-    r"(?P<symbol>[A-Za-z_.$][\w.$]*)(?P<variant>(?:@[a-z0-9]+)*)(?P<addend>[+-]\d+)?")
-
-
 #: Variant kinds whose value is a distance from the literal's own address (``S + A - P``):
 #: moving code between such an operand and the point its addend measures from changes it.
 PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
                                   "rel32", "gotpcrel32", ""})
 
 
-@dataclass(frozen=True, slots=True)
-class SymbolReference:
-    """The parts of a ``symbol@variant+addend`` operand."""
-
-    symbol: str
-    #: LLVM's variant kind without the leading ``@`` (``rel32@lo``, ``gotpcrel32@hi``...).
-    variant: str
-    addend: int
-
-    @property
-    def text(self) -> str:
-        variant = f"@{self.variant}" if self.variant else ""
-        addend = f"{self.addend:+d}" if self.addend else ""
-        return f"{self.symbol}{variant}{addend}"
-
-
 @irdl_attr_definition
-class SymbolOperandAttr(Data[str]):
-    """A symbolic operand, in LLVM's expression syntax (``global_var@rel32@lo+4``).
+class SymbolOperandAttr(Data[SymExpr]):
+    """A symbolic operand: the MC layer's typed expression (``global_var@rel32@lo+4``).
 
-    The text is what LLVM prints and parses; :attr:`reference` splits the common
-    ``symbol@variant+addend`` form that PC-relative address computations use.
+    The IR text is the expression in LLVM's syntax, read once by the MC operand parser and
+    printed back from the tree; passes take its parts from the tree
+    (``attr.data.reference``: symbol, variant, addend).
     """
 
     name = "amdgpu_mc.sym"
 
-    @property
-    def reference(self) -> SymbolReference | None:
-        match = _SYMBOL_EXPR.fullmatch(self.data)
-        if match is None:
-            return None
-        addend = match.group("addend")
-        return SymbolReference(match.group("symbol"), match.group("variant").lstrip("@"),
-                               int(addend) if addend else 0)
-
     @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> str:
+    def parse_parameter(cls, parser: AttrParser) -> SymExpr:
         with parser.in_angle_brackets():
-            return parser.parse_str_literal()
+            start = parser.pos
+            text = parser.parse_str_literal()
+            try:
+                return parse_symbolic_expression(text)
+            except AsmSyntaxError as error:
+                parser.raise_error(f"'{text}' is not a symbolic operand: {error.message}",
+                                   start, parser.pos)
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_string_literal(self.data)
+            printer.print_string_literal(self.data.text())
 
 
 NONE = NoneAttr()
@@ -142,5 +120,5 @@ def mc_operand(attr: Attribute) -> Operand:
     if isinstance(attr, VirtRegAttr):
         raise NotMCOperandError(f"virtual register {attr.text} is not allocated")
     if isinstance(attr, SymbolOperandAttr):
-        raise NotMCOperandError(f"symbolic operand {attr.data} is not resolved")
+        raise NotMCOperandError(f"symbolic operand {attr.data.text()} is not resolved")
     raise NotMCOperandError(f"{attr} is not an instruction operand")

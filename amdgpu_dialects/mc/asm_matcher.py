@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.amdgpu_dialects.mc import operand_syntax as S
-from luthier.amdgpu_dialects.mc.asm_expr import Fixup, SymExpr
+from luthier.amdgpu_dialects.mc.asm_expr import Fixup, SymbolRefExpr, SymExpr
 from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import literal_encoding
@@ -378,7 +378,8 @@ class Matcher:
         literals = state.literals
         if item.kind == "word" and item.text != "scc" and (
                 kind.operand_type == "OPERAND_PCREL" or rc is not None):
-            item = Item("imm", item.column, item.text, expr=SymExpr("sym", name=item.text))
+            item = Item("imm", item.column, item.text,
+                        expr=SymbolRefExpr.from_identifier(item.text))
         if item.expr is not None:
             if item.has_modifiers:
                 raise MatchError("expected an absolute expression", item.column + 1, 60)
@@ -441,7 +442,7 @@ class Matcher:
         """A symbolic operand: a placeholder value now, a fixup for the bytes."""
         operand_type = kind.operand_type
         if operand_type == "OPERAND_PCREL":
-            if expr.op != "sym":
+            if not isinstance(expr, SymbolRefExpr):
                 raise MatchError("expected an absolute expression or a label", column, 60)
             state.fixups.append(Fixup(0, 2, expr, "fixup_si_sopp_br",
                                       print_immediate(BRANCH_PLACEHOLDER, operand_type)))

@@ -16,8 +16,14 @@ import re
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.mc import operand_syntax as S
-from luthier.amdgpu_dialects.mc.asm_expr import SymExpr, lift
-from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, Token
+from luthier.amdgpu_dialects.mc.asm_expr import (
+    BinaryExpr,
+    SymbolRefExpr,
+    SymExpr,
+    UnaryExpr,
+    lift,
+)
+from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, Token, tokenize
 
 
 @dataclass(slots=True)
@@ -442,7 +448,7 @@ class OperandReader:
             if isinstance(left, float) or isinstance(right, float):
                 raise AsmSyntaxError("invalid operand for instruction", token.column)
             if isinstance(left, SymExpr) or isinstance(right, SymExpr):
-                left = SymExpr(token.text, left=lift(left), right=lift(right))
+                left = BinaryExpr(token.text, lift(left), lift(right))
             else:
                 left = _binary(token, left, right)
 
@@ -452,14 +458,14 @@ class OperandReader:
             return int(token.value)
         if token.kind == "ident" and not _REGISTER.match(token.text) \
                 and token.text not in SPECIAL_REGISTERS:
-            return SymExpr("sym", name=token.text)
+            return SymbolRefExpr.from_identifier(token.text)
         if token.kind == "real":
             return float(token.value)
         if token.kind == "punct":
             if token.text in ("-", "+", "~", "!"):
                 operand = self.unary(allow_bar)
                 if isinstance(operand, SymExpr):
-                    return SymExpr(token.text, left=operand)
+                    return UnaryExpr(token.text, operand)
                 if token.text == "-":
                     return -operand
                 if token.text == "+":
@@ -474,6 +480,19 @@ class OperandReader:
                 return value
         raise AsmSyntaxError("not a valid operand.", token.column)
 
+
+
+def parse_symbolic_expression(text: str) -> SymExpr:
+    """The typed form of a symbolic operand written in LLVM's syntax (``sym@rel32@lo+4``),
+    read with the grammar of instruction operands; raises :class:`AsmSyntaxError` for text
+    that is not one expression naming a symbol."""
+    reader = OperandReader(tokenize(text))
+    value = reader.expression(allow_bar=True)
+    if reader.peek().kind != "end":
+        raise AsmSyntaxError("unexpected token", reader.peek().column)
+    if not isinstance(value, SymExpr):
+        raise AsmSyntaxError("expected an expression that names a symbol", 0)
+    return value
 
 _SPECIAL_PAIRS = {("exec_lo", "exec_hi"): "exec", ("vcc_lo", "vcc_hi"): "vcc",
                   ("flat_scratch_lo", "flat_scratch_hi"): "flat_scratch",

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from luthier.amdgpu_dialects.mc.asm_expr import SymExpr
+from luthier.amdgpu_dialects.mc.asm_expr import (
+    BinaryExpr,
+    ConstantExpr,
+    SymbolRefExpr,
+    SymExpr,
+    UnaryExpr,
+)
 from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
 from luthier.amdgpu_dialects.mc.asm_text import strip_comment
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -278,16 +284,21 @@ class Assembler(Context):
 
 
 def _from_sym_expr(expr: SymExpr, column: int) -> Expr:
-    """Our MC parser's operand expression as a directive expression (``sym@variant``)."""
-    if expr.op == "sym":
-        name, _, variant = expr.name.partition("@")
-        return Expr("sym", column, name=name, variant=variant.lower())
-    if expr.op == "const":
-        return Expr("num", column, value=expr.value)
-    assert expr.left is not None
-    left = _from_sym_expr(expr.left, column)
-    right = _from_sym_expr(expr.right, column) if expr.right is not None else None
-    return Expr(expr.op, column, left=left, right=right)
+    """An instruction's symbolic operand (the MC form) as the directive expression this
+    assembler evaluates when it resolves the fixup (``sym@variant``, the variant lowercased
+    as LLVM reads it)."""
+    match expr:
+        case SymbolRefExpr(name=name, variant=variant):
+            return Expr("sym", column, name=name, variant=variant.lower())
+        case ConstantExpr(value=value):
+            return Expr("num", column, value=value)
+        case UnaryExpr(op=op, operand=operand):
+            return Expr(op, column, left=_from_sym_expr(operand, column))
+        case BinaryExpr(op=op, left=left, right=right):
+            return Expr(op, column, left=_from_sym_expr(left, column),
+                        right=_from_sym_expr(right, column))
+        case _:
+            raise AssertionError(f"unknown symbolic expression node {expr!r}")
 
 
 def assemble(text: str, filename: str, target: str | None = None) -> ObjectSpec:

@@ -1,4 +1,12 @@
-"""Expressions of directives and symbolic operands, and their value once labels are known.
+"""Expressions of directives, and their value once labels are known.
+
+This is the assembler's arithmetic over its own symbol table (``.long .Lend-foo``,
+``.set n, 4*k``, ``.p2align 8``): every node keeps its column for diagnostics, and
+:class:`Evaluator` folds it to a linear value. An instruction's symbolic operand is not
+written in this form: the MC layer parses it into its typed tree
+(``luthier.amdgpu_dialects.mc.asm_expr.SymExpr``, what ``#amdgpu_mc.sym`` holds), and the
+assembler converts that tree into an :class:`Expr` only when it records the instruction's
+fixup for evaluation.
 
 An expression is parsed into a small tree as soon as its statement is read, and evaluated
 when the values it needs exist: immediately for operands that must be absolute

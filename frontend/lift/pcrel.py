@@ -17,6 +17,7 @@ import bisect
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import register_units
+from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference, SymExpr
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.frontend.codeobj import CodeObject, Relocation
 from luthier.frontend.lift.cfg import DecodedInst
@@ -34,13 +35,14 @@ RELOCATION_VARIANTS: dict[str, str] = {
     "R_AMDGPU_GOTPCREL": "@gotpcrel",
 }
 
-#: (index of the instruction in its function, operand index) -> expression text.
-Symbolized = dict[tuple[int, int], str]
+#: (index of the instruction in its function, operand index) -> symbolic operand.
+Symbolized = dict[tuple[int, int], SymExpr]
 
 
-def expression(symbol: str, variant: str, addend: int) -> str:
-    """``sym@rel32@lo+4`` as LLVM prints it (no addend when it is zero)."""
-    return f"{symbol}{variant}{addend:+d}" if addend else f"{symbol}{variant}"
+def expression(symbol: str, variant: str, addend: int) -> SymExpr:
+    """``sym@rel32@lo+4`` (``variant`` spelled with its leading ``@``; no addend when it is
+    zero)."""
+    return SymbolReference(symbol, variant.removeprefix("@"), addend).expr
 
 
 def literal_operand(inst: DecodedInst) -> int | None:

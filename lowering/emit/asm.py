@@ -198,9 +198,10 @@ class _FunctionWriter:
         operands: list[Operand] = []
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
-                reference = attr.reference
+                reference = attr.data.reference
                 if reference is None or reference.variant not in VARIANT_RELOCATIONS:
-                    raise EmitError(f"{self.name}: cannot encode symbolic operand {attr.data}")
+                    raise EmitError(
+                        f"{self.name}: cannot encode symbolic operand {attr.data.text()}")
                 operands.append(symbol_value)
             elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
                 operands.append(branch if branch is not None else 0)
@@ -288,7 +289,9 @@ class _FunctionWriter:
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
                 text = text.replace(
-                    print_immediate(LITERAL_PLACEHOLDER, slot.kind.operand_type), attr.data, 1
+                    print_immediate(LITERAL_PLACEHOLDER, slot.kind.operand_type),
+                    attr.data.text(),
+                    1,
                 )
         if op.KIND == "branch":
             pcrel = next(
@@ -325,7 +328,7 @@ class _FunctionWriter:
             return f"our assembler rejects the text: {error}"
         if got != want:
             return f"assembles to {got.hex()}, not {want.hex()}"
-        expected = [attr.data for attr in item.symbols]
+        expected = [attr.data.text() for attr in item.symbols]
         if item.op.KIND == "branch":
             expected.append(self.labels[item.op.successors[0]])
         found = [fixup.expr.text() for fixup in matched.fixups]
@@ -353,7 +356,7 @@ class _FunctionWriter:
         if item.symbols:
             if len(item.data) != item.desc.size + 4:
                 raise EmitError(f"{self.name}: {text}: symbolic operand without a literal")
-            words.append(item.symbols[0].data)
+            words.append(item.symbols[0].data.text())
         return [f"{TOP}.long\t{', '.join(words)}\t// {text}"]
 
     def _align_line(self, alignment: int) -> str:

@@ -76,11 +76,12 @@ class TextEncoder:
         operands: list[Operand] = []
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
-                reference = attr.reference
+                reference = attr.data.reference
                 relocation = VARIANT_RELOCATIONS.get(reference.variant) \
                     if reference is not None else None
                 if reference is None or relocation is None:
-                    raise EmitError(f"{function}: cannot encode symbolic operand {attr.data}")
+                    raise EmitError(
+                        f"{function}: cannot encode symbolic operand {attr.data.text()}")
                 relocations.append(RelocationSpec(offset + desc.size, relocation,
                                                   reference.symbol, reference.addend))
                 operands.append(Literal(0))

@@ -80,8 +80,10 @@ class MCBuilder:
         for operand in operands:
             if isinstance(operand, VirtRegAttr):
                 texts.append(names[operand])
-            elif isinstance(operand, PhysRegAttr | SymbolOperandAttr):
+            elif isinstance(operand, PhysRegAttr):
                 texts.append(operand.data)
+            elif isinstance(operand, SymbolOperandAttr):
+                texts.append(operand.data.text())
             else:
                 texts.append(str(operand))
         statement = mnemonic + (" " + ", ".join(texts) if texts else "")
@@ -115,7 +117,7 @@ def _match(processor: str, statement: str, stand_ins: tuple[str, ...]) -> _Templ
     for fixup in matched.fixups:
         placeholder = BRANCH_PLACEHOLDER if fixup.kind == "fixup_si_sopp_br" \
             else LITERAL_PLACEHOLDER
-        slots[inst.operands.index(placeholder)] = SymbolOperandAttr(fixup.expr.text())
+        slots[inst.operands.index(placeholder)] = SymbolOperandAttr(fixup.expr)
     for position, value in enumerate(inst.operands):
         if isinstance(value, str) and value in stand_ins:
             slots[position] = stand_ins.index(value)

@@ -280,7 +280,7 @@ class _Evaluator:
             register, symbolic = symbolic, register
         if not isinstance(symbolic, SymbolOperandAttr):
             return None
-        reference = symbolic.reference
+        reference = symbolic.data.reference
         base = self._single(register)
         if reference is None or not isinstance(base, _PcHalf) or base.high != high:
             return None
@@ -303,7 +303,7 @@ class _Evaluator:
         return [_AddressHalf(base.getpc, high, reference.symbol, family, offset)]
 
     def _absolute(self, source: SymbolOperandAttr) -> list[_Value] | None:
-        reference = source.reference
+        reference = source.data.reference
         if reference is None or reference.variant not in ("abs32@lo", "abs32@hi"):
             return None
         return [_AddressHalf(-1, reference.variant.endswith("hi"), reference.symbol, "abs32",
@@ -464,8 +464,10 @@ def find_call_sites(view: FunctionView) -> list[CallSite]:
 
 
 def _operand_text(attr: Attribute) -> str:
-    if isinstance(attr, PhysRegAttr | SymbolOperandAttr):
+    if isinstance(attr, PhysRegAttr):
         return attr.data
+    if isinstance(attr, SymbolOperandAttr):
+        return attr.data.text()
     value = _immediate(attr)
     return str(value) if value is not None else str(attr)
 
@@ -487,9 +489,9 @@ def _call_site(cfg: FunctionView, block: int, position: int,
     if op.mnemonic == "s_call_b64" and len(operands) == 2:
         label = operands[1]
         if isinstance(label, SymbolOperandAttr):
-            reference = label.reference
+            reference = label.data.reference
             if reference is not None and not reference.variant and reference.addend == 0:
-                return CallSite(cfg.name, block, position, op, CallKind.CALL, label.data,
+                return CallSite(cfg.name, block, position, op, CallKind.CALL, label.data.text(),
                                 reference.symbol, "s_call_b64 to a symbol")
         return CallSite(cfg.name, block, position, op, CallKind.CALL, _operand_text(label),
                         None, "s_call_b64 to a PC-relative offset that names no symbol")

@@ -250,7 +250,7 @@ class Liveness:
             for op in instructions(function):
                 for attr in op.mc_operands.data:
                     if isinstance(attr, SymbolOperandAttr):
-                        reference = attr.reference
+                        reference = attr.data.reference
                         if reference is not None and reference.symbol in references:
                             references[reference.symbol] += 1
         escaping.update(name for name in names

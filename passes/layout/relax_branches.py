@@ -221,7 +221,7 @@ class _FunctionRelaxer:
                 size = self.sizes[op]
                 if isinstance(op, InstructionOpBase) and op.KIND != "branch":
                     for attr in op.mc_operands.data:
-                        reference = attr.reference if isinstance(attr, SymbolOperandAttr) \
+                        reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) \
                             else None
                         if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
                             continue

@@ -127,14 +127,14 @@ def _pc_relative_operands(function: Function, isa: TargetISA,
         for index, attr in enumerate(op.mc_operands.data):
             if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
                 continue
-            reference = attr.reference
+            reference = attr.data.reference
             if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
                 continue
             point = offset + _literal_offset(op, isa) - reference.addend
             base = ends.get(point)
             if base is None:
                 raise _fail(f"@{function.sym_name.data}",
-                            f"{op.mnemonic} at {offset:#x}: '{attr.data}' is measured from "
+                            f"{op.mnemonic} at {offset:#x}: '{attr.data.text()}' is measured from "
                             f"{point:#x}, which is not the end of an instruction; code "
                             "inserted before it would change its value")
             found.append(_PCRelative(op, index, base))
@@ -146,14 +146,14 @@ def _rebase(found: list[_PCRelative], offsets: dict[InstructionOpBase, int],
     for item in found:
         attr = item.op.mc_operands.data[item.operand]
         assert isinstance(attr, SymbolOperandAttr)
-        reference = attr.reference
+        reference = attr.data.reference
         assert reference is not None
         end = offsets[item.base] + _size(item.base, isa, function)
         addend = offsets[item.op] + _literal_offset(item.op, isa) - end
         if addend == reference.addend:
             continue
         operands: list[Attribute] = list(item.op.mc_operands.data)
-        operands[item.operand] = SymbolOperandAttr(replace(reference, addend=addend).text)
+        operands[item.operand] = SymbolOperandAttr(replace(reference, addend=addend).expr)
         item.op.mc_operands = ArrayAttr(operands)
 
 

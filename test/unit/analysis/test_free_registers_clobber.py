@@ -107,8 +107,11 @@ def _clobbers(free: FreeRegisters, op: InstructionOpBase, salt: int,
 def _pc_relative(op: InstructionOpBase) -> str:
     """The text of ``op``'s PC-relative symbolic operand, or ""."""
     for attr in op.mc_operands.data:
-        if isinstance(attr, SymbolOperandAttr) and "rel32" in attr.data:
-            return attr.data
+        if not isinstance(attr, SymbolOperandAttr):
+            continue
+        reference = attr.data.reference
+        if reference is not None and reference.variant.startswith("rel32"):
+            return attr.data.text()
     return ""
 
 
