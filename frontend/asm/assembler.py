@@ -23,11 +23,11 @@ from luthier.frontend.asm.errors import AsmError, StatementError
 from luthier.frontend.asm.expr import Expr
 from luthier.frontend.asm.finalize import Finalizer, addrsig_section
 from luthier.frontend.asm.kernel_descriptor import KernelDescriptorBuilder
-from luthier.frontend.asm.metadata import metadata_note
 from luthier.frontend.asm.sections import DEFAULT_SECTIONS
 from luthier.frontend.asm.source import SYMBOL, Line
 from luthier.frontend.asm.state import Fixup
 from luthier.frontend.asm.yaml_reader import YamlLine, parse_document
+from luthier.frontend.codeobj.metadata_note import metadata_note
 from luthier.frontend.codeobj.spec import ObjectSpec
 
 #: Code object version -> e_ident[EI_ABIVERSION] (ELFABIVERSION_AMDGPU_HSA_V4..V6).

@@ -7,41 +7,14 @@ virtual addresses for ET_DYN objects and section offsets for ET_REL objects, as 
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.mc.relocations import relocation_name
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.amdgpu_dialects.target.target_id import Target
+from luthier.frontend.codeobj.elf_format import SHF_EXECINSTR, SHT_NOBITS, ElfType
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import CodeObjectMetadata, KernelMetadata
-
-#: AMDGPU relocation type -> name ("Relocation Records" in AMDGPUUsage.rst).
-RELOCATION_TYPE_NAMES: dict[int, str] = {
-    0: "R_AMDGPU_NONE",
-    1: "R_AMDGPU_ABS32_LO",
-    2: "R_AMDGPU_ABS32_HI",
-    3: "R_AMDGPU_ABS64",
-    4: "R_AMDGPU_REL32",
-    5: "R_AMDGPU_REL64",
-    6: "R_AMDGPU_ABS32",
-    7: "R_AMDGPU_GOTPCREL",
-    8: "R_AMDGPU_GOTPCREL32_LO",
-    9: "R_AMDGPU_GOTPCREL32_HI",
-    10: "R_AMDGPU_REL32_LO",
-    11: "R_AMDGPU_REL32_HI",
-    13: "R_AMDGPU_RELATIVE64",
-    14: "R_AMDGPU_REL16",
-}
-
-SHT_NOBITS = 8
-SHF_EXECINSTR = 0x4
-
-
-class ElfType(enum.Enum):
-    """The two ELF types an AMDGPU code object can have."""
-
-    ET_REL = 1
-    ET_DYN = 3
 
 
 @dataclass(frozen=True)
@@ -111,10 +84,14 @@ class Relocation:
     target_section: str | None
     offset: int
     type: int
-    type_name: str
     symbol: str
     symbol_value: int
     addend: int
+
+    @property
+    def type_name(self) -> str:
+        """``R_AMDGPU_REL64``, as the tools print the type (``R_AMDGPU_<n>`` if unknown)."""
+        return relocation_name(self.type)
 
 
 @dataclass(frozen=True)

@@ -11,96 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# --- ELF constants the writers and their callers use -------------------------------------
-
-EM_AMDGPU = 224
-ELFOSABI_AMDGPU_HSA = 64
-
-SHT_NULL = 0
-SHT_PROGBITS = 1
-SHT_SYMTAB = 2
-SHT_STRTAB = 3
-SHT_RELA = 4
-SHT_HASH = 5
-SHT_DYNAMIC = 6
-SHT_NOTE = 7
-SHT_NOBITS = 8
-SHT_REL = 9
-SHT_DYNSYM = 11
-SHT_INIT_ARRAY = 14
-SHT_FINI_ARRAY = 15
-SHT_PREINIT_ARRAY = 16
-SHT_GROUP = 17
-SHT_GNU_HASH = 0x6FFFFFF6
-SHT_LLVM_ADDRSIG = 0x6FFF4C03
-
-SHF_WRITE = 0x1
-SHF_ALLOC = 0x2
-SHF_EXECINSTR = 0x4
-SHF_MERGE = 0x10
-SHF_STRINGS = 0x20
-SHF_INFO_LINK = 0x40
-SHF_EXCLUDE = 0x80000000
-
-R_AMDGPU_NONE = 0
-R_AMDGPU_ABS32_LO = 1
-R_AMDGPU_ABS32_HI = 2
-R_AMDGPU_ABS64 = 3
-R_AMDGPU_REL32 = 4
-R_AMDGPU_REL64 = 5
-R_AMDGPU_ABS32 = 6
-R_AMDGPU_GOTPCREL = 7
-R_AMDGPU_GOTPCREL32_LO = 8
-R_AMDGPU_GOTPCREL32_HI = 9
-R_AMDGPU_REL32_LO = 10
-R_AMDGPU_REL32_HI = 11
-R_AMDGPU_RELATIVE64 = 13
-R_AMDGPU_REL16 = 14
-
-#: Variant kind of a symbolic literal -> relocation type.
-VARIANT_RELOCATIONS: dict[str, int] = {
-    "rel32@lo": R_AMDGPU_REL32_LO,
-    "rel32@hi": R_AMDGPU_REL32_HI,
-    "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO,
-    "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI,
-    "abs32@lo": R_AMDGPU_ABS32_LO,
-    "abs32@hi": R_AMDGPU_ABS32_HI,
-    "": R_AMDGPU_REL32,
-    "abs32": R_AMDGPU_ABS32,
-}
-
-#: Bytes each supported relocation type patches (the writers reject every other type).
-RELOCATION_WIDTHS: dict[int, int] = {
-    R_AMDGPU_NONE: 0,
-    R_AMDGPU_ABS32_LO: 4,
-    R_AMDGPU_ABS32_HI: 4,
-    R_AMDGPU_ABS64: 8,
-    R_AMDGPU_REL32: 4,
-    R_AMDGPU_REL64: 8,
-    R_AMDGPU_ABS32: 4,
-    R_AMDGPU_GOTPCREL: 4,
-    R_AMDGPU_GOTPCREL32_LO: 4,
-    R_AMDGPU_GOTPCREL32_HI: 4,
-    R_AMDGPU_REL32_LO: 4,
-    R_AMDGPU_REL32_HI: 4,
-    R_AMDGPU_RELATIVE64: 8,
-    R_AMDGPU_REL16: 2,
-}
-
-SYMBOL_TYPES: dict[str, int] = {
-    "NOTYPE": 0,
-    "OBJECT": 1,
-    "FUNC": 2,
-    "SECTION": 3,
-    "FILE": 4,
-}
-SYMBOL_BINDINGS: dict[str, int] = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
-SYMBOL_VISIBILITIES: dict[str, int] = {
-    "DEFAULT": 0,
-    "INTERNAL": 1,
-    "HIDDEN": 2,
-    "PROTECTED": 3,
-}
+from luthier.amdgpu_dialects.mc.relocations import relocation_kind
+from luthier.frontend.codeobj.elf_format import (
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    SYMBOL_BINDINGS,
+    SYMBOL_TYPES,
+    SYMBOL_VISIBILITIES,
+)
 
 #: ``SymbolSpec.section`` of an absolute symbol (``SHN_ABS``); no real section has this name.
 ABSOLUTE_SECTION = "*ABS*"
@@ -236,10 +156,10 @@ def check_section(section: SectionSpec) -> None:
     if section.size < 0 or section.size >= 1 << 64:
         raise ElfWriteError(f"section {name}: size {section.size} does not fit ELF64")
     for reloc in section.relocations:
-        width = RELOCATION_WIDTHS.get(reloc.type)
-        if width is None:
+        kind = relocation_kind(reloc.type)
+        if kind is None:
             raise ElfWriteError(f"section {name}: unsupported relocation type {reloc.type}")
-        if reloc.offset < 0 or reloc.offset + width > section.size:
+        if reloc.offset < 0 or reloc.offset + kind.size > section.size:
             raise ElfWriteError(
                 f"section {name}: relocation at {reloc.offset:#x} is outside the section"
             )
