@@ -289,9 +289,9 @@ class _Reader:
                             name=str(symbol.name),
                             value=int(entry["st_value"]),
                             size=int(entry["st_size"]),
-                            type=str(entry["st_info"]["type"]),
-                            binding=str(entry["st_info"]["bind"]),
-                            visibility=str(entry["st_other"]["visibility"]),
+                            type=str(entry["st_info"]["type"]).removeprefix("STT_"),
+                            binding=str(entry["st_info"]["bind"]).removeprefix("STB_"),
+                            visibility=str(entry["st_other"]["visibility"]).removeprefix("STV_"),
                             section_index=shndx if isinstance(shndx, int) else str(shndx),
                             table=section.name,
                             index=index,
@@ -406,11 +406,11 @@ class _Reader:
         relocations: list[Relocation],
         metadata: CodeObjectMetadata | None,
     ) -> tuple[list[Kernel], list[DeviceFunction], list[Symbol]]:
-        functions = {s.name: s for s in symbols if s.type == "STT_FUNC"}
+        functions = {s.name: s for s in symbols if s.type == "FUNC"}
         descriptors = {
             s.name.removesuffix(".kd"): s
             for s in symbols
-            if s.type == "STT_OBJECT" and s.name.endswith(".kd") and s.name[:-3] in functions
+            if s.type == "OBJECT" and s.name.endswith(".kd") and s.name[:-3] in functions
         }
         kernels: list[Kernel] = []
         device_functions: list[DeviceFunction] = []
@@ -430,7 +430,7 @@ class _Reader:
                                   kernel_metadata, code))  # fmt: skip
         kd_names = {s.name for s in descriptors.values()}
         variables = [
-            s for s in symbols if s.type == "STT_OBJECT" and s.name not in kd_names and s.name
+            s for s in symbols if s.type == "OBJECT" and s.name not in kd_names and s.name
         ]
         return kernels, device_functions, variables
 

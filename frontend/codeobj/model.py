@@ -1,8 +1,18 @@
-"""The typed model of one AMDGPU code object, as the reader produces it.
+"""The reading model: one AMDGPU code object as :func:`read_elf` found it.
 
-Plain frozen dataclasses with no behaviour beyond look-ups: the lifter, the emitter and the
-tests consume them, and none of them should need pyelftools' untyped containers. Addresses are
-virtual addresses for ET_DYN objects and section offsets for ET_REL objects, as in ELF itself.
+Plain frozen dataclasses with no behaviour beyond look-ups: the lifter and the tests consume
+them, and none of them should need pyelftools' untyped containers. This model says what the
+file says, layout included: section indices, file offsets, addresses (virtual addresses for
+ET_DYN objects and section offsets for ET_REL objects, as in ELF itself), the symbol and
+relocation tables as stored, plus what is decoded from them (kernels, descriptors, metadata).
+
+Its counterpart is the writing spec, :mod:`luthier.frontend.codeobj.spec`: what the writers
+take, with no layout (records linked by name, symbol values as offsets in their section). The
+relation is one way, file -> CodeObject -> IR -> ObjectSpec -> file: nothing converts a spec
+into this model or back, and the two share their vocabulary, not their records: symbol
+``type``/``binding``/``visibility`` are spelled as in :mod:`elf_format` (``FUNC``, ``GLOBAL``,
+``DEFAULT``) and relocation types are ``R_AMDGPU_*`` numbers of
+:mod:`luthier.amdgpu_dialects.mc.relocations` in both.
 """
 
 from __future__ import annotations
@@ -60,7 +70,8 @@ class Segment:
 
 @dataclass(frozen=True)
 class Symbol:
-    """One ELF symbol. ``section_index`` is an int, or a name such as ``SHN_UNDEF``."""
+    """One ELF symbol. ``section_index`` is an int, or a name such as ``SHN_UNDEF``;
+    ``type``, ``binding`` and ``visibility`` are the names of :mod:`elf_format` (``FUNC``)."""
 
     name: str
     value: int

@@ -1,10 +1,17 @@
-"""The input model of the ELF writers: a plain, typed description of an object's contents.
+"""The writing spec: the input of the ELF writers, a plain typed description of an object's
+contents with no file layout.
 
-The lowering stage fills these frozen dataclasses from IR (and ``from_object`` fills them from
-an ``ET_REL`` file); ``write_relocatable`` and ``link_shared`` turn them into bytes. Names are
+The emitter (``lowering/emit/object_spec.py``) and the assembler (``frontend/asm``) fill these
+frozen dataclasses; ``write_relocatable`` and ``link_shared`` turn them into bytes. Names are
 the link between records (a relocation names its symbol, a symbol names its section), so the
-model stays readable and easy to build by hand; the writers resolve names to indices and reject
-anything ambiguous with :class:`ElfWriteError`.
+model stays readable and easy to build by hand; the writers choose indices, offsets and
+addresses, and reject anything ambiguous with :class:`ElfWriteError`.
+
+Reading is the other model's job: :func:`~luthier.frontend.codeobj.read_elf` gives a
+:class:`~luthier.frontend.codeobj.model.CodeObject`, which keeps the file's layout. Nothing in
+the product converts one into the other (see :mod:`model` for the one-way relation); both
+spell symbol attributes with the names of :mod:`elf_format` and relocation types with
+:mod:`luthier.amdgpu_dialects.mc.relocations` numbers.
 """
 
 from __future__ import annotations
@@ -76,7 +83,7 @@ class SymbolSpec:
     value: int
     size: int
     type: str
-    """``"FUNC"``, ``"OBJECT"``, ``"NOTYPE"``, ``"SECTION"`` or ``"FILE"``."""
+    """``"FUNC"``, ``"OBJECT"``, ``"NOTYPE"``, ``"SECTION"`` or ``"FILE"`` (``SYMBOL_TYPES``)."""
     binding: str
     """``"LOCAL"``, ``"GLOBAL"`` or ``"WEAK"``."""
     visibility: str
@@ -88,10 +95,12 @@ class ObjectSpec:
     """Everything an AMDGPU object holds, independent of file layout.
 
     ``sections`` are in output order. The metadata note is an ordinary ``SHT_NOTE`` section
-    (``.note``) whose bytes are already a formatted ELF note. ``comment``, when set, makes the
-    writers add a ``.comment`` section holding that string (``SHF_MERGE | SHF_STRINGS``, as
-    clang's ``.ident`` does); a spec read from a file keeps its ``.comment`` as a section instead
-    and leaves ``comment`` unset, so that the file's bytes come back unchanged.
+    (``.note``) whose bytes are already a formatted ELF note
+    (:func:`~luthier.frontend.codeobj.metadata_note.metadata_note`). ``comment``, when set,
+    makes the writers add a ``.comment`` section holding that string (``SHF_MERGE |
+    SHF_STRINGS``, as clang's ``.ident`` does); a spec that copies an existing file keeps its
+    ``.comment`` as a section instead and leaves ``comment`` unset, so that the bytes come back
+    unchanged.
     """
 
     e_flags: int

@@ -53,7 +53,7 @@ class SymbolMap:
     def __init__(self, code_object: CodeObject) -> None:
         spans: list[_Span] = []
         for symbol in code_object.symbols:
-            if symbol.type in ("STT_FUNC", "STT_OBJECT") and symbol.name \
+            if symbol.type in ("FUNC", "OBJECT") and symbol.name \
                     and not symbol.name.endswith(".kd"):
                 spans.append(_Span(symbol.value, symbol.size, symbol.name, symbol.section_index))
         spans.sort(key=lambda span: (span.address, -span.size))

@@ -1,7 +1,7 @@
 """``write_relocatable``: an :class:`ObjectSpec` as an ``ET_REL`` file laid out like ``llvm-mc``.
 
-The layout follows what ``llvm-mc -filetype=obj`` writes for AMDGPU, so that an object read with
-``spec_from_relocatable`` comes back byte for byte:
+The layout follows what ``llvm-mc -filetype=obj`` writes for AMDGPU, so that an ``llvm-mc``
+object described as a spec (the ELF tests build one from ``read_elf``) comes back byte for byte:
 
 - section headers: the null section, ``.strtab`` (which also holds the section names), then
   every spec section in order, each directly followed by its ``.rela<name>``, and ``.symtab``

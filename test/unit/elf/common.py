@@ -86,7 +86,7 @@ def object_spec(source: Path | bytes) -> ObjectSpec:
             section = ABSOLUTE_SECTION
         elif isinstance(index, int) and index:
             section = names[index]
-        kind = symbol.type.removeprefix("STT_")
+        kind = symbol.type
         symbols.append(
             SymbolSpec(
                 name=section if kind == "SECTION" and section else symbol.name,
@@ -94,8 +94,8 @@ def object_spec(source: Path | bytes) -> ObjectSpec:
                 value=symbol.value,
                 size=symbol.size,
                 type=kind,
-                binding=symbol.binding.removeprefix("STB_"),
-                visibility=symbol.visibility.removeprefix("STV_"),
+                binding=symbol.binding,
+                visibility=symbol.visibility,
             )
         )
     return ObjectSpec(
@@ -164,7 +164,7 @@ def structural_differences(ours: Path, reference: Path) -> list[str]:
     if symbols(a, ".dynsym") != symbols(b, ".dynsym"):
         problems.append("dynamic symbols differ")
     for name, (value, size, sym_type, _, _) in symbols(b, ".symtab").items():
-        if sym_type != "STT_FUNC":
+        if sym_type != "FUNC":
             continue
         if file_bytes(a, raw_a, value, size) != file_bytes(b, raw_b, value, size):
             problems.append(f"code of {name} differs")
