@@ -52,6 +52,7 @@ from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStu
 
 from luthier.amdgpu_dialects.mc.decoder import Decoder, MCInst, decoder_for
 from luthier.amdgpu_dialects.mc.printer import InstPrinter, printer_for
+from luthier.frontend.codeobj.elf_format import SHF_EXECINSTR
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "test" / "corpus" / "bench"
@@ -63,9 +64,6 @@ OBJDUMP_INSTRUCTION = re.compile(r"^\s+\S.*?//\s*[0-9A-Fa-f]+:(?:\s+[0-9A-Fa-f]{
 
 #: The folders whose code the benchmark measures.
 MC_LAYER = ("frontend/mc", "lowering/mc", "amdgpu_dialects/isa")
-
-#: SHF_EXECINSTR: sections holding code.
-SHF_EXECINSTR = 0x4
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ ELFOSABI_AMDGPU_HSA = 64
 #: e_ident[EI_ABIVERSION] (for ELFOSABI_AMDGPU_HSA) -> code object version. V2 and V3 can no
 #: longer be emitted by LLVM 19 and have other e_flags layouts, so they are not accepted.
 ABI_VERSION_TO_CODE_OBJECT_VERSION: dict[int, int] = {2: 4, 3: 5, 4: 6}
+CODE_OBJECT_VERSION_TO_ABI_VERSION: dict[int, int] = {
+    version: abi for abi, version in ABI_VERSION_TO_CODE_OBJECT_VERSION.items()
+}
 
 EF_AMDGPU_MACH = 0x0FF
 EF_AMDGPU_FEATURE_XNACK_V4 = 0x300

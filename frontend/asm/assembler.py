@@ -22,22 +22,24 @@ from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
 from luthier.amdgpu_dialects.mc.asm_text import strip_comment
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
-from luthier.amdgpu_dialects.target.target_id import ELFOSABI_AMDGPU_HSA, PROCESSOR_TO_MACH
+from luthier.amdgpu_dialects.target.target_id import (
+    CODE_OBJECT_VERSION_TO_ABI_VERSION,
+    ELFOSABI_AMDGPU_HSA,
+    PROCESSOR_TO_MACH,
+)
 from luthier.frontend.asm import directives
 from luthier.frontend.asm.context import Context
 from luthier.frontend.asm.errors import AsmError, StatementError
 from luthier.frontend.asm.expr import Expr
 from luthier.frontend.asm.finalize import Finalizer, addrsig_section
 from luthier.frontend.asm.kernel_descriptor import KernelDescriptorBuilder
-from luthier.frontend.asm.metadata import metadata_note
 from luthier.frontend.asm.sections import DEFAULT_SECTIONS
 from luthier.frontend.asm.source import SYMBOL, Line
 from luthier.frontend.asm.state import Fixup
 from luthier.frontend.asm.yaml_reader import YamlLine, parse_document
+from luthier.frontend.codeobj.metadata_note import metadata_note
 from luthier.frontend.codeobj.spec import ObjectSpec
 
-#: Code object version -> e_ident[EI_ABIVERSION] (ELFABIVERSION_AMDGPU_HSA_V4..V6).
-ABI_VERSIONS = {4: 2, 5: 3, 6: 4}
 #: EF_AMDGPU_GENERIC_VERSION of every generic processor in LLVM 19.
 _GENERIC_VERSION = 1
 
@@ -268,7 +270,7 @@ class Assembler(Context):
         return ObjectSpec(
             e_flags=self._e_flags(),
             os_abi=ELFOSABI_AMDGPU_HSA,
-            abi_version=ABI_VERSIONS[self.code_object_version],
+            abi_version=CODE_OBJECT_VERSION_TO_ABI_VERSION[self.code_object_version],
             sections=tuple(sections),
             symbols=tuple(symbols),
         )

@@ -18,7 +18,9 @@ from luthier.frontend.asm.sections import (
     parse_type,
 )
 from luthier.frontend.asm.source import SYMBOL, parse_string, split_args
-from luthier.frontend.codeobj.spec import SHF_MERGE
+from luthier.frontend.codeobj.elf_format import (
+    SHF_MERGE,
+)
 
 Handler = Callable[[Context, str, str, int], None]
 

@@ -12,28 +12,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from luthier.amdgpu_dialects.mc.relocations import (
+    R_AMDGPU_REL16,
+    RelocationKind,
+    literal_relocation,
+    plain_relocation,
+    variant_relocation,
+)
 from luthier.frontend.asm.errors import StatementError
 from luthier.frontend.asm.expr import Evaluator, Linear, Term
 from luthier.frontend.asm.sections import Section
 from luthier.frontend.asm.state import Fixup, Symbol, SymbolTable
+from luthier.frontend.codeobj.elf_format import SHF_EXCLUDE, SHT_LLVM_ADDRSIG
 from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
-    R_AMDGPU_ABS32,
-    R_AMDGPU_ABS64,
-    R_AMDGPU_GOTPCREL,
-    R_AMDGPU_REL16,
-    R_AMDGPU_REL32,
-    R_AMDGPU_REL64,
-    SHF_EXCLUDE,
-    SHT_LLVM_ADDRSIG,
-    VARIANT_RELOCATIONS,
     RelocationSpec,
     SectionSpec,
     SymbolSpec,
 )
-
-#: Variants that only data directives use, beyond the instruction-literal table.
-_DATA_VARIANTS: dict[str, int] = {"rel64": R_AMDGPU_REL64, "gotpcrel": R_AMDGPU_GOTPCREL}
 
 
 class FixupError(StatementError):
@@ -124,30 +120,25 @@ class Finalizer:
 
     def _literal(self, fixup: Fixup, target: _Target) -> None:
         variant = target.term[1]
-        if variant:
-            kind = VARIANT_RELOCATIONS.get(variant)
-            if kind is None:
-                raise FixupError(f"invalid variant '{variant}'", fixup)
-            self._relocate(fixup, kind, target)
-            return
         pc_relative = fixup.pc_relative or target.pc_relative
-        self._relocate(fixup, R_AMDGPU_REL32 if pc_relative else R_AMDGPU_ABS32, target)
+        kind = literal_relocation(variant, pc_relative)
+        if kind is None:
+            raise FixupError(f"invalid variant '{variant}'", fixup)
+        self._relocate(fixup, kind, target)
 
     def _data(self, fixup: Fixup, target: _Target) -> None:
         variant = target.term[1]
         if variant:
-            kind = _DATA_VARIANTS.get(variant, VARIANT_RELOCATIONS.get(variant))
+            kind = variant_relocation(variant)
             if kind is None:
                 raise FixupError(f"invalid variant '{variant}'", fixup)
-        elif fixup.size == 4:
-            kind = R_AMDGPU_REL32 if target.pc_relative else R_AMDGPU_ABS32
-        elif fixup.size == 8:
-            kind = R_AMDGPU_REL64 if target.pc_relative else R_AMDGPU_ABS64
         else:
-            raise FixupError(f"unsupported relocation for {fixup.size}-byte data", fixup)
+            kind = plain_relocation(fixup.size, target.pc_relative)
+            if kind is None:
+                raise FixupError(f"unsupported relocation for {fixup.size}-byte data", fixup)
         self._relocate(fixup, kind, target)
 
-    def _relocate(self, fixup: Fixup, kind: int, target: _Target) -> None:
+    def _relocate(self, fixup: Fixup, kind: RelocationKind, target: _Target) -> None:
         name = target.term[0]
         symbol = self.symbols.get(name)
         addend = target.addend
@@ -157,13 +148,15 @@ class Finalizer:
             # LLVM relocates against the section symbol when the symbol is local.
             self.used_sections.add(symbol.section)
             self.relocations[fixup.section].append(
-                RelocationSpec(fixup.offset, kind, symbol.section, addend + symbol.offset)
+                RelocationSpec(fixup.offset, kind.number, symbol.section, addend + symbol.offset)
             )
             return
         if symbol.section is None and symbol.is_temporary:
             raise FixupError(f"Undefined temporary symbol {name}", fixup)
         self.symbols.register(name)
-        self.relocations[fixup.section].append(RelocationSpec(fixup.offset, kind, name, addend))
+        self.relocations[fixup.section].append(
+            RelocationSpec(fixup.offset, kind.number, name, addend)
+        )
 
     # --- output ------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from luthier.frontend.asm.errors import StatementError
-from luthier.frontend.codeobj.spec import (
+from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_EXCLUDE,
     SHF_EXECINSTR,

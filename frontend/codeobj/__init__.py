@@ -13,6 +13,7 @@ Offload bundles and host objects/programs with a ``.hip_fatbin`` section: ``read
 
 from luthier.frontend.codeobj.bundle import BundleEntry, OffloadBundle, parse_bundle, split_fatbin
 from luthier.frontend.codeobj.elf import read_elf
+from luthier.frontend.codeobj.elf_format import ElfType
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import (
     CodeObjectMetadata,
@@ -23,7 +24,6 @@ from luthier.frontend.codeobj.model import (
     CodeObject,
     CodeSection,
     DeviceFunction,
-    ElfType,
     Kernel,
     Relocation,
     Section,

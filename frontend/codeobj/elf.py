@@ -11,13 +11,13 @@ converts whatever it raises into :class:`CodeObjectError`.
 from __future__ import annotations
 
 import io
-import struct
 from collections.abc import Generator
 from contextlib import contextmanager
 from typing import Any, cast
 
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
+from luthier.amdgpu_dialects.mc.relocations import R_AMDGPU_REL64
 from luthier.amdgpu_dialects.target.kernel_descriptor import (
     CODE_ENTRY_FIELD_OFFSET,
     KERNEL_DESCRIPTOR_SIZE,
@@ -29,14 +29,35 @@ from luthier.amdgpu_dialects.target.target_id import (
     EM_AMDGPU,
     decode_e_flags,
 )
+from luthier.frontend.codeobj.elf_format import (
+    EHDR,
+    ELF_MAGIC,
+    ELFCLASS64,
+    ELFDATA2LSB,
+    PHDR,
+    REL,
+    RELA,
+    SHDR,
+    SHN_ABS,
+    SHN_AMDGPU_LDS,
+    SHN_COMMON,
+    SHN_LORESERVE,
+    SHT_DYNSYM,
+    SHT_NOBITS,
+    SHT_NOTE,
+    SHT_REL,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    SYM,
+    ElfType,
+)
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import CodeObjectMetadata, MetadataFormatError
 from luthier.frontend.codeobj.model import (
-    RELOCATION_TYPE_NAMES,
     CodeObject,
     CodeSection,
     DeviceFunction,
-    ElfType,
     Kernel,
     Relocation,
     Section,
@@ -45,26 +66,12 @@ from luthier.frontend.codeobj.model import (
 )
 from luthier.frontend.codeobj.notes import AMDGPU_NOTE_NAME, NT_AMDGPU_METADATA, parse_notes
 
-ELF_MAGIC = b"\x7fELF"
-ELFCLASS64 = 2
-ELFDATA2LSB = 1
-SHT_SYMTAB = 2
-SHT_RELA = 4
-SHT_NOTE = 7
-SHT_REL = 9
-SHT_DYNSYM = 11
-SHN_LORESERVE = 0xFF00
-#: Reserved section indices a symbol can have; SHN_AMDGPU_LDS (0xff00, processor specific)
-#: marks a variable in LDS whose st_value is its alignment ("Symbols" in AMDGPUUsage.rst).
-_SPECIAL_SECTIONS = {0xFF00: "SHN_AMDGPU_LDS", 0xFFF1: "SHN_ABS", 0xFFF2: "SHN_COMMON"}
-R_AMDGPU_REL64 = 5
-
-_EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
-_SHDR = struct.Struct("<IIQQQQIIQQ")
-_PHDR = struct.Struct("<IIQQQQQQ")
-_SYM_SIZE = 24
-_RELA_SIZE = 24
-_REL_SIZE = 16
+#: Reserved section indices a symbol can have, by the name the model gives them.
+_SPECIAL_SECTIONS = {
+    SHN_AMDGPU_LDS: "SHN_AMDGPU_LDS",
+    SHN_ABS: "SHN_ABS",
+    SHN_COMMON: "SHN_COMMON",
+}
 
 #: A few e_machine values worth naming in "wrong machine" messages.
 _MACHINE_NAMES = {0: "EM_NONE", 3: "EM_386", 62: "EM_X86_64", 183: "EM_AARCH64", 243: "EM_RISCV"}
@@ -161,9 +168,9 @@ class _Reader:
         if data[5] != ELFDATA2LSB:
             raise self.fail(f"wrong ELF data encoding {data[5]} (AMDGPU code objects are "
                             "little endian, ELFDATA2LSB)")  # fmt: skip
-        if len(data) < _EHDR.size:
+        if len(data) < EHDR.size:
             raise self.fail(f"truncated file: {len(data)} bytes, an ELF header needs 64")
-        header = _EHDR.unpack_from(data)
+        header = EHDR.unpack_from(data)
         e_type, e_machine = header[1], header[2]
         if e_machine != EM_AMDGPU:
             name = _MACHINE_NAMES.get(e_machine, "")
@@ -187,12 +194,12 @@ class _Reader:
             if shoff:
                 raise self.fail("extended section numbering (e_shnum 0) is not supported")
             return []
-        if shentsize != _SHDR.size:
-            raise self.fail(f"section header size {shentsize}, expected {_SHDR.size}")
+        if shentsize != SHDR.size:
+            raise self.fail(f"section header size {shentsize}, expected {SHDR.size}")
         self.check_range(shoff, shnum * shentsize, f"section header table ({shnum} entries)")
-        raw = [_SHDR.unpack_from(self.data, shoff + i * shentsize) for i in range(shnum)]
+        raw = [SHDR.unpack_from(self.data, shoff + i * shentsize) for i in range(shnum)]
         for index, (_, sh_type, _, _, offset, size, *_rest) in enumerate(raw):
-            if sh_type != 8 and index != 0:
+            if sh_type != SHT_NOBITS and index != 0:
                 self.check_range(offset, size, f"section [{index}]")
         if not 0 <= shstrndx < shnum:
             raise self.fail(f"section name table index {shstrndx} outside the {shnum} sections")
@@ -217,12 +224,12 @@ class _Reader:
     def read_segments(self, phoff: int, phnum: int, phentsize: int) -> list[Segment]:
         if phnum == 0:
             return []
-        if phentsize != _PHDR.size:
-            raise self.fail(f"program header size {phentsize}, expected {_PHDR.size}")
+        if phentsize != PHDR.size:
+            raise self.fail(f"program header size {phentsize}, expected {PHDR.size}")
         self.check_range(phoff, phnum * phentsize, f"program header table ({phnum} entries)")
         segments: list[Segment] = []
         for index in range(phnum):
-            p_type, flags, offset, vaddr, paddr, filesz, memsz, align = _PHDR.unpack_from(
+            p_type, flags, offset, vaddr, paddr, filesz, memsz, align = PHDR.unpack_from(
                 self.data, phoff + index * phentsize
             )
             self.check_range(offset, filesz, f"segment [{index}] (type 0x{p_type:x})")
@@ -245,16 +252,16 @@ class _Reader:
 
     def symbol_table_size(self, section: Section) -> int:
         """Number of symbols, after checking the table's entry size and string table."""
-        if section.entry_size != _SYM_SIZE or section.size % _SYM_SIZE:
+        if section.entry_size != SYM.size or section.size % SYM.size:
             raise self.fail(
                 f"symbol table {section.name} has entry size {section.entry_size} "
-                f"and size {section.size}, expected multiples of {_SYM_SIZE}"
+                f"and size {section.size}, expected multiples of {SYM.size}"
             )
         strtab = self.section_at(section.link, f"symbol table {section.name}")
-        if strtab.type != 3:  # SHT_STRTAB
+        if strtab.type != SHT_STRTAB:
             raise self.fail(f"symbol table {section.name} links to {strtab.name or strtab.index}, "
                             "not a string table")  # fmt: skip
-        return section.size // _SYM_SIZE
+        return section.size // SYM.size
 
     def read_symbols(self, elf: Any) -> list[Symbol]:
         symbols: list[Symbol] = []
@@ -282,9 +289,9 @@ class _Reader:
                             name=str(symbol.name),
                             value=int(entry["st_value"]),
                             size=int(entry["st_size"]),
-                            type=str(entry["st_info"]["type"]),
-                            binding=str(entry["st_info"]["bind"]),
-                            visibility=str(entry["st_other"]["visibility"]),
+                            type=str(entry["st_info"]["type"]).removeprefix("STT_"),
+                            binding=str(entry["st_info"]["bind"]).removeprefix("STB_"),
+                            visibility=str(entry["st_other"]["visibility"]).removeprefix("STV_"),
                             section_index=shndx if isinstance(shndx, int) else str(shndx),
                             table=section.name,
                             index=index,
@@ -297,7 +304,7 @@ class _Reader:
         for section in self.sections:
             if section.type not in (SHT_RELA, SHT_REL):
                 continue
-            size = _RELA_SIZE if section.type == SHT_RELA else _REL_SIZE
+            size = RELA.size if section.type == SHT_RELA else REL.size
             if section.entry_size != size or section.size % size:
                 raise self.fail(f"relocation section {section.name} has entry size "
                                 f"{section.entry_size} and size {section.size}, expected "
@@ -336,7 +343,6 @@ class _Reader:
                             target_section=target,
                             offset=int(entry["r_offset"]),
                             type=r_type,
-                            type_name=RELOCATION_TYPE_NAMES.get(r_type, f"R_AMDGPU_{r_type}"),
                             symbol=name,
                             symbol_value=value,
                             addend=int(entry["r_addend"]) if section.type == SHT_RELA else 0,
@@ -400,11 +406,11 @@ class _Reader:
         relocations: list[Relocation],
         metadata: CodeObjectMetadata | None,
     ) -> tuple[list[Kernel], list[DeviceFunction], list[Symbol]]:
-        functions = {s.name: s for s in symbols if s.type == "STT_FUNC"}
+        functions = {s.name: s for s in symbols if s.type == "FUNC"}
         descriptors = {
             s.name.removesuffix(".kd"): s
             for s in symbols
-            if s.type == "STT_OBJECT" and s.name.endswith(".kd") and s.name[:-3] in functions
+            if s.type == "OBJECT" and s.name.endswith(".kd") and s.name[:-3] in functions
         }
         kernels: list[Kernel] = []
         device_functions: list[DeviceFunction] = []
@@ -424,7 +430,7 @@ class _Reader:
                                   kernel_metadata, code))  # fmt: skip
         kd_names = {s.name for s in descriptors.values()}
         variables = [
-            s for s in symbols if s.type == "STT_OBJECT" and s.name not in kd_names and s.name
+            s for s in symbols if s.type == "OBJECT" and s.name not in kd_names and s.name
         ]
         return kernels, device_functions, variables
 
@@ -454,7 +460,7 @@ class _Reader:
             if (
                 reloc.target_section == section.name
                 and reloc.offset == place
-                and reloc.type == R_AMDGPU_REL64
+                and reloc.type == R_AMDGPU_REL64.number
             ):
                 return reloc.symbol_value + reloc.addend - CODE_ENTRY_FIELD_OFFSET
         return descriptor.code_entry(symbol.value)

@@ -1,47 +1,30 @@
-"""The typed model of one AMDGPU code object, as the reader produces it.
+"""The reading model: one AMDGPU code object as :func:`read_elf` found it.
 
-Plain frozen dataclasses with no behaviour beyond look-ups: the lifter, the emitter and the
-tests consume them, and none of them should need pyelftools' untyped containers. Addresses are
-virtual addresses for ET_DYN objects and section offsets for ET_REL objects, as in ELF itself.
+Plain frozen dataclasses with no behaviour beyond look-ups: the lifter and the tests consume
+them, and none of them should need pyelftools' untyped containers. This model says what the
+file says, layout included: section indices, file offsets, addresses (virtual addresses for
+ET_DYN objects and section offsets for ET_REL objects, as in ELF itself), the symbol and
+relocation tables as stored, plus what is decoded from them (kernels, descriptors, metadata).
+
+Its counterpart is the writing spec, :mod:`luthier.frontend.codeobj.spec`: what the writers
+take, with no layout (records linked by name, symbol values as offsets in their section). The
+relation is one way, file -> CodeObject -> IR -> ObjectSpec -> file: nothing converts a spec
+into this model or back, and the two share their vocabulary, not their records: symbol
+``type``/``binding``/``visibility`` are spelled as in :mod:`elf_format` (``FUNC``, ``GLOBAL``,
+``DEFAULT``) and relocation types are ``R_AMDGPU_*`` numbers of
+:mod:`luthier.amdgpu_dialects.mc.relocations` in both.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.mc.relocations import relocation_name
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.amdgpu_dialects.target.target_id import Target
+from luthier.frontend.codeobj.elf_format import SHF_EXECINSTR, SHT_NOBITS, ElfType
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.codeobj.metadata import CodeObjectMetadata, KernelMetadata
-
-#: AMDGPU relocation type -> name ("Relocation Records" in AMDGPUUsage.rst).
-RELOCATION_TYPE_NAMES: dict[int, str] = {
-    0: "R_AMDGPU_NONE",
-    1: "R_AMDGPU_ABS32_LO",
-    2: "R_AMDGPU_ABS32_HI",
-    3: "R_AMDGPU_ABS64",
-    4: "R_AMDGPU_REL32",
-    5: "R_AMDGPU_REL64",
-    6: "R_AMDGPU_ABS32",
-    7: "R_AMDGPU_GOTPCREL",
-    8: "R_AMDGPU_GOTPCREL32_LO",
-    9: "R_AMDGPU_GOTPCREL32_HI",
-    10: "R_AMDGPU_REL32_LO",
-    11: "R_AMDGPU_REL32_HI",
-    13: "R_AMDGPU_RELATIVE64",
-    14: "R_AMDGPU_REL16",
-}
-
-SHT_NOBITS = 8
-SHF_EXECINSTR = 0x4
-
-
-class ElfType(enum.Enum):
-    """The two ELF types an AMDGPU code object can have."""
-
-    ET_REL = 1
-    ET_DYN = 3
 
 
 @dataclass(frozen=True)
@@ -87,7 +70,8 @@ class Segment:
 
 @dataclass(frozen=True)
 class Symbol:
-    """One ELF symbol. ``section_index`` is an int, or a name such as ``SHN_UNDEF``."""
+    """One ELF symbol. ``section_index`` is an int, or a name such as ``SHN_UNDEF``;
+    ``type``, ``binding`` and ``visibility`` are the names of :mod:`elf_format` (``FUNC``)."""
 
     name: str
     value: int
@@ -111,10 +95,14 @@ class Relocation:
     target_section: str | None
     offset: int
     type: int
-    type_name: str
     symbol: str
     symbol_value: int
     addend: int
+
+    @property
+    def type_name(self) -> str:
+        """``R_AMDGPU_REL64``, as the tools print the type (``R_AMDGPU_<n>`` if unknown)."""
+        return relocation_name(self.type)
 
 
 @dataclass(frozen=True)

@@ -1,106 +1,33 @@
-"""The input model of the ELF writers: a plain, typed description of an object's contents.
+"""The writing spec: the input of the ELF writers, a plain typed description of an object's
+contents with no file layout.
 
-The lowering stage fills these frozen dataclasses from IR (and ``from_object`` fills them from
-an ``ET_REL`` file); ``write_relocatable`` and ``link_shared`` turn them into bytes. Names are
+The emitter (``lowering/emit/object_spec.py``) and the assembler (``frontend/asm``) fill these
+frozen dataclasses; ``write_relocatable`` and ``link_shared`` turn them into bytes. Names are
 the link between records (a relocation names its symbol, a symbol names its section), so the
-model stays readable and easy to build by hand; the writers resolve names to indices and reject
-anything ambiguous with :class:`ElfWriteError`.
+model stays readable and easy to build by hand; the writers choose indices, offsets and
+addresses, and reject anything ambiguous with :class:`ElfWriteError`.
+
+Reading is the other model's job: :func:`~luthier.frontend.codeobj.read_elf` gives a
+:class:`~luthier.frontend.codeobj.model.CodeObject`, which keeps the file's layout. Nothing in
+the product converts one into the other (see :mod:`model` for the one-way relation); both
+spell symbol attributes with the names of :mod:`elf_format` and relocation types with
+:mod:`luthier.amdgpu_dialects.mc.relocations` numbers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# --- ELF constants the writers and their callers use -------------------------------------
-
-EM_AMDGPU = 224
-ELFOSABI_AMDGPU_HSA = 64
-
-SHT_NULL = 0
-SHT_PROGBITS = 1
-SHT_SYMTAB = 2
-SHT_STRTAB = 3
-SHT_RELA = 4
-SHT_HASH = 5
-SHT_DYNAMIC = 6
-SHT_NOTE = 7
-SHT_NOBITS = 8
-SHT_REL = 9
-SHT_DYNSYM = 11
-SHT_INIT_ARRAY = 14
-SHT_FINI_ARRAY = 15
-SHT_PREINIT_ARRAY = 16
-SHT_GROUP = 17
-SHT_GNU_HASH = 0x6FFFFFF6
-SHT_LLVM_ADDRSIG = 0x6FFF4C03
-
-SHF_WRITE = 0x1
-SHF_ALLOC = 0x2
-SHF_EXECINSTR = 0x4
-SHF_MERGE = 0x10
-SHF_STRINGS = 0x20
-SHF_INFO_LINK = 0x40
-SHF_EXCLUDE = 0x80000000
-
-R_AMDGPU_NONE = 0
-R_AMDGPU_ABS32_LO = 1
-R_AMDGPU_ABS32_HI = 2
-R_AMDGPU_ABS64 = 3
-R_AMDGPU_REL32 = 4
-R_AMDGPU_REL64 = 5
-R_AMDGPU_ABS32 = 6
-R_AMDGPU_GOTPCREL = 7
-R_AMDGPU_GOTPCREL32_LO = 8
-R_AMDGPU_GOTPCREL32_HI = 9
-R_AMDGPU_REL32_LO = 10
-R_AMDGPU_REL32_HI = 11
-R_AMDGPU_RELATIVE64 = 13
-R_AMDGPU_REL16 = 14
-
-#: Variant kind of a symbolic literal -> relocation type.
-VARIANT_RELOCATIONS: dict[str, int] = {
-    "rel32@lo": R_AMDGPU_REL32_LO,
-    "rel32@hi": R_AMDGPU_REL32_HI,
-    "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO,
-    "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI,
-    "abs32@lo": R_AMDGPU_ABS32_LO,
-    "abs32@hi": R_AMDGPU_ABS32_HI,
-    "": R_AMDGPU_REL32,
-    "abs32": R_AMDGPU_ABS32,
-}
-
-#: Bytes each supported relocation type patches (the writers reject every other type).
-RELOCATION_WIDTHS: dict[int, int] = {
-    R_AMDGPU_NONE: 0,
-    R_AMDGPU_ABS32_LO: 4,
-    R_AMDGPU_ABS32_HI: 4,
-    R_AMDGPU_ABS64: 8,
-    R_AMDGPU_REL32: 4,
-    R_AMDGPU_REL64: 8,
-    R_AMDGPU_ABS32: 4,
-    R_AMDGPU_GOTPCREL: 4,
-    R_AMDGPU_GOTPCREL32_LO: 4,
-    R_AMDGPU_GOTPCREL32_HI: 4,
-    R_AMDGPU_REL32_LO: 4,
-    R_AMDGPU_REL32_HI: 4,
-    R_AMDGPU_RELATIVE64: 8,
-    R_AMDGPU_REL16: 2,
-}
-
-SYMBOL_TYPES: dict[str, int] = {
-    "NOTYPE": 0,
-    "OBJECT": 1,
-    "FUNC": 2,
-    "SECTION": 3,
-    "FILE": 4,
-}
-SYMBOL_BINDINGS: dict[str, int] = {"LOCAL": 0, "GLOBAL": 1, "WEAK": 2}
-SYMBOL_VISIBILITIES: dict[str, int] = {
-    "DEFAULT": 0,
-    "INTERNAL": 1,
-    "HIDDEN": 2,
-    "PROTECTED": 3,
-}
+from luthier.amdgpu_dialects.mc.relocations import relocation_kind
+from luthier.frontend.codeobj.elf_format import (
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHT_NOBITS,
+    SHT_PROGBITS,
+    SYMBOL_BINDINGS,
+    SYMBOL_TYPES,
+    SYMBOL_VISIBILITIES,
+)
 
 #: ``SymbolSpec.section`` of an absolute symbol (``SHN_ABS``); no real section has this name.
 ABSOLUTE_SECTION = "*ABS*"
@@ -156,7 +83,7 @@ class SymbolSpec:
     value: int
     size: int
     type: str
-    """``"FUNC"``, ``"OBJECT"``, ``"NOTYPE"``, ``"SECTION"`` or ``"FILE"``."""
+    """``"FUNC"``, ``"OBJECT"``, ``"NOTYPE"``, ``"SECTION"`` or ``"FILE"`` (``SYMBOL_TYPES``)."""
     binding: str
     """``"LOCAL"``, ``"GLOBAL"`` or ``"WEAK"``."""
     visibility: str
@@ -168,10 +95,12 @@ class ObjectSpec:
     """Everything an AMDGPU object holds, independent of file layout.
 
     ``sections`` are in output order. The metadata note is an ordinary ``SHT_NOTE`` section
-    (``.note``) whose bytes are already a formatted ELF note. ``comment``, when set, makes the
-    writers add a ``.comment`` section holding that string (``SHF_MERGE | SHF_STRINGS``, as
-    clang's ``.ident`` does); a spec read from a file keeps its ``.comment`` as a section instead
-    and leaves ``comment`` unset, so that the file's bytes come back unchanged.
+    (``.note``) whose bytes are already a formatted ELF note
+    (:func:`~luthier.frontend.codeobj.metadata_note.metadata_note`). ``comment``, when set,
+    makes the writers add a ``.comment`` section holding that string (``SHF_MERGE |
+    SHF_STRINGS``, as clang's ``.ident`` does); a spec that copies an existing file keeps its
+    ``.comment`` as a section instead and leaves ``comment`` unset, so that the bytes come back
+    unchanged.
     """
 
     e_flags: int
@@ -236,10 +165,10 @@ def check_section(section: SectionSpec) -> None:
     if section.size < 0 or section.size >= 1 << 64:
         raise ElfWriteError(f"section {name}: size {section.size} does not fit ELF64")
     for reloc in section.relocations:
-        width = RELOCATION_WIDTHS.get(reloc.type)
-        if width is None:
+        kind = relocation_kind(reloc.type)
+        if kind is None:
             raise ElfWriteError(f"section {name}: unsupported relocation type {reloc.type}")
-        if reloc.offset < 0 or reloc.offset + width > section.size:
+        if reloc.offset < 0 or reloc.offset + kind.size > section.size:
             raise ElfWriteError(
                 f"section {name}: relocation at {reloc.offset:#x} is outside the section"
             )

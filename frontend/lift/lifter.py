@@ -204,8 +204,8 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
             "alignment": int_attr(_alignment_of(symbol.value - text.address
                                                 if code_object.elf_type is ElfType.ET_REL
                                                 else symbol.value)),
-            "binding": StringAttr(symbol.binding.removeprefix("STB_")),
-            "visibility": StringAttr(symbol.visibility.removeprefix("STV_")),
+            "binding": StringAttr(symbol.binding),
+            "visibility": StringAttr(symbol.visibility),
         }
         if fills.get(symbol.name, "s_nop") != "s_nop":
             properties["padding_fill"] = StringAttr(fills[symbol.name])
@@ -242,7 +242,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         properties["ident"] = StringAttr(ident)
     properties["symbol_order"] = ArrayAttr([
         StringAttr(symbol.name) for symbol in code_object.symbols
-        if symbol.table == ".symtab" and symbol.type in ("STT_FUNC", "STT_OBJECT")])
+        if symbol.table == ".symtab" and symbol.type in ("FUNC", "OBJECT")])
     if code_object.metadata is not None:
         properties["metadata"] = metadata_to_attr(code_object.metadata.raw)
     body = Block([op for _, op in result_ops] + globals_)
@@ -350,8 +350,8 @@ def _global_op(code_object: CodeObject, variable: Symbol,
         "section": StringAttr(section.name),
         "size": int_attr(variable.size),
         "alignment": int_attr(_alignment_of(offset_in_section, max(section.alignment, 1))),
-        "binding": StringAttr(variable.binding.removeprefix("STB_")),
-        "visibility": StringAttr(variable.visibility.removeprefix("STV_")),
+        "binding": StringAttr(variable.binding),
+        "visibility": StringAttr(variable.visibility),
     }
     if section.has_file_bytes:
         start = section.offset + offset_in_section

@@ -19,21 +19,9 @@ from dataclasses import dataclass
 from luthier.amdgpu_dialects.amdgpu_mc.registers import register_units
 from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference, SymExpr
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
+from luthier.amdgpu_dialects.mc.relocations import literal_variant, relocation_kind
 from luthier.frontend.codeobj import CodeObject, Relocation
 from luthier.frontend.lift.cfg import DecodedInst
-
-#: Relocation type name -> LLVM variant kind spelled in the operand.
-RELOCATION_VARIANTS: dict[str, str] = {
-    "R_AMDGPU_REL32_LO": "@rel32@lo",
-    "R_AMDGPU_REL32_HI": "@rel32@hi",
-    "R_AMDGPU_GOTPCREL32_LO": "@gotpcrel32@lo",
-    "R_AMDGPU_GOTPCREL32_HI": "@gotpcrel32@hi",
-    "R_AMDGPU_ABS32_LO": "@abs32@lo",
-    "R_AMDGPU_ABS32_HI": "@abs32@hi",
-    "R_AMDGPU_REL32": "",
-    "R_AMDGPU_ABS32": "",
-    "R_AMDGPU_GOTPCREL": "@gotpcrel",
-}
 
 #: (index of the instruction in its function, operand index) -> symbolic operand.
 Symbolized = dict[tuple[int, int], SymExpr]
@@ -67,7 +55,7 @@ class SymbolMap:
     def __init__(self, code_object: CodeObject) -> None:
         spans: list[_Span] = []
         for symbol in code_object.symbols:
-            if symbol.type in ("STT_FUNC", "STT_OBJECT") and symbol.name \
+            if symbol.type in ("FUNC", "OBJECT") and symbol.name \
                     and not symbol.name.endswith(".kd"):
                 spans.append(_Span(symbol.value, symbol.size, symbol.name, symbol.section_index))
         spans.sort(key=lambda span: (span.address, -span.size))
@@ -129,7 +117,8 @@ def from_relocations(instructions: list[DecodedInst], relocations: dict[int, Rel
         if relocation is None:
             continue
         operand = literal_operand(inst)
-        variant = RELOCATION_VARIANTS.get(relocation.type_name)
+        kind = relocation_kind(relocation.type)
+        variant = literal_variant(kind) if kind is not None else None
         if operand is None or variant is None:
             warnings.append(f"{relocation.type_name} against {relocation.symbol} at "
                             f"{inst.address:#x} is not on a literal operand we can name")

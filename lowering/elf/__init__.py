@@ -3,8 +3,9 @@
 - :func:`write_relocatable`: an :class:`ObjectSpec` as an ``ET_REL`` object in ``llvm-mc``'s
   layout;
 - :func:`link_shared`: an :class:`ObjectSpec` linked into a loadable ``ET_DYN`` code object the
-  way ``ld.lld -shared`` links clang's AMDGPU objects;
-- :func:`spec_from_relocatable`: an ``ET_REL`` file read back into the model.
+  way ``ld.lld -shared`` links clang's AMDGPU objects.
+
+Reading is not done here: :func:`luthier.frontend.codeobj.read_elf` is the one ELF reader.
 
 Every bad input raises :class:`ElfWriteError`. See ``docs/elf-writer.md``.
 """
@@ -17,7 +18,6 @@ from luthier.frontend.codeobj.spec import (
     SectionSpec,
     SymbolSpec,
 )
-from luthier.lowering.elf.from_object import spec_from_relocatable
 from luthier.lowering.elf.relocatable import write_relocatable
 from luthier.lowering.elf.shared import LLD_COMMENT, link_shared
 
@@ -30,6 +30,5 @@ __all__ = [
     "SectionSpec",
     "SymbolSpec",
     "link_shared",
-    "spec_from_relocatable",
     "write_relocatable",
 ]

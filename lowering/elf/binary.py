@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable
 
-from luthier.frontend.codeobj.spec import EM_AMDGPU
-
-_EHDR = struct.Struct("<4sBBBBB7sHHIQQQIHHHHHH")
-_SHDR = struct.Struct("<IIQQQQIIQQ")
-_PHDR = struct.Struct("<IIQQQQQQ")
-_SYM = struct.Struct("<IBBHQQ")
-_RELA = struct.Struct("<QQq")
-
-EHDR_SIZE = _EHDR.size
-SHDR_SIZE = _SHDR.size
-PHDR_SIZE = _PHDR.size
-SYM_SIZE = _SYM.size
-RELA_SIZE = _RELA.size
-
-ET_REL = 1
-ET_DYN = 3
+from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU
+from luthier.frontend.codeobj.elf_format import (
+    EHDR,
+    ELF_MAGIC,
+    ELFCLASS64,
+    ELFDATA2LSB,
+    EV_CURRENT,
+    PHDR,
+    RELA,
+    SHDR,
+    SYM,
+    ElfType,
+)
 
 
 def align_up(value: int, alignment: int) -> int:
@@ -32,7 +28,7 @@ def align_up(value: int, alignment: int) -> int:
 
 def elf_header(
     *,
-    e_type: int,
+    e_type: ElfType,
     os_abi: int,
     abi_version: int,
     e_flags: int,
@@ -43,25 +39,20 @@ def elf_header(
     shstrndx: int,
 ) -> bytes:
     """The 64-byte ELF header of an AMDGPU object (ELFCLASS64, little-endian)."""
-    return _EHDR.pack(
-        b"\x7fELF",
-        2,  # ELFCLASS64
-        1,  # ELFDATA2LSB
-        1,  # EV_CURRENT
-        os_abi,
-        abi_version,
-        b"\0" * 7,
-        e_type,
+    ident = ELF_MAGIC + bytes((ELFCLASS64, ELFDATA2LSB, EV_CURRENT, os_abi, abi_version))
+    return EHDR.pack(
+        ident,  # padded to 16 bytes with zeros
+        e_type.value,
         EM_AMDGPU,
-        1,
+        EV_CURRENT,
         0,  # e_entry: code objects have no entry point
         phoff,
         shoff,
         e_flags,
-        EHDR_SIZE,
-        PHDR_SIZE if phnum else 0,
+        EHDR.size,
+        PHDR.size if phnum else 0,
         phnum,
-        SHDR_SIZE,
+        SHDR.size,
         shnum,
         shstrndx,
     )
@@ -80,24 +71,24 @@ def section_header(
     entsize: int,
 ) -> bytes:
     """One ``Elf64_Shdr``."""
-    return _SHDR.pack(name, sh_type, flags, addr, offset, size, link, info, align, entsize)
+    return SHDR.pack(name, sh_type, flags, addr, offset, size, link, info, align, entsize)
 
 
 def program_header(
     p_type: int, flags: int, offset: int, vaddr: int, filesz: int, memsz: int, align: int
 ) -> bytes:
     """One ``Elf64_Phdr`` (physical address = virtual address, as linkers write it)."""
-    return _PHDR.pack(p_type, flags, offset, vaddr, vaddr, filesz, memsz, align)
+    return PHDR.pack(p_type, flags, offset, vaddr, vaddr, filesz, memsz, align)
 
 
 def symbol_entry(name: int, info: int, other: int, shndx: int, value: int, size: int) -> bytes:
     """One ``Elf64_Sym``."""
-    return _SYM.pack(name, info, other, shndx, value, size)
+    return SYM.pack(name, info, other, shndx, value, size)
 
 
 def rela_entry(offset: int, sym: int, r_type: int, addend: int) -> bytes:
     """One ``Elf64_Rela``."""
-    return _RELA.pack(offset, (sym << 32) | r_type, addend)
+    return RELA.pack(offset, (sym << 32) | r_type, addend)
 
 
 class AppendStringTable:

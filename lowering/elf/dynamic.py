@@ -13,19 +13,23 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-GNU_HASH_SHIFT2 = 26
+from luthier.frontend.codeobj.elf_format import (
+    DT_GNU_HASH,
+    DT_HASH,
+    DT_NULL,
+    DT_RELA,
+    DT_RELACOUNT,
+    DT_RELAENT,
+    DT_RELASZ,
+    DT_STRSZ,
+    DT_STRTAB,
+    DT_SYMENT,
+    DT_SYMTAB,
+    RELA,
+    SYM,
+)
 
-DT_NULL = 0
-DT_HASH = 4
-DT_STRTAB = 5
-DT_SYMTAB = 6
-DT_RELA = 7
-DT_RELASZ = 8
-DT_RELAENT = 9
-DT_STRSZ = 10
-DT_SYMENT = 11
-DT_GNU_HASH = 0x6FFFFEF5
-DT_RELACOUNT = 0x6FFFFFF9
+GNU_HASH_SHIFT2 = 26
 
 
 def gnu_hash(name: str) -> int:
@@ -131,12 +135,12 @@ def dynamic_entries(
     entries: list[tuple[int, int]] = []
     if rela is not None:
         address, size, relative = rela
-        entries += [(DT_RELA, address), (DT_RELASZ, size), (DT_RELAENT, 24)]
+        entries += [(DT_RELA, address), (DT_RELASZ, size), (DT_RELAENT, RELA.size)]
         if relative:
             entries.append((DT_RELACOUNT, relative))
     entries += [
         (DT_SYMTAB, dynsym),
-        (DT_SYMENT, 24),
+        (DT_SYMENT, SYM.size),
         (DT_STRTAB, dynstr[0]),
         (DT_STRSZ, dynstr[1]),
         (DT_GNU_HASH, gnu_hash_addr),

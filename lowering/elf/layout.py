@@ -20,7 +20,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from luthier.frontend.codeobj.spec import (
+from luthier.frontend.codeobj.elf_format import (
+    EHDR,
+    PF_R,
+    PF_W,
+    PF_X,
+    PHDR,
+    PT_DYNAMIC,
+    PT_GNU_RELRO,
+    PT_GNU_STACK,
+    PT_LOAD,
+    PT_NOTE,
+    PT_PHDR,
     SHF_ALLOC,
     SHF_EXCLUDE,
     SHF_EXECINSTR,
@@ -32,18 +43,11 @@ from luthier.frontend.codeobj.spec import (
     SHT_NOBITS,
     SHT_NOTE,
     SHT_PREINIT_ARRAY,
-    SectionSpec,
 )
+from luthier.frontend.codeobj.spec import SectionSpec
 from luthier.lowering.elf.binary import align_up, program_header
 
 PAGE_SIZE = 0x1000
-PT_LOAD = 1
-PT_DYNAMIC = 2
-PT_NOTE = 4
-PT_PHDR = 6
-PT_GNU_STACK = 0x6474E551
-PT_GNU_RELRO = 0x6474E552
-PF_X, PF_W, PF_R = 1, 2, 4
 
 #: Output-section names that absorb ``name.*`` input sections (longest prefix first).
 _MERGED_PREFIXES = (
@@ -223,7 +227,8 @@ def assign_addresses(
 def program_headers(alloc: list[OutSection], phnum: int, empty: set[int]) -> bytes:
     """The program header table for laid-out allocated sections (``phnum`` entries reserved;
     loads in ``empty`` left out)."""
-    out = [program_header(PT_PHDR, PF_R, 64, 64, phnum * 56, phnum * 56, 8)]
+    table = phnum * PHDR.size
+    out = [program_header(PT_PHDR, PF_R, EHDR.size, EHDR.size, table, table, 8)]
     for number, load in enumerate(split_loads(alloc)):
         if number in empty:
             continue

@@ -12,17 +12,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luthier.frontend.codeobj.spec import (
-    ABSOLUTE_SECTION,
+from luthier.amdgpu_dialects.mc.relocations import (
     R_AMDGPU_ABS64,
     R_AMDGPU_NONE,
     R_AMDGPU_RELATIVE64,
+    RelocationKind,
+    relocation_kind,
+)
+from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_MERGE,
     SHF_STRINGS,
     SHF_WRITE,
     SHT_NOBITS,
     SHT_PROGBITS,
+)
+from luthier.frontend.codeobj.spec import (
+    ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
     SectionSpec,
@@ -40,14 +46,7 @@ from luthier.lowering.elf.layout import (
 )
 from luthier.lowering.elf.merge import MergeGroup, is_mergeable
 from luthier.lowering.elf.relocatable import order_symbols
-from luthier.lowering.elf.relocs import (
-    DYNAMIC_CAPABLE,
-    GOT_TYPES,
-    PC_RELATIVE_TYPES,
-    RELOCATION_NAMES,
-    patch,
-    relocation_value,
-)
+from luthier.lowering.elf.relocs import patch, relocation_value
 
 
 @dataclass
@@ -167,10 +166,11 @@ class LinkState:
                 continue
             out, base = self.placement[section.name]
             for reloc in section.relocations:
-                if reloc.type == R_AMDGPU_NONE:
+                kind = _checked_kind(reloc.type)
+                if kind is R_AMDGPU_NONE:
                     continue
                 where = f"{section.name}+{reloc.offset:#x}"
-                name = RELOCATION_NAMES[reloc.type]
+                name = kind.name
                 symbol = self.by_name[reloc.symbol] if reloc.symbol else None
                 if symbol is not None and symbol.section is None:
                     raise ElfWriteError(f"{where}: {name} needs undefined symbol {symbol.name!r}")
@@ -183,14 +183,14 @@ class LinkState:
                     out, base + reloc.offset, reloc.type, symbol, reloc.addend, where
                 )
                 constant = symbol is None or symbol.section == ABSOLUTE_SECTION
-                if reloc.type in GOT_TYPES:
+                if kind.got:
                     if symbol is None:
                         raise ElfWriteError(f"{where}: {name} has no symbol")
                     if symbol.name not in self.got_index:
                         self.got_index[symbol.name] = len(self.got)
                         self.got.append(symbol)
                     self.static.append(item)
-                elif reloc.type in PC_RELATIVE_TYPES:
+                elif kind.pc_relative:
                     if symbol is not None and preemptible(symbol):
                         raise ElfWriteError(
                             f"{where}: {name} cannot be used against preemptible symbol "
@@ -203,10 +203,10 @@ class LinkState:
                     self.static.append(item)
                 elif constant or not out.flags & SHF_ALLOC:
                     self.static.append(item)
-                elif reloc.type in DYNAMIC_CAPABLE and out.flags & SHF_WRITE:
+                elif kind.loader_applicable and out.flags & SHF_WRITE:
                     self.dynamic.append(item)
                 else:
-                    place = "a read-only section" if reloc.type in DYNAMIC_CAPABLE else "code"
+                    place = "a read-only section" if kind.loader_applicable else "code"
                     raise ElfWriteError(
                         f"{where}: {name} against {reloc.symbol!r} needs a load-time relocation "
                         f"in {place}; recompile with -fPIC"
@@ -218,8 +218,9 @@ class LinkState:
             if symbol.section == ABSOLUTE_SECTION:
                 patch(got.data, 8 * index, symbol.value & ((1 << 64) - 1), 8)
             else:
+                where = f".got+{8 * index:#x}"
                 self.dynamic.append(
-                    PlacedReloc(got, 8 * index, R_AMDGPU_ABS64, symbol, 0, f".got+{8 * index:#x}")
+                    PlacedReloc(got, 8 * index, R_AMDGPU_ABS64.number, symbol, 0, where)
                 )
 
     def apply_static(self, got: OutSection | None) -> None:
@@ -227,7 +228,7 @@ class LinkState:
         for item in self.static:
             p = item.section.addr + item.offset
             got_entry = 0
-            if item.type in GOT_TYPES and got is not None and item.symbol is not None:
+            if _checked_kind(item.type).got and got is not None and item.symbol is not None:
                 got_entry = got.addr + 8 * self.got_index[item.symbol.name]
                 s, a = 0, item.addend
             else:  # S + A as one address: in a merged section the addend can pick the piece
@@ -244,10 +245,10 @@ class LinkState:
             symbol = item.symbol
             if symbol is not None and preemptible(symbol):
                 index = dynsym_index[symbol.name]
-                rows.append((True, index, address, R_AMDGPU_ABS64, item.addend))
+                rows.append((True, index, address, R_AMDGPU_ABS64.number, item.addend))
             else:
                 value = self.address(symbol, item.addend) if symbol else item.addend
-                rows.append((False, 0, address, R_AMDGPU_RELATIVE64, value))
+                rows.append((False, 0, address, R_AMDGPU_RELATIVE64.number, value))
         rows.sort(key=lambda row: row[:3])
         data = b"".join(rela_entry(addr, sym, typ, add) for _, sym, addr, typ, add in rows)
         return data, sum(1 for row in rows if not row[0])
@@ -256,6 +257,14 @@ class LinkState:
 _COMMENT_TEMPLATE = SectionSpec(
     ".comment", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 1, b"", 0, entry_size=1
 )
+
+
+def _checked_kind(number: int) -> RelocationKind:
+    """The kind of a relocation :func:`effective_sections` has already accepted."""
+    kind = relocation_kind(number)
+    if kind is None:
+        raise ElfWriteError(f"unsupported relocation type {number}")
+    return kind
 
 
 def preemptible(symbol: SymbolSpec) -> bool:

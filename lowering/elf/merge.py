@@ -14,7 +14,14 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from luthier.frontend.codeobj.spec import SHF_MERGE, SHF_STRINGS, ElfWriteError, SectionSpec
+from luthier.frontend.codeobj.elf_format import (
+    SHF_MERGE,
+    SHF_STRINGS,
+)
+from luthier.frontend.codeobj.spec import (
+    ElfWriteError,
+    SectionSpec,
+)
 from luthier.lowering.elf.binary import align_up
 from luthier.lowering.elf.xxh3 import xxh3_64
 

@@ -1,7 +1,7 @@
 """``write_relocatable``: an :class:`ObjectSpec` as an ``ET_REL`` file laid out like ``llvm-mc``.
 
-The layout follows what ``llvm-mc -filetype=obj`` writes for AMDGPU, so that an object read with
-``spec_from_relocatable`` comes back byte for byte:
+The layout follows what ``llvm-mc -filetype=obj`` writes for AMDGPU, so that an ``llvm-mc``
+object described as a spec (the ELF tests build one from ``read_elf``) comes back byte for byte:
 
 - section headers: the null section, ``.strtab`` (which also holds the section names), then
   every spec section in order, each directly followed by its ``.rela<name>``, and ``.symtab``
@@ -20,14 +20,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from luthier.frontend.asm import assemble
-from luthier.frontend.codeobj.spec import (
-    ABSOLUTE_SECTION,
+from luthier.frontend.codeobj.elf_format import (
+    EHDR,
+    RELA,
     SHF_INFO_LINK,
+    SHN_ABS,
+    SHN_LORESERVE,
     SHT_LLVM_ADDRSIG,
     SHT_NOBITS,
     SHT_RELA,
     SHT_STRTAB,
     SHT_SYMTAB,
+    SYM,
+    ElfType,
+)
+from luthier.frontend.codeobj.spec import (
+    ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
     SectionSpec,
@@ -36,10 +44,6 @@ from luthier.frontend.codeobj.spec import (
     symbol_fields,
 )
 from luthier.lowering.elf.binary import (
-    EHDR_SIZE,
-    ET_REL,
-    RELA_SIZE,
-    SYM_SIZE,
     TailMergedStringTable,
     align_up,
     elf_header,
@@ -47,8 +51,6 @@ from luthier.lowering.elf.binary import (
     section_header,
     symbol_entry,
 )
-
-SHN_ABS = 0xFFF1
 
 
 @dataclass
@@ -133,15 +135,15 @@ def write_relocatable(spec: ObjectSpec) -> bytes:
                     SHT_RELA,
                     SHF_INFO_LINK,
                     8,
-                    RELA_SIZE,
-                    len(section.relocations) * RELA_SIZE,
+                    RELA.size,
+                    len(section.relocations) * RELA.size,
                     info=index_of[section.name],
                 )
             )
     symtab_index = len(headers)
-    if symtab_index >= 0xFF00:
+    if symtab_index >= SHN_LORESERVE:
         raise ElfWriteError(f"{symtab_index + 1} sections need extended section indices")
-    symtab = _Header(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE, 0, link=1)
+    symtab = _Header(".symtab", SHT_SYMTAB, 0, 8, SYM.size, 0, link=1)
     headers.append(symtab)
 
     strtab = TailMergedStringTable(
@@ -169,7 +171,7 @@ def write_relocatable(spec: ObjectSpec) -> bytes:
     content += [headers[rela_of[s.name]] for s in sections if s.name in rela_of]
     content += [headers[index_of[s.name]] for s in sections if s.type == SHT_LLVM_ADDRSIG]
     content.append(headers[1])
-    out = bytearray(EHDR_SIZE)
+    out = bytearray(EHDR.size)
     for header in content:
         header.offset = align_up(len(out), header.align)
         if header.type != SHT_NOBITS:
@@ -189,8 +191,8 @@ def write_relocatable(spec: ObjectSpec) -> bytes:
             header.align,
             header.entsize,
         )
-    out[:EHDR_SIZE] = elf_header(
-        e_type=ET_REL,
+    out[:EHDR.size] = elf_header(
+        e_type=ElfType.ET_REL,
         os_abi=spec.os_abi,
         abi_version=spec.abi_version,
         e_flags=spec.e_flags,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 
-from luthier.frontend.codeobj.spec import (
+from luthier.amdgpu_dialects.mc.relocations import (
     R_AMDGPU_ABS32,
     R_AMDGPU_ABS32_HI,
     R_AMDGPU_ABS32_LO,
@@ -19,43 +19,15 @@ from luthier.frontend.codeobj.spec import (
     R_AMDGPU_GOTPCREL,
     R_AMDGPU_GOTPCREL32_HI,
     R_AMDGPU_GOTPCREL32_LO,
-    R_AMDGPU_NONE,
     R_AMDGPU_REL16,
     R_AMDGPU_REL32,
     R_AMDGPU_REL32_HI,
     R_AMDGPU_REL32_LO,
     R_AMDGPU_REL64,
     R_AMDGPU_RELATIVE64,
-    ElfWriteError,
+    relocation_kind,
 )
-
-#: The names the tools print, for error messages.
-RELOCATION_NAMES: dict[int, str] = {
-    R_AMDGPU_NONE: "R_AMDGPU_NONE",
-    R_AMDGPU_ABS32_LO: "R_AMDGPU_ABS32_LO",
-    R_AMDGPU_ABS32_HI: "R_AMDGPU_ABS32_HI",
-    R_AMDGPU_ABS64: "R_AMDGPU_ABS64",
-    R_AMDGPU_REL32: "R_AMDGPU_REL32",
-    R_AMDGPU_REL64: "R_AMDGPU_REL64",
-    R_AMDGPU_ABS32: "R_AMDGPU_ABS32",
-    R_AMDGPU_GOTPCREL: "R_AMDGPU_GOTPCREL",
-    R_AMDGPU_GOTPCREL32_LO: "R_AMDGPU_GOTPCREL32_LO",
-    R_AMDGPU_GOTPCREL32_HI: "R_AMDGPU_GOTPCREL32_HI",
-    R_AMDGPU_REL32_LO: "R_AMDGPU_REL32_LO",
-    R_AMDGPU_REL32_HI: "R_AMDGPU_REL32_HI",
-    R_AMDGPU_RELATIVE64: "R_AMDGPU_RELATIVE64",
-    R_AMDGPU_REL16: "R_AMDGPU_REL16",
-}
-
-GOT_TYPES = frozenset({R_AMDGPU_GOTPCREL, R_AMDGPU_GOTPCREL32_LO, R_AMDGPU_GOTPCREL32_HI})
-PC_RELATIVE_TYPES = frozenset(
-    {R_AMDGPU_REL32, R_AMDGPU_REL64, R_AMDGPU_REL32_LO, R_AMDGPU_REL32_HI, R_AMDGPU_REL16}
-)
-ABSOLUTE_TYPES = frozenset(
-    {R_AMDGPU_ABS32_LO, R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32, R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64}
-)
-#: Absolute types a loader can apply at run time (everything else must be a link-time value).
-DYNAMIC_CAPABLE = frozenset({R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64})
+from luthier.frontend.codeobj.spec import ElfWriteError
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -73,42 +45,46 @@ def _signed_fits(value: int, bits: int) -> bool:
 def relocation_value(
     r_type: int, s: int, a: int, p: int, got_entry: int, where: str
 ) -> tuple[int, int]:
-    """``(value, width)`` to store for a statically resolved relocation."""
-    name = RELOCATION_NAMES.get(r_type, str(r_type))
-    if r_type in (R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64):
-        return (s + a) & _M64, 8
-    if r_type == R_AMDGPU_ABS32_LO:
-        return (s + a) & _M32, 4
-    if r_type == R_AMDGPU_ABS32_HI:
-        return ((s + a) >> 32) & _M32, 4
-    if r_type == R_AMDGPU_ABS32:
+    """``(value, width)`` to store for a statically resolved relocation (``width`` is the
+    kind's field size)."""
+    kind = relocation_kind(r_type)
+    if kind is None:
+        raise ElfWriteError(f"{where}: unsupported relocation type {r_type}")
+    name = kind.name
+    if kind in (R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64):
+        return (s + a) & _M64, kind.size
+    if kind is R_AMDGPU_ABS32_LO:
+        return (s + a) & _M32, kind.size
+    if kind is R_AMDGPU_ABS32_HI:
+        return ((s + a) >> 32) & _M32, kind.size
+    if kind is R_AMDGPU_ABS32:
         if not _fits(s + a, 32):
             raise ElfWriteError(f"{where}: {name} value {s + a:#x} does not fit 32 bits")
-        return (s + a) & _M32, 4
-    if r_type == R_AMDGPU_REL64:
-        return (s + a - p) & _M64, 8
-    if r_type == R_AMDGPU_REL32_LO:
-        return (s + a - p) & _M32, 4
-    if r_type == R_AMDGPU_REL32_HI:
-        return ((s + a - p) >> 32) & _M32, 4
-    if r_type == R_AMDGPU_REL32:
+        return (s + a) & _M32, kind.size
+    if kind is R_AMDGPU_REL64:
+        return (s + a - p) & _M64, kind.size
+    if kind is R_AMDGPU_REL32_LO:
+        return (s + a - p) & _M32, kind.size
+    if kind is R_AMDGPU_REL32_HI:
+        return ((s + a - p) >> 32) & _M32, kind.size
+    if kind is R_AMDGPU_REL32:
         if not _signed_fits(s + a - p, 32):
             raise ElfWriteError(f"{where}: {name} offset {s + a - p:#x} is out of 32-bit range")
-        return (s + a - p) & _M32, 4
-    if r_type == R_AMDGPU_GOTPCREL32_LO:
-        return (got_entry + a - p) & _M32, 4
-    if r_type == R_AMDGPU_GOTPCREL32_HI:
-        return ((got_entry + a - p) >> 32) & _M32, 4
-    if r_type == R_AMDGPU_GOTPCREL:
+        return (s + a - p) & _M32, kind.size
+    if kind is R_AMDGPU_GOTPCREL32_LO:
+        return (got_entry + a - p) & _M32, kind.size
+    if kind is R_AMDGPU_GOTPCREL32_HI:
+        return ((got_entry + a - p) >> 32) & _M32, kind.size
+    if kind is R_AMDGPU_GOTPCREL:
         if not _signed_fits(got_entry + a - p, 32):
             raise ElfWriteError(f"{where}: {name} offset is out of 32-bit range")
-        return (got_entry + a - p) & _M32, 4
-    if r_type == R_AMDGPU_REL16:
+        return (got_entry + a - p) & _M32, kind.size
+    if kind is R_AMDGPU_REL16:
         distance = s + a - p - 4
         words = distance // 4 if distance >= 0 else -(-distance // 4)  # rounds toward zero
         if not _signed_fits(words, 16):
             raise ElfWriteError(f"{where}: {name} branch offset {words} is out of 16-bit range")
-        return words & 0xFFFF, 2
+        return words & 0xFFFF, kind.size
     raise ElfWriteError(f"{where}: unsupported relocation type {name}")
 
 

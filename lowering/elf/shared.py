@@ -10,10 +10,15 @@ lists where and why it can differ.
 
 from __future__ import annotations
 
-from luthier.frontend.codeobj.spec import (
-    ABSOLUTE_SECTION,
+from luthier.frontend.codeobj.elf_format import (
+    DYN,
+    EHDR,
+    PHDR,
+    RELA,
+    SHDR,
     SHF_ALLOC,
     SHF_WRITE,
+    SHN_ABS,
     SHT_DYNAMIC,
     SHT_DYNSYM,
     SHT_GNU_HASH,
@@ -23,17 +28,17 @@ from luthier.frontend.codeobj.spec import (
     SHT_RELA,
     SHT_STRTAB,
     SHT_SYMTAB,
+    SYM,
+    ElfType,
+)
+from luthier.frontend.codeobj.spec import (
+    ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
     SymbolSpec,
     symbol_fields,
 )
 from luthier.lowering.elf.binary import (
-    EHDR_SIZE,
-    ET_DYN,
-    PHDR_SIZE,
-    SHDR_SIZE,
-    SYM_SIZE,
     AppendStringTable,
     align_up,
     elf_header,
@@ -61,7 +66,6 @@ from luthier.lowering.elf.linking import LinkState, preemptible
 #: What ``ld.lld-19`` (Debian's build) puts first in ``.comment``; matching it makes our output
 #: byte-identical to lld's. Pass ``linker_comment=`` to say something else.
 LLD_COMMENT = "Linker: Debian LLD 19.1.7"
-SHN_ABS = 0xFFF1
 _A = SHF_ALLOC
 
 
@@ -103,8 +107,8 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
     def synthetic(name: str, sh_type: int, flags: int, align: int, entsize: int) -> OutSection:
         return OutSection(name, sh_type, flags, align, entsize)
 
-    dynsym = synthetic(".dynsym", SHT_DYNSYM, _A, 8, SYM_SIZE)
-    dynsym.size, dynsym.info = (len(dynsyms) + 1) * SYM_SIZE, 1
+    dynsym = synthetic(".dynsym", SHT_DYNSYM, _A, 8, SYM.size)
+    dynsym.size, dynsym.info = (len(dynsyms) + 1) * SYM.size, 1
     gnu_hash = synthetic(".gnu.hash", SHT_GNU_HASH, _A, 8, 0)
     gnu_hash.size = gnu_hash_size(len(defined))
     sysv_hash = synthetic(".hash", SHT_HASH, _A, 4, 4)
@@ -120,23 +124,23 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
         state.add_got_relocations(got)
     rela = None
     if state.dynamic:
-        rela = synthetic(".rela.dyn", SHT_RELA, _A, 8, 24)
-        rela.size = 24 * len(state.dynamic)
+        rela = synthetic(".rela.dyn", SHT_RELA, _A, 8, RELA.size)
+        rela.size = RELA.size * len(state.dynamic)
     has_relative = any(not (r.symbol and preemptible(r.symbol)) for r in state.dynamic)
-    dynamic = synthetic(".dynamic", SHT_DYNAMIC, _A | SHF_WRITE, 8, 16)
-    dynamic.size = 16 * dynamic_entry_count(rela is not None, has_relative)
+    dynamic = synthetic(".dynamic", SHT_DYNAMIC, _A | SHF_WRITE, 8, DYN.size)
+    dynamic.size = DYN.size * dynamic_entry_count(rela is not None, has_relative)
     padding = synthetic(".relro_padding", SHT_NOBITS, _A | SHF_WRITE, 1, 0)
     tables = [dynsym, gnu_hash, sysv_hash, dynstr, rela, dynamic, got, padding]
     created = state.outputs + [t for t in tables if t is not None]
 
     alloc = sorted((s for s in created if s.flags & SHF_ALLOC), key=rank)
     phnum = program_header_count(alloc)
-    file_end = assign_addresses(alloc, EHDR_SIZE + phnum * PHDR_SIZE)
+    file_end = assign_addresses(alloc, EHDR.size + phnum * PHDR.size)
     empty = empty_loads(alloc)
     if empty:
-        file_end = assign_addresses(alloc, EHDR_SIZE + phnum * PHDR_SIZE, empty)
+        file_end = assign_addresses(alloc, EHDR.size + phnum * PHDR.size, empty)
 
-    symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM_SIZE)
+    symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM.size)
     shstrtab = synthetic(".shstrtab", SHT_STRTAB, 0, 1, 0)
     strtab = synthetic(".strtab", SHT_STRTAB, 0, 1, 0)
     non_alloc = [s for s in state.outputs if not s.flags & SHF_ALLOC]
@@ -167,7 +171,7 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
         gnu_hash_addr=gnu_hash.addr,
         hash_addr=sysv_hash.addr,
     )
-    dynamic.data = bytearray(b"".join(v.to_bytes(8, "little") for e in entries for v in e))
+    dynamic.data = bytearray(b"".join(DYN.pack(tag, value) for tag, value in entries))
     _symbol_tables(state, dynamic, symtab, strtab)
     names = AppendStringTable()
     name_of = [names.add(s.name) for s in ordered]
@@ -179,24 +183,24 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
         section.offset = align_up(offset, section.align)
         offset = section.offset + (0 if section.type == SHT_NOBITS else section.size)
     shoff = align_up(offset, 8)
-    out = bytearray(shoff + SHDR_SIZE * len(ordered))
-    out[:EHDR_SIZE] = elf_header(
-        e_type=ET_DYN,
+    out = bytearray(shoff + SHDR.size * len(ordered))
+    out[:EHDR.size] = elf_header(
+        e_type=ElfType.ET_DYN,
         os_abi=spec.os_abi,
         abi_version=spec.abi_version,
         e_flags=spec.e_flags,
-        phoff=EHDR_SIZE,
+        phoff=EHDR.size,
         phnum=phnum - len(empty),
         shoff=shoff,
         shnum=len(ordered),
         shstrndx=shstrtab.index,
     )
     table = program_headers(alloc, phnum, empty)
-    out[EHDR_SIZE : EHDR_SIZE + len(table)] = table
+    out[EHDR.size : EHDR.size + len(table)] = table
     for index, section in enumerate(ordered):
         if index and section.type != SHT_NOBITS:
             out[section.offset : section.offset + section.size] = section.data
-        out[shoff + index * SHDR_SIZE : shoff + (index + 1) * SHDR_SIZE] = section_header(
+        out[shoff + index * SHDR.size : shoff + (index + 1) * SHDR.size] = section_header(
             name_of[index],
             section.type,
             section.flags,

@@ -48,8 +48,12 @@ from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 from luthier.amdgpu_dialects.mc.printer import InstPrinter, print_immediate, printer_for
+from luthier.amdgpu_dialects.mc.relocations import (
+    data_expression,
+    literal_relocation,
+    relocation_named,
+)
 from luthier.amdgpu_dialects.target.target_id import Target, decode_e_flags
-from luthier.frontend.codeobj.spec import VARIANT_RELOCATIONS
 from luthier.lowering.asm import (
     DirectiveError,
     kernel_descriptor_directives,
@@ -67,20 +71,6 @@ _VISIBILITIES = {
     "PROTECTED": ".protected",
     "HIDDEN": ".hidden",
     "INTERNAL": ".internal",
-}
-#: Relocation type of a variable's data -> (size, expression template).
-_DATA_RELOCATIONS: dict[str, tuple[int, str]] = {
-    "R_AMDGPU_ABS64": (8, "{sym}"),
-    "R_AMDGPU_ABS32": (4, "{sym}"),
-    "R_AMDGPU_ABS32_LO": (4, "{sym}@abs32@lo"),
-    "R_AMDGPU_ABS32_HI": (4, "{sym}@abs32@hi"),
-    "R_AMDGPU_REL64": (8, "{sym}-."),
-    "R_AMDGPU_REL32": (4, "{sym}-."),
-    "R_AMDGPU_REL32_LO": (4, "{sym}@rel32@lo"),
-    "R_AMDGPU_REL32_HI": (4, "{sym}@rel32@hi"),
-    "R_AMDGPU_GOTPCREL": (4, "{sym}@gotpcrel"),
-    "R_AMDGPU_GOTPCREL32_LO": (4, "{sym}@gotpcrel32@lo"),
-    "R_AMDGPU_GOTPCREL32_HI": (4, "{sym}@gotpcrel32@hi"),
 }
 _S_NOP_0_WORD = int.from_bytes(S_NOP_0, "little")
 
@@ -199,7 +189,7 @@ class _FunctionWriter:
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
                 reference = attr.data.reference
-                if reference is None or reference.variant not in VARIANT_RELOCATIONS:
+                if reference is None or literal_relocation(reference.variant, True) is None:
                     raise EmitError(
                         f"{self.name}: cannot encode symbolic operand {attr.data.text()}")
                 operands.append(symbol_value)
@@ -591,9 +581,11 @@ def _data_lines(
     lines: list[str] = []
     at = 0
     for offset, kind, symbol, addend in sorted(relocations):
-        if kind not in _DATA_RELOCATIONS:
+        relocation = relocation_named(kind)
+        expression = data_expression(relocation, _check_symbol(symbol)) if relocation else None
+        if relocation is None or expression is None:
             raise EmitError(f"@{name}: relocation {kind} has no assembler expression")
-        size, template = _DATA_RELOCATIONS[kind]
+        size = relocation.size
         if offset < at or offset + size > len(data):
             raise EmitError(
                 f"@{name}: relocation {kind} at {offset} overlaps another or the end of the data"
@@ -604,7 +596,6 @@ def _data_lines(
                 "(the assembler writes zero there)"
             )
         lines += _byte_lines(data[at:offset])
-        expression = template.format(sym=_check_symbol(symbol))
         if addend:
             expression += f"{addend:+d}"
         lines.append(f"{TOP}{'.quad' if size == 8 else '.long'}\t{expression}")

@@ -3,11 +3,7 @@ the ELF bytes of it: relocatable, or linked into a loadable code object."""
 
 from __future__ import annotations
 
-import struct
-from typing import Any, cast
-
-import msgpack  # pyright: ignore[reportMissingTypeStubs]
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -18,17 +14,19 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
+from luthier.amdgpu_dialects.mc.relocations import R_AMDGPU_REL64, relocation_named
 from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
-from luthier.frontend.codeobj.model import RELOCATION_TYPE_NAMES
-from luthier.frontend.codeobj.spec import (
-    ELFOSABI_AMDGPU_HSA,
-    R_AMDGPU_REL64,
+from luthier.amdgpu_dialects.target.target_id import ELFOSABI_AMDGPU_HSA
+from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_EXECINSTR,
     SHF_WRITE,
     SHT_NOBITS,
     SHT_NOTE,
     SHT_PROGBITS,
+)
+from luthier.frontend.codeobj.metadata_note import metadata_note
+from luthier.frontend.codeobj.spec import (
     ElfWriteError,
     ObjectSpec,
     RelocationSpec,
@@ -39,17 +37,7 @@ from luthier.lowering.elf import link_shared, write_relocatable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import encode_text
 
-_RELOCATION_NUMBERS = {name: number for number, name in RELOCATION_TYPE_NAMES.items()}
-NT_AMDGPU_METADATA = 32
 KERNEL_DESCRIPTOR_ALIGNMENT = 64
-
-
-def metadata_note(metadata: DictionaryAttr) -> bytes:
-    """The ``.note`` section bytes: one ``AMDGPU`` note holding the msgpack metadata."""
-    desc = cast(bytes, cast(Any, msgpack).packb(attr_to_metadata(metadata)))
-    name = b"AMDGPU\0"
-    header = struct.pack("<III", len(name), len(desc), NT_AMDGPU_METADATA)
-    return header + name + b"\0" * (-len(name) % 4) + desc + b"\0" * (-len(desc) % 4)
 
 
 def _section_kind(name: str) -> tuple[int, int]:
@@ -111,7 +99,7 @@ def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
             + descriptor[CODE_ENTRY_FIELD_OFFSET + 8:]
         offset = rodata.place(len(descriptor), KERNEL_DESCRIPTOR_ALIGNMENT, descriptor)
         rodata.relocations.append(RelocationSpec(offset + CODE_ENTRY_FIELD_OFFSET,
-                                                 R_AMDGPU_REL64, placed.name,
+                                                 R_AMDGPU_REL64.number, placed.name,
                                                  CODE_ENTRY_FIELD_OFFSET))
         symbols.append(SymbolSpec(f"{placed.name}.kd", ".rodata", offset, len(descriptor),
                                   "OBJECT", symbols[[s.name for s in symbols]
@@ -127,10 +115,11 @@ def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
                                variable.initial_bytes if section.type != SHT_NOBITS else None)
         for relocation in (variable.relocations.data if variable.relocations else ()):
             at, kind, symbol, addend = relocation.data
-            number = _RELOCATION_NUMBERS.get(kind)
-            if number is None:
+            relocation = relocation_named(kind)
+            if relocation is None:
                 raise EmitError(f"@{variable.sym_name.data}: unknown relocation type {kind}")
-            section.relocations.append(RelocationSpec(offset + at, number, symbol, addend))
+            section.relocations.append(RelocationSpec(offset + at, relocation.number, symbol,
+                                                      addend))
         symbols.append(SymbolSpec(variable.sym_name.data, variable.section.data, offset, size,
                                   "OBJECT",
                                   variable.binding.data if variable.binding else "GLOBAL",
@@ -141,7 +130,7 @@ def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
                                 tuple(text.relocations))]
     out_sections += [section.spec() for section in sections.values() if section.size]
     if code_object.metadata is not None:
-        note = metadata_note(code_object.metadata)
+        note = metadata_note(attr_to_metadata(code_object.metadata))
         out_sections.append(SectionSpec(".note", SHT_NOTE, SHF_ALLOC, 4, note, len(note)))
     comment = code_object.ident.data if code_object.ident is not None else None
     if code_object.symbol_order is not None:

@@ -28,7 +28,8 @@ from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
-from luthier.frontend.codeobj.spec import VARIANT_RELOCATIONS, RelocationSpec
+from luthier.amdgpu_dialects.mc.relocations import literal_relocation
+from luthier.frontend.codeobj.spec import RelocationSpec
 from luthier.lowering.emit.errors import EmitError
 
 
@@ -77,12 +78,12 @@ class TextEncoder:
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
                 reference = attr.data.reference
-                relocation = VARIANT_RELOCATIONS.get(reference.variant) \
+                relocation = literal_relocation(reference.variant, True) \
                     if reference is not None else None
                 if reference is None or relocation is None:
                     raise EmitError(
                         f"{function}: cannot encode symbolic operand {attr.data.text()}")
-                relocations.append(RelocationSpec(offset + desc.size, relocation,
+                relocations.append(RelocationSpec(offset + desc.size, relocation.number,
                                                   reference.symbol, reference.addend))
                 operands.append(Literal(0))
             elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":

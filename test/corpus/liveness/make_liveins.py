@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from luthier.amdgpu_dialects.mc.decoder import Decoder, decoder_for
+from luthier.amdgpu_dialects.mc.relocations import relocation_kind
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.model import CodeObject
 
@@ -55,24 +56,16 @@ CLANG_FLAGS = ("-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc", "
 PRINT_AFTER = "stack-frame-layout"
 #: Prefix of the labels we insert; a non-``.L`` name so that llvm-mc keeps it in the symtab.
 LABEL_PREFIX = "__luthier_liveins_"
-#: Bytes patched by each relocation type that can sit inside a function's code.
-RELOCATION_SIZES = {
-    "R_AMDGPU_ABS32_LO": 4,
-    "R_AMDGPU_ABS32_HI": 4,
-    "R_AMDGPU_ABS32": 4,
-    "R_AMDGPU_REL32": 4,
-    "R_AMDGPU_REL32_LO": 4,
-    "R_AMDGPU_REL32_HI": 4,
-    "R_AMDGPU_GOTPCREL": 4,
-    "R_AMDGPU_GOTPCREL32_LO": 4,
-    "R_AMDGPU_GOTPCREL32_HI": 4,
-    "R_AMDGPU_ABS64": 8,
-    "R_AMDGPU_REL64": 8,
-}
 
 
 #: Per function name, its block rows as written to the JSON.
 Rows = dict[str, list[dict[str, object]]]
+
+
+def _patched_size(relocation_type: int) -> int:
+    """Bytes a relocation patches; 8 (the widest) for a type we do not know."""
+    kind = relocation_kind(relocation_type)
+    return kind.size if kind is not None else 8
 
 
 class OracleError(Exception):
@@ -475,7 +468,7 @@ def build_one(theme: str, target: str, work: Path) -> str:
         )
     symbols = {sym.name: sym.value for sym in ours.symbols}
     relocated = [
-        range(rel.offset, rel.offset + RELOCATION_SIZES.get(rel.type_name, 8))
+        range(rel.offset, rel.offset + _patched_size(rel.type))
         for rel in ours.relocations
         if rel.target_section == ours.text.name
     ]

@@ -135,7 +135,7 @@ def count_instructions(code_object: CodeObject, processor: str) -> tuple[int, in
         {
             (symbol.value, symbol.size)
             for symbol in code_object.symbols
-            if symbol.type == "STT_FUNC" and symbol.size > 0
+            if symbol.type == "FUNC" and symbol.size > 0
         }
     )
     instructions = rejected = 0

@@ -43,7 +43,7 @@ def _offsets(path: Path, module: CodeObjectOp) -> dict[str, dict[int, Instructio
         if not isinstance(function, KernelOp | FunctionOp):
             continue
         symbol = next(s for s in code_object.symbols
-                      if s.name == function.sym_name.data and s.type == "STT_FUNC")
+                      if s.name == function.sym_name.data and s.type == "FUNC")
         code = text.data[symbol.value - text.address:symbol.value - text.address + symbol.size]
         offset, by_offset = 0, {}
         for op in instructions(function):

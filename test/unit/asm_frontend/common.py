@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from luthier.lowering.elf import ObjectSpec, spec_from_relocatable
+from luthier.frontend.codeobj import CodeObject, Section, read_elf
 from luthier.lowering.elf.relocatable import assemble_relocatable
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -82,18 +82,21 @@ def llvm_mc_first_error(text: str, processor: str, tmp: Path, name: str) -> str:
 
 
 def assert_same_object(ours: bytes, reference: bytes) -> None:
-    """Section contents, symbols and relocations first (readable failures), then the bytes."""
-    mine, theirs = spec_from_relocatable(ours), spec_from_relocatable(reference)
-    assert_same_spec(mine, theirs)
+    """Section contents, symbols and relocations first (readable failures), then the bytes.
+
+    Both objects go through the product's reader, :func:`read_elf`."""
+    mine, theirs = read_elf(ours, "ours.o"), read_elf(reference, "llvm-mc.o")
+    assert_same_contents(mine, theirs)
     assert ours == reference
 
 
-def assert_same_spec(mine: ObjectSpec, theirs: ObjectSpec) -> None:
+def assert_same_contents(mine: CodeObject, theirs: CodeObject) -> None:
     assert [s.name for s in mine.sections] == [s.name for s in theirs.sections]
     for ours_section, their_section in zip(mine.sections, theirs.sections, strict=True):
         name = ours_section.name
-        assert ours_section.data == their_section.data, f"{name}: contents differ"
-        assert ours_section.relocations == their_section.relocations, f"{name}: relocations"
+        assert _contents(mine, ours_section) == _contents(theirs, their_section), (
+            f"{name}: contents differ"
+        )
         assert (
             ours_section.type,
             ours_section.flags,
@@ -107,12 +110,27 @@ def assert_same_spec(mine: ObjectSpec, theirs: ObjectSpec) -> None:
             their_section.size,
             their_section.entry_size,
         ), f"{name}: header fields"
+    assert _relocations(mine) == _relocations(theirs)
     assert mine.symbols == theirs.symbols
     assert (mine.e_flags, mine.os_abi, mine.abi_version) == (
         theirs.e_flags,
         theirs.os_abi,
         theirs.abi_version,
     )
+
+
+def _contents(code_object: CodeObject, section: Section) -> bytes:
+    if not section.has_file_bytes:
+        return b""
+    return code_object.data[section.offset : section.offset + section.size]
+
+
+def _relocations(code_object: CodeObject) -> list[tuple[str | None, int, str, str, int]]:
+    """Relocations by patched section, offset, type name, symbol and addend."""
+    return [
+        (r.target_section, r.offset, r.type_name, r.symbol, r.addend)
+        for r in code_object.relocations
+    ]
 
 
 def check_against_llvm_mc(text: str, processor: str, tmp: Path) -> bytes:

@@ -8,8 +8,8 @@ instruction literals with every relocation variant. The objects must be identica
 
 Not covered: ``.bss`` alignment that needs padding after the previous section's end. llvm-mc
 advances the file offset over that padding, our ELF writer (``lowering/elf/relocatable.py``)
-does not, so such objects differ in section offsets only (reported; the round trip
-``write_relocatable(spec_from_relocatable(o))`` of llvm-mc's object shows it too).
+does not, so such objects differ in section offsets only (reported; llvm-mc's object read
+with ``read_elf`` and written back with ``write_relocatable`` shows it too).
 """
 
 from __future__ import annotations

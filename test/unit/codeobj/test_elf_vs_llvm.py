@@ -108,9 +108,9 @@ def test_symbols(paths: list[Path]) -> None:
                 s.index,
                 s.value,
                 s.size,
-                s.type.removeprefix("STT_"),
-                s.binding.removeprefix("STB_"),
-                s.visibility.removeprefix("STV_"),
+                s.type,
+                s.binding,
+                s.visibility,
                 str(s.section_index) if isinstance(s.section_index, int) and s.section_index
                 else ndx_names.get(str(s.section_index), "UND"),
                 s.name or (section_names.get(s.section_index, "")

@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.codeobj import CodeObject, read_code_object
-from luthier.lowering.elf import ObjectSpec
+from luthier.frontend.codeobj import CodeObject, read_code_object, read_elf
+from luthier.frontend.codeobj.elf_format import SHT_RELA, SHT_STRTAB, SHT_SYMTAB
+from luthier.lowering.elf import (
+    ABSOLUTE_SECTION,
+    ObjectSpec,
+    RelocationSpec,
+    SectionSpec,
+    SymbolSpec,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
@@ -35,6 +42,69 @@ INPUT_CODE_DIFFERENCES: dict[str, dict[int, str]] = {
 def linked_reference(obj: Path) -> Path:
     """The committed ``T.G.co`` that ``ld.lld-19 -shared`` made from clang's in-memory object."""
     return CORPUS / (obj.name.removesuffix(".o").removesuffix(".mc") + ".co")
+
+
+def object_spec(source: Path | bytes) -> ObjectSpec:
+    """An ``ET_REL`` object as the writers' input, built from what the product's reader
+    (:func:`read_elf`) makes of it: the tables the writers regenerate (``.strtab``,
+    ``.symtab``, the ``.rela`` sections) become symbols and relocations; section symbols are
+    named by their section, as the reader names them in relocations. For the round trip
+    ``write_relocatable(object_spec(o)) == o``."""
+    data = source if isinstance(source, bytes) else source.read_bytes()
+    code_object = read_elf(data, "<object>" if isinstance(source, bytes) else str(source))
+    names = {section.index: section.name for section in code_object.sections}
+    relocations: dict[str | None, list[RelocationSpec]] = {}
+    for reloc in code_object.relocations:
+        relocations.setdefault(reloc.target_section, []).append(
+            RelocationSpec(reloc.offset, reloc.type, reloc.symbol, reloc.addend)
+        )
+    sections = tuple(
+        SectionSpec(
+            name=section.name,
+            type=section.type,
+            flags=section.flags,
+            alignment=section.alignment,
+            data=data[section.offset : section.offset + section.size]
+            if section.has_file_bytes
+            else b"",
+            size=section.size,
+            relocations=tuple(relocations.get(section.name, ())),
+            entry_size=section.entry_size,
+        )
+        for section in code_object.sections
+        if section.index
+        and section.type not in (SHT_SYMTAB, SHT_RELA)
+        and not (section.type == SHT_STRTAB and not section.flags)
+    )
+    symbols: list[SymbolSpec] = []
+    for symbol in code_object.symbols:
+        if symbol.table != ".symtab" or symbol.index == 0:
+            continue
+        index = symbol.section_index
+        section = None
+        if index == "SHN_ABS":
+            section = ABSOLUTE_SECTION
+        elif isinstance(index, int) and index:
+            section = names[index]
+        kind = symbol.type
+        symbols.append(
+            SymbolSpec(
+                name=section if kind == "SECTION" and section else symbol.name,
+                section=section,
+                value=symbol.value,
+                size=symbol.size,
+                type=kind,
+                binding=symbol.binding,
+                visibility=symbol.visibility,
+            )
+        )
+    return ObjectSpec(
+        e_flags=code_object.e_flags,
+        os_abi=code_object.os_abi,
+        abi_version=code_object.abi_version,
+        sections=sections,
+        symbols=tuple(symbols),
+    )
 
 
 def without_csdata(spec: ObjectSpec) -> ObjectSpec:
@@ -94,7 +164,7 @@ def structural_differences(ours: Path, reference: Path) -> list[str]:
     if symbols(a, ".dynsym") != symbols(b, ".dynsym"):
         problems.append("dynamic symbols differ")
     for name, (value, size, sym_type, _, _) in symbols(b, ".symtab").items():
-        if sym_type != "STT_FUNC":
+        if sym_type != "FUNC":
             continue
         if file_bytes(a, raw_a, value, size) != file_bytes(b, raw_b, value, size):
             problems.append(f"code of {name} differs")

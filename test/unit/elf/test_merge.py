@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from luthier.frontend.codeobj.spec import (
+from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_MERGE,
     SHF_STRINGS,
     SHT_PROGBITS,
+)
+from luthier.frontend.codeobj.spec import (
     SectionSpec,
 )
 from luthier.lowering.elf.merge import MergeGroup

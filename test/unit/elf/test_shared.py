@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from luthier.frontend.codeobj import read_code_object
-from luthier.frontend.codeobj.spec import (
+from luthier.amdgpu_dialects.mc.relocations import (
     R_AMDGPU_ABS64,
     R_AMDGPU_REL32_HI,
     R_AMDGPU_REL32_LO,
     R_AMDGPU_REL64,
+)
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_EXECINSTR,
     SHF_WRITE,
@@ -26,7 +28,6 @@ from luthier.lowering.elf import (
     SectionSpec,
     SymbolSpec,
     link_shared,
-    spec_from_relocatable,
 )
 
 from .common import (
@@ -38,6 +39,7 @@ from .common import (
     READELF,
     differing_addresses,
     linked_reference,
+    object_spec,
     run_tool,
     structural_differences,
     without_csdata,
@@ -50,7 +52,7 @@ def test_matches_committed_code_object(path: Path, tmp_path: Path) -> None:
     """Byte-identical to the committed ``.co``, except where the ``.o`` input itself differs."""
     reference = linked_reference(path)
     ours = tmp_path / reference.name
-    ours.write_bytes(link_shared(without_csdata(spec_from_relocatable(path))))
+    ours.write_bytes(link_shared(without_csdata(object_spec(path))))
     expected = reference.read_bytes()
     allowed = INPUT_CODE_DIFFERENCES.get(path.name)
     if allowed is None:
@@ -73,7 +75,7 @@ def test_matches_lld_on_the_object(path: Path, tmp_path: Path) -> None:
     """Byte-identical to ``ld.lld-19`` run here on the very same ``.o`` (clang's flags)."""
     lld_out = tmp_path / "lld.co"
     run_tool(LLD, "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o", lld_out, path)
-    assert link_shared(spec_from_relocatable(path)) == lld_out.read_bytes()
+    assert link_shared(object_spec(path)) == lld_out.read_bytes()
 
 
 @pytest.mark.parametrize("path", OBJECTS, ids=OBJECT_IDS)
@@ -81,7 +83,7 @@ def test_tools_read_the_output(path: Path, tmp_path: Path) -> None:
     """llvm-readelf -a and llvm-objdump -d accept our output and print what they print for lld's."""
     reference = linked_reference(path)
     ours = tmp_path / reference.name
-    ours.write_bytes(link_shared(without_csdata(spec_from_relocatable(path))))
+    ours.write_bytes(link_shared(without_csdata(object_spec(path))))
     assert run_tool(READELF, "-a", "-W", ours) == run_tool(READELF, "-a", "-W", reference)
     dump = run_tool(OBJDUMP, "-d", ours)
     if path.name not in INPUT_CODE_DIFFERENCES:
@@ -97,7 +99,7 @@ def test_fresh_assembly_matches_lld(name: str, tmp_path: Path) -> None:
     lld_out = tmp_path / f"{name}.co"
     run_tool(LLD, "-m", "elf64_amdgpu", "--no-undefined", "-shared", "-o", lld_out, obj)
     ours = tmp_path / f"{name}.ours.co"
-    ours.write_bytes(link_shared(spec_from_relocatable(obj)))
+    ours.write_bytes(link_shared(object_spec(obj)))
     assert ours.read_bytes() == lld_out.read_bytes()
     assert run_tool(READELF, "-a", "-W", ours) == run_tool(READELF, "-a", "-W", lld_out)
     assert run_tool(OBJDUMP, "-d", ours) == run_tool(OBJDUMP, "-d", lld_out)
@@ -121,8 +123,8 @@ def _kernel_spec() -> ObjectSpec:
                 code,
                 len(code),
                 (
-                    RelocationSpec(8, R_AMDGPU_REL32_LO, "counter", 4),
-                    RelocationSpec(16, R_AMDGPU_REL32_HI, "counter", 12),
+                    RelocationSpec(8, R_AMDGPU_REL32_LO.number, "counter", 4),
+                    RelocationSpec(16, R_AMDGPU_REL32_HI.number, "counter", 12),
                 ),
             ),
             SectionSpec(
@@ -132,7 +134,7 @@ def _kernel_spec() -> ObjectSpec:
                 64,
                 bytes(descriptor),
                 64,
-                (RelocationSpec(16, R_AMDGPU_REL64, "k", 16),),
+                (RelocationSpec(16, R_AMDGPU_REL64.number, "k", 16),),
             ),
             SectionSpec(
                 ".data.rel.ro",
@@ -141,7 +143,7 @@ def _kernel_spec() -> ObjectSpec:
                 8,
                 bytes(8),
                 8,
-                (RelocationSpec(0, R_AMDGPU_ABS64, "k", 0),),
+                (RelocationSpec(0, R_AMDGPU_ABS64.number, "k", 0),),
             ),
             SectionSpec(".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 4, b"", 4),
         ),

@@ -1,6 +1,8 @@
-"""``.amdgpu_metadata`` -> the ``NT_AMDGPU_METADATA`` note, byte for byte as llvm-mc writes it.
+"""The ``NT_AMDGPU_METADATA`` note's bytes, byte for byte as LLVM writes them.
 
-LLVM serializes its ``msgpack::Document`` with ``msgpack::Writer`` in non-compatible mode:
+The one writer of the metadata note: the assembler (``.amdgpu_metadata``) and the emitter
+(``amdgpu_mc.code_object`` metadata) both call :func:`metadata_note`; :mod:`notes` reads it
+back. LLVM serializes its ``msgpack::Document`` with ``msgpack::Writer`` in non-compatible mode:
 the smallest encoding of each integer (non-negative ones as unsigned), ``str8`` allowed, and
 map keys in the document's sorted order (by msgpack kind, then value; strings bytewise).
 The note is the usual ELF note record: name ``AMDGPU`` (7 bytes with its NUL, padded to 8),
@@ -10,9 +12,20 @@ type 32, then the blob padded to 4 bytes.
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping, Sequence
 
-from luthier.frontend.asm.yaml_reader import Value
 from luthier.frontend.codeobj.notes import AMDGPU_NOTE_NAME, NT_AMDGPU_METADATA
+
+#: A metadata value: what msgpack maps to Python, as the YAML reader and the IR produce it.
+MetadataValue = (
+    None
+    | bool
+    | int
+    | float
+    | str
+    | Sequence["MetadataValue"]
+    | Mapping[str, "MetadataValue"]
+)
 
 #: msgpack::Type::String's rank in LLVM's DocNode ordering (kind first, then value); map keys
 #: here are always strings, so they sort bytewise.
@@ -40,18 +53,21 @@ def _sized(
         out += struct.pack(">I", length)
 
 
-def _write(out: bytearray, value: Value) -> None:
+def _write(out: bytearray, value: MetadataValue) -> None:
     if value is None:
         out.append(0xC0)
     elif isinstance(value, bool):
         out.append(0xC3 if value else 0xC2)
     elif isinstance(value, int):
         _write_int(out, value)
+    elif isinstance(value, float):
+        out.append(0xCB)  # float64; AMDGPU metadata has no floats, the IR could
+        out += struct.pack(">d", value)
     elif isinstance(value, str):
         data = value.encode()
         _sized(out, len(data), 0xA0, 32, (0xD9, 0xDA, 0xDB))
         out += data
-    elif isinstance(value, list):
+    elif isinstance(value, Sequence):
         _sized(out, len(value), 0x90, 16, (0, 0xDC, 0xDD))
         for item in value:
             _write(out, item)
@@ -96,7 +112,7 @@ def _write_int(out: bytearray, value: int) -> None:
     out += struct.pack(">q", value)
 
 
-def to_msgpack(value: Value) -> bytes:
+def to_msgpack(value: MetadataValue) -> bytes:
     """``value`` serialized as LLVM's msgpack writer does."""
     out = bytearray()
     _write(out, value)
@@ -107,7 +123,7 @@ def _pad4(data: bytes) -> bytes:
     return data + bytes(-len(data) % 4)
 
 
-def metadata_note(value: Value) -> bytes:
+def metadata_note(value: MetadataValue) -> bytes:
     """The ELF note record holding ``value`` as the AMDGPU metadata."""
     name = AMDGPU_NOTE_NAME.encode() + b"\0"
     desc = to_msgpack(value)
