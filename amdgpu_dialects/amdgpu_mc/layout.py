@@ -59,7 +59,7 @@ def literal_offset(op: InstructionOpBase, isa: TargetISA) -> int:
     return isa.by_name[op.opcode.data].size
 
 
-def instruction_record(op: InstructionOpBase, isa: TargetISA) -> InstrDef:
+def _record(op: InstructionOpBase, isa: TargetISA) -> InstrDef:
     """``op``'s ISA record; :class:`UnsizedError` when the target lacks it or the op's
     operands do not fill its slots."""
     desc = isa.by_name.get(op.opcode.data)
@@ -100,7 +100,7 @@ def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
     known = _sizes.get(key)
     if known is not None and known[0] is opcode and known[1] is operands:
         return known[2]
-    desc = instruction_record(op, isa)
+    desc = _record(op, isa)
     try:
         inst = MCInst(desc, encoding_operands(op, desc), desc.size)
         size = len(encoder_for(isa.name).encode(inst, keep_literals=True))
