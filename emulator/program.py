@@ -21,6 +21,12 @@ from xdsl.dialects.builtin import IntAttr, IntegerAttr
 from xdsl.ir import Attribute, Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import (
+    FunctionLayout,
+    UnsizedError,
+    function_layout,
+    literal_offset,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     LiteralAttr,
@@ -30,15 +36,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
-    FallthroughOp,
-    FunctionOp,
+    FunctionLikeOp,
     GlobalOp,
     KernelOp,
 )
-from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.amdgpu_dialects.mc.decoder import MCInst
-from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
-from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
@@ -159,62 +161,28 @@ class _Compiler:
         self.module = module
         self.processor = module.processor
         self.isa: TargetISA = load_target(self.processor)
-        self.encoder = encoder_for(self.processor)
         self.program = Program(self.processor, self.isa.wavefront_size)
 
     # -- layout -------------------------------------------------------------------------------
 
-    def _size(self, op: InstructionOpBase, desc: InstrDef, where: str) -> int:
-        operands: list[Operand] = []
-        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
-            if isinstance(attr, SymbolOperandAttr):
-                operands.append(Literal(0))
-            elif isinstance(attr, VirtRegAttr):
-                raise EmulationError(f"{where}: virtual register {attr.text}: allocate "
-                                     "registers before running")
-            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-                operands.append(0)
-            elif isinstance(attr, PhysRegAttr):
-                operands.append(attr.data)
-            elif isinstance(attr, LiteralAttr):
-                operands.append(Literal(attr.data))
-            elif isinstance(attr, IntAttr):
-                operands.append(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
-            else:
-                operands.append(None)
-        try:
-            return len(self.encoder.encode(MCInst(desc, operands, desc.size),
-                                           keep_literals=True))
-        except EncodeError:
-            literal = any(isinstance(attr, LiteralAttr | SymbolOperandAttr)
-                          for attr in op.mc_operands.data)
-            return desc.size + (4 if literal else 0)
+    def _functions(self) -> list[FunctionLikeOp]:
+        return [op for op in self.module.body.block.ops if isinstance(op, FunctionLikeOp)]
 
-    def _functions(self) -> list[KernelOp | FunctionOp]:
-        return [op for op in self.module.body.block.ops if isinstance(op, KernelOp | FunctionOp)]
-
-    def layout(self) -> list[tuple[KernelOp | FunctionOp, list[tuple[Any, int, int]]]]:
-        """Addresses of every function and instruction; variables after the text."""
+    def layout(self) -> list[tuple[FunctionLikeOp, FunctionLayout]]:
+        """Addresses of every function (its instructions where the dialect's layout puts
+        them); variables after the text."""
         address = TEXT_BASE
-        laid: list[tuple[KernelOp | FunctionOp, list[tuple[Any, int, int]]]] = []
+        laid: list[tuple[FunctionLikeOp, FunctionLayout]] = []
         for function in self._functions():
             name = function.sym_name.data
-            address = _align(address, _int_property(function, "alignment", 4))
+            address = _align(address, function.code_alignment)
             self.program.symbols[name] = address
-            start = address
-            placed: list[tuple[Any, int, int]] = []
-            for block in function.body.blocks:
-                for op in block.ops:
-                    if not isinstance(op, InstructionOpBase):
-                        continue
-                    desc = self.isa.by_name.get(op.opcode.data)
-                    if desc is None:
-                        raise EmulationError(f"{name}: '{op.opcode.data}' is not an "
-                                             f"instruction of {self.processor}")
-                    size = self._size(op, desc, f"{name} at offset {address - start:#x}")
-                    placed.append((op, address, size))
-                    address += size
-            laid.append((function, placed))
+            try:
+                code = function_layout(function, self.isa)
+            except UnsizedError as error:
+                raise EmulationError(f"{name}: {error}") from None
+            laid.append((function, code))
+            address += code.size
         data = _align(address + 4096, 4096)
         for op in self.module.body.block.ops:
             if not isinstance(op, GlobalOp):
@@ -267,25 +235,19 @@ class _Compiler:
         laid = self.layout()
         program = self.program
         pending: list[tuple[Instruction, list[Block]]] = []
-        for function, placed in laid:
+        for function, code in laid:
             name = function.sym_name.data
             start = program.symbols[name]
             block_pc: dict[Block, int] = {}
-            addresses = iter(placed)
-            blocks = list(function.body.blocks)
-            for index, block in enumerate(blocks):
+            blocks = code.blocks
+            for block in blocks:
                 block_pc[block] = len(program.instructions)
                 index_mode = 0  # GPR index mode regions are followed within a block
                 for op in block.ops:
-                    if isinstance(op, FallthroughOp):
-                        if index + 1 >= len(blocks) or op.dest is not blocks[index + 1]:
-                            raise EmulationError(f"{name}: amdgpu_mc.fallthrough must name "
-                                                 "the next block")
-                        continue
                     if not isinstance(op, InstructionOpBase):
-                        raise EmulationError(f"{name}: '{op.name}' is not an instruction")
-                    _, address, size = next(addresses)
-                    inst = self._instruction(op, address, size, name, start)
+                        continue  # a fall-through: the layout refused anything else
+                    address = start + code.offsets[op]
+                    inst = self._instruction(op, address, code.sizes[op], name, start)
                     index_mode = _next_index_mode(inst, index_mode)
                     program.pc_of_address[address] = inst.pc
                     program.instructions.append(inst)
@@ -317,7 +279,8 @@ class _Compiler:
         where = f"'{op.mnemonic}' in {function} at offset {address - start:#x}"
         operands: dict[str, Any] = {}
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
-            operands[slot.name] = self._operand(attr, address + desc.size, where)
+            operands[slot.name] = self._operand(attr, address + literal_offset(op, self.isa),
+                                                where)
         return Instruction(op.mnemonic, desc, operands, address, size,
                            len(self.program.instructions), function, address - start,
                            wave_size=self.program.wave_size, program=self.program)

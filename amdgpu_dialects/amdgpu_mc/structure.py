@@ -130,8 +130,11 @@ def _parse_attributes(parser: Parser) -> dict[str, Attribute]:
     return parser.parse_optional_attr_dict()
 
 
-class _FunctionLike(IRDLOperation):
-    """Shared by kernels and device functions: a symbol with a body of basic blocks."""
+class FunctionLikeOp(IRDLOperation):
+    """What kernels and device functions share: a symbol with a body of basic blocks in
+    layout order, an alignment and the fill before it. Passes that treat every function
+    alike test ``isinstance(op, FunctionLikeOp)``; only :class:`KernelOp` and
+    :class:`FunctionOp` derive from it (it names no op itself)."""
 
     sym_name = prop_def(SymbolNameConstraint())
     #: Byte alignment of the first instruction (kernels: 256).
@@ -146,11 +149,21 @@ class _FunctionLike(IRDLOperation):
 
     traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
 
+    @property
+    def code_alignment(self) -> int:
+        """Byte alignment of the first instruction (4 when the function names none)."""
+        return self.alignment.value.data if self.alignment is not None else 4
+
+    @property
+    def fill(self) -> str:
+        """The :data:`PADDING_FILLS` name of what fills the gap before the function."""
+        return self.padding_fill.data if self.padding_fill is not None else "s_nop"
+
     def print(self, printer: Printer) -> None:
         _print_symbol_props_region(self, printer, self.body)
 
     @classmethod
-    def parse(cls, parser: Parser) -> _FunctionLike:
+    def parse(cls, parser: Parser) -> FunctionLikeOp:
         properties = _parse_symbol_props(parser)
         attributes = _parse_attributes(parser)
         region = parser.parse_region()
@@ -171,7 +184,7 @@ class _FunctionLike(IRDLOperation):
 
 
 @irdl_op_definition
-class KernelOp(_FunctionLike):
+class KernelOp(FunctionLikeOp):
     """A kernel: its entry function and its kernel descriptor (``<name>.kd``)."""
 
     name = "amdgpu_mc.kernel"
@@ -180,7 +193,7 @@ class KernelOp(_FunctionLike):
 
 
 @irdl_op_definition
-class FunctionOp(_FunctionLike):
+class FunctionOp(FunctionLikeOp):
     """A device function (called from kernels with ``s_swappc_b64``)."""
 
     name = "amdgpu_mc.func"
@@ -230,7 +243,13 @@ class GlobalOp(IRDLOperation):
 
 @irdl_op_definition
 class FallthroughOp(IRDLOperation):
-    """Control falls into the next block in layout order (emits no bytes)."""
+    """Control falls into the next block in layout order (emits no bytes).
+
+    It is the last op of its block (a terminator) and names the block right after that
+    one in the region: layout order is execution order here, so a fall-through to any
+    other block could not be emitted (that edge needs a branch). The verifier holds
+    emitters, the emulator and layout passes to this, so none of them checks it again.
+    """
 
     name = "amdgpu_mc.fallthrough"
 
@@ -239,6 +258,15 @@ class FallthroughOp(IRDLOperation):
 
     def __init__(self, dest: Block) -> None:
         super().__init__(successors=[dest])
+
+    def verify_(self) -> None:
+        block = self.parent_block()
+        if block is None:
+            return
+        if block.next_block is not self.dest:
+            raise VerifyException(
+                "amdgpu_mc.fallthrough must name the next block (insert a branch to reach "
+                "another one)")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -14,15 +14,16 @@ from collections.abc import Iterator
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 
-Function = KernelOp | FunctionOp
 
-
-def enclosing_function(op: Operation) -> Function | None:
+def enclosing_function(op: Operation) -> FunctionLikeOp | None:
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, Function):
+    while parent is not None and not isinstance(parent, FunctionLikeOp):
         parent = parent.parent_op()
     return parent
 
@@ -56,7 +57,7 @@ def instruction_text(op: InstructionOpBase) -> str:
     return f"{op.mnemonic} {operands}" if operands else op.mnemonic
 
 
-def _index(function: Function, target: InstructionOpBase) -> int:
+def _index(function: FunctionLikeOp, target: InstructionOpBase) -> int:
     index = 0
     for block in function.body.blocks:
         for op in block.ops:

@@ -27,17 +27,21 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import (
+    ZERO_LITERAL,
+    UnsizedError,
+    encoding_operands,
+    function_layout,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     NotMCOperandError,
     SymbolOperandAttr,
-    mc_operand,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     S_NOP_0,
     CodeObjectOp,
-    FallthroughOp,
-    FunctionOp,
+    FunctionLikeOp,
     GlobalOp,
     KernelOp,
 )
@@ -167,7 +171,7 @@ class _FunctionWriter:
     """Lays out one function's blocks like the object emitter and prints its lines."""
 
     def __init__(
-        self, writer: _AsmWriter, op: KernelOp | FunctionOp, index: int, start: int
+        self, writer: _AsmWriter, op: FunctionLikeOp, index: int, start: int
     ) -> None:
         self.writer = writer
         self.op = op
@@ -181,26 +185,21 @@ class _FunctionWriter:
         self.end = start
 
     def _operands(
-        self, op: InstructionOpBase, desc: InstrDef, branch: int | None, symbol_value: Operand
+        self, op: InstructionOpBase, desc: InstrDef, branch: int, symbol_value: Operand
     ) -> list[Operand]:
-        """The MC operands, with ``symbol_value`` for a symbolic operand and ``branch``
-        (None: zero) as the offset of a branch."""
-        operands: list[Operand] = []
-        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
-            if isinstance(attr, SymbolOperandAttr):
-                reference = attr.data.reference
-                if reference is None or literal_relocation(reference.variant, True) is None:
-                    raise EmitError(
-                        f"{self.name}: cannot encode symbolic operand {attr.data.text()}")
-                operands.append(symbol_value)
-            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-                operands.append(branch if branch is not None else 0)
-            else:
-                try:
-                    operands.append(mc_operand(attr))
-                except NotMCOperandError as error:
-                    raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
-        return operands
+        """The MC operands, with ``symbol_value`` for a symbolic operand and ``branch`` as
+        the offset of a branch."""
+        for attr in op.mc_operands.data:
+            if not isinstance(attr, SymbolOperandAttr):
+                continue
+            reference = attr.data.reference
+            if reference is None or literal_relocation(reference.variant, True) is None:
+                raise EmitError(
+                    f"{self.name}: cannot encode symbolic operand {attr.data.text()}")
+        try:
+            return encoding_operands(op, desc, symbol=symbol_value, branch=branch)
+        except NotMCOperandError as error:
+            raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
     def _encode(self, op: InstructionOpBase, desc: InstrDef, operands: list[Operand]) -> bytes:
         try:
@@ -208,52 +207,32 @@ class _FunctionWriter:
         except EncodeError as error:
             raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
-    def _desc(self, op: InstructionOpBase) -> InstrDef:
-        desc = self.writer.isa.by_name.get(op.opcode.data)
-        if desc is None:
-            raise EmitError(
-                f"{self.name}: '{op.opcode.data}' is not an instruction of {self.writer.isa.name}"
-            )
-        if len(desc.operands) != len(op.mc_operands.data):
-            raise EmitError(
-                f"{self.name}: {op.mnemonic} has {len(op.mc_operands.data)} "
-                f"operands, its record {len(desc.operands)}"
-            )
-        return desc
-
     def layout(self) -> list[_Instruction | Block]:
-        """Blocks (as label markers) and instructions with their final bytes, as
-        :class:`~luthier.lowering.emit.text.TextEncoder` lays them out."""
+        """Blocks (as label markers) and instructions with their final bytes, where the
+        dialect's :func:`~luthier.amdgpu_dialects.amdgpu_mc.layout.function_layout` puts
+        them (as the object emitter does)."""
+        try:
+            code = function_layout(self.op, self.writer.isa)
+        except UnsizedError as error:
+            raise EmitError(f"{self.name}: {error}") from None
+        for block, offset in code.block_offsets.items():
+            self.block_offsets[block] = self.start + offset
         items: list[_Instruction | Block] = []
-        offset = self.start
-        for number, block in enumerate(self.blocks):
-            self.block_offsets[block] = offset
+        for block in self.blocks:
             items.append(block)
             for inner in block.ops:
-                if isinstance(inner, FallthroughOp):
-                    if number + 1 >= len(self.blocks) or inner.dest is not self.blocks[number + 1]:
-                        raise EmitError(
-                            f"{self.name}: amdgpu_mc.fallthrough must name the "
-                            "next block (insert a branch to reach another one)"
-                        )
-                    continue
                 if not isinstance(inner, InstructionOpBase):
-                    raise EmitError(f"{self.name}: '{inner.name}' is not an instruction")
-                desc = self._desc(inner)
-                data = self._encode(inner, desc, self._operands(inner, desc, None, Literal(0)))
+                    continue
+                desc = self.writer.isa.by_name[inner.opcode.data]
                 symbols = [
                     attr for attr in inner.mc_operands.data if isinstance(attr, SymbolOperandAttr)
                 ]
-                items.append(_Instruction(inner, desc, offset, data, symbols))
-                offset += len(data)
-        for item in items:
-            if isinstance(item, _Instruction) and item.op.KIND == "branch":
-                item.data = self._encode(
-                    item.op,
-                    item.desc,
-                    self._operands(item.op, item.desc, self._branch_offset(item), Literal(0)),
-                )
-        self.end = offset
+                item = _Instruction(inner, desc, self.start + code.offsets[inner], b"", symbols)
+                branch = self._branch_offset(item) if inner.KIND == "branch" else 0
+                item.data = self._encode(inner, desc, self._operands(inner, desc, branch,
+                                                                     ZERO_LITERAL))
+                items.append(item)
+        self.end = self.start + code.size
         return items
 
     def _branch_offset(self, item: _Instruction) -> int:
@@ -401,9 +380,9 @@ class _AsmWriter:
         self.fallbacks: list[Fallback] = []
         self.instructions = 0
         ops = list(code_object.body.ops)
-        self.functions = [op for op in ops if isinstance(op, KernelOp | FunctionOp)]
+        self.functions = [op for op in ops if isinstance(op, FunctionLikeOp)]
         self.variables = [op for op in ops if isinstance(op, GlobalOp)]
-        others = [op.name for op in ops if not isinstance(op, KernelOp | FunctionOp | GlobalOp)]
+        others = [op.name for op in ops if not isinstance(op, FunctionLikeOp | GlobalOp)]
         if others:
             raise EmitError(f"'{others[0]}' cannot be emitted in a code object")
 
@@ -423,11 +402,11 @@ class _AsmWriter:
         return target
 
     @staticmethod
-    def binding(op: KernelOp | FunctionOp | GlobalOp) -> str:
+    def binding(op: FunctionLikeOp | GlobalOp) -> str:
         return op.binding.data if op.binding else "GLOBAL"
 
     @staticmethod
-    def visibility(op: KernelOp | FunctionOp | GlobalOp) -> str:
+    def visibility(op: FunctionLikeOp | GlobalOp) -> str:
         return op.visibility.data if op.visibility else "DEFAULT"
 
     def write(self) -> AssemblyOutput:
@@ -487,7 +466,7 @@ class _AsmWriter:
             lines.append(_s_nop_fill(padding))
         return lines
 
-    def _check_kernel_visibility(self, function: KernelOp | FunctionOp) -> None:
+    def _check_kernel_visibility(self, function: FunctionLikeOp) -> None:
         """llvm-mc makes a default-visibility kernel symbol protected (the descriptor's
         static relocation needs it) but gives ``.kd`` the kernel's visibility before that;
         the object emitter writes other pairs, which assembly cannot reproduce."""

@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import ModuleOp
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
-    FunctionOp,
+    FunctionLikeOp,
     GlobalOp,
     KernelOp,
 )
@@ -76,7 +76,7 @@ class _DataSection:
 def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
     """Lower ``code_object`` to a relocatable object's contents; raises :class:`EmitError`."""
     isa = load_target(code_object.processor)
-    functions = [op for op in code_object.body.ops if isinstance(op, KernelOp | FunctionOp)]
+    functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
     padding = code_object.text_padding.value.data if code_object.text_padding else 0
     leading = (code_object.text_leading_padding.value.data
                if code_object.text_leading_padding else 0)

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
-    FunctionOp,
+    FunctionLikeOp,
     GlobalOp,
-    KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.passes.analysis.calls import CallSite
@@ -95,7 +94,7 @@ class CallGraph:
         isa = load_target(processor) if processor in SUPPORTED_TARGETS else None
         cfgs: dict[str, FunctionCFG] = {}
         for op in code_object.body.ops:
-            if isinstance(op, KernelOp | FunctionOp):
+            if isinstance(op, FunctionLikeOp):
                 cfgs[op.sym_name.data] = FunctionCFG.build(op, isa)
         return cls(code_object, cfgs)
 

@@ -38,15 +38,13 @@ from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import FunctionLayout, literal_offset
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
-    LiteralAttr,
-    NotMCOperandError,
     SymbolOperandAttr,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
 from luthier.amdgpu_dialects.isa.target import OperandSlot, TargetISA
-from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 
 #: How many single-predecessor blocks before a call the resolver looks through. Compilers
 #: materialise a call target right before the call; the bound keeps long straight chains
@@ -151,38 +149,13 @@ def _sgpr_units(attr: Attribute) -> range | None:
     return range(units[1], units[1] + units[2])
 
 
-def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
-    """Bytes ``op`` encodes to: its record's size, plus 4 for a trailing literal (a
-    literal operand, or a symbolic operand that is not a branch offset), as the emitter
-    encodes it. None when the target has no such record."""
-    desc = isa.by_name.get(op.opcode.data)
-    if desc is None:
-        return None
-    for slot, attr in zip(desc.operands, op.mc_operands.data, strict=False):
-        if isinstance(attr, LiteralAttr) or (
-                isinstance(attr, SymbolOperandAttr)
-                and slot.kind.operand_type != "OPERAND_PCREL"):
-            return desc.size + 4
-    return desc.size
-
-
-def encoded_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
-    """Bytes ``op`` encodes to. Encoding decides whether an immediate parsed from text
-    needs a trailing literal, which the record alone does not say; an op that cannot be
-    encoded yet (a symbolic operand) falls back to the record's size plus its literal."""
-    try:
-        return len(encoder_for(isa.name).encode(op.to_mcinst(isa), keep_literals=True))
-    except (NotMCOperandError, EncodeError, KeyError):
-        return instruction_size(op, isa)
-
-
 class _Evaluator:
     """Forward evaluation of SGPR halves over a straight sequence of instructions."""
 
-    def __init__(self, isa: TargetISA | None, offsets: dict[Operation, int] | None,
+    def __init__(self, isa: TargetISA | None, layout: FunctionLayout | None,
                  describe: _Describe, incoming: _Unknown) -> None:
         self.isa = isa
-        self.offsets = offsets
+        self.layout = layout
         self.describe = describe
         self.values: dict[int, _Value] = {}
         #: What an SGPR not in ``values`` holds.
@@ -266,12 +239,10 @@ class _Evaluator:
         return None
 
     def _getpc(self, op: InstructionOpBase) -> list[_Value] | None:
-        start = self.offsets.get(op) if self.offsets is not None else None
-        size = instruction_size(op, self.isa) if self.isa is not None else None
-        if start is None or size is None:
+        if self.layout is None or op not in self.layout.offsets:
             return None
-        return [_PcHalf(self.serial, False, start + size),
-                _PcHalf(self.serial, True, start + size)]
+        end = self.layout.end(op)
+        return [_PcHalf(self.serial, False, end), _PcHalf(self.serial, True, end)]
 
     def _pc_add(self, op: InstructionOpBase, high: bool,
                 operands: Sequence[Attribute]) -> list[_Value] | None:
@@ -290,14 +261,13 @@ class _Evaluator:
         if high and self.carry != (base.getpc, reference.symbol, family):
             return [_Unknown(f"written by s_addc_u32 {self.describe(op)}, whose carry does "
                              "not come from the matching s_add_u32")]
-        start = self.offsets.get(op) if self.offsets is not None else None
-        desc = self.isa.by_name.get(op.opcode.data) if self.isa is not None else None
-        if start is None or desc is None:
+        if self.layout is None or self.isa is None or op not in self.layout.offsets:
             return None
-        # The literal at ``start + desc.size`` holds S + A - P (REL32 semantics, P being
-        # the literal's address), so the register ends up as pc + S + A - P: the symbol,
-        # plus the addend less the distance from the s_getpc_b64's pc to the literal.
-        offset = reference.addend - (start + desc.size - base.pc)
+        # The literal at ``literal`` holds S + A - P (REL32 semantics, P being the
+        # literal's address), so the register ends up as pc + S + A - P: the symbol, plus
+        # the addend less the distance from the s_getpc_b64's pc to the literal.
+        literal = self.layout.offsets[op] + literal_offset(op, self.isa)
+        offset = reference.addend - (literal - base.pc)
         if not high:
             self._pending_carry = (base.getpc, reference.symbol, family)
         return [_AddressHalf(base.getpc, high, reference.symbol, family, offset)]
@@ -332,10 +302,9 @@ def _is_address(lo: _Value | None, hi: _Value | None, family: str) -> bool:
 class _Describe:
     """Where an op is, for reasons and warnings: ``^bb2 +0x1c`` (or ``^bb2`` alone)."""
 
-    def __init__(self, block_of: dict[Operation, int], offsets: dict[Operation, int] | None
-                 ) -> None:
+    def __init__(self, block_of: dict[Operation, int], layout: FunctionLayout | None) -> None:
         self.block_of = block_of
-        self.offsets = offsets
+        self.offsets = layout.offsets if layout is not None else None
 
     def __call__(self, op: Operation) -> str:
         block = self.block_of.get(op)
@@ -391,13 +360,13 @@ def _conclude(register: str, first: int, lo: _Value, hi: _Value) -> tuple[str | 
 
 def resolve_target(blocks: Sequence[Block], predecessors: Sequence[Sequence[int]],
                    block: int, op: InstructionOpBase, register: Attribute,
-                   isa: TargetISA | None, offsets: dict[Operation, int] | None,
+                   isa: TargetISA | None, layout: FunctionLayout | None,
                    block_of: dict[Operation, int]) -> tuple[str | None, str]:
     """``(callee, how)`` or ``(None, why)`` for the code address in ``register`` just
     before ``op`` in ``blocks[block]``.
 
-    ``offsets`` (each instruction's byte offset in the function) turn the addends of
-    PC-relative operands into offsets from their symbol; without them, PC-relative values
+    ``layout`` (where each instruction lies in the function) turns the addends of
+    PC-relative operands into offsets from their symbol; without it, PC-relative values
     stay unknown. ``block_of`` maps ops to block indices, for the reasons.
     """
     first = sgpr_pair(register)
@@ -411,7 +380,7 @@ def resolve_target(blocks: Sequence[Block], predecessors: Sequence[Sequence[int]
             break
         chain.insert(0, preds[0])
     incoming = _incoming(chain[0], len(predecessors[chain[0]]))
-    evaluator = _Evaluator(isa, offsets, _Describe(block_of, offsets), incoming)
+    evaluator = _Evaluator(isa, layout, _Describe(block_of, layout), incoming)
     for index in chain[:-1]:
         for inner in blocks[index].ops:
             evaluator.step(inner)
@@ -437,7 +406,7 @@ class FunctionView(Protocol):
     @property
     def isa(self) -> TargetISA | None: ...
     @property
-    def instruction_offsets(self) -> dict[Operation, int] | None: ...
+    def layout(self) -> FunctionLayout | None: ...
     @property
     def block_of(self) -> dict[Operation, int]: ...
 
@@ -483,7 +452,7 @@ def _call_site(cfg: FunctionView, block: int, position: int,
     operands = op.mc_operands.data
     if op.mnemonic == "s_swappc_b64" and len(operands) == 2:
         callee, reason = resolve_target(cfg.blocks, cfg.predecessors, block, op, operands[1],
-                                        cfg.isa, cfg.instruction_offsets, cfg.block_of)
+                                        cfg.isa, cfg.layout, cfg.block_of)
         return CallSite(cfg.name, block, position, op, CallKind.CALL,
                         _operand_text(operands[1]), callee, reason)
     if op.mnemonic == "s_call_b64" and len(operands) == 2:

@@ -28,8 +28,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     BranchInstructionOp,
     InstructionOpBase,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.layout import FunctionLayout, UnsizedError, function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    FallthroughOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import enclosing_processor
 from luthier.amdgpu_dialects.isa.target import (
     SUPPORTED_TARGETS,
@@ -40,7 +45,6 @@ from luthier.passes.analysis.calls import (
     RETURN_ADDRESS,
     CallSite,
     find_call_sites,
-    instruction_size,
     resolve_target,
 )
 
@@ -103,7 +107,7 @@ def _isa_of(function: Operation) -> TargetISA | None:
 class FunctionCFG:
     """The CFG of a :class:`KernelOp` or :class:`FunctionOp`; build with :meth:`build`."""
 
-    def __init__(self, function: KernelOp | FunctionOp, isa: TargetISA | None) -> None:
+    def __init__(self, function: FunctionLikeOp, isa: TargetISA | None) -> None:
         self.function = function
         self.name = function.sym_name.data
         self.is_kernel = isinstance(function, KernelOp)
@@ -111,7 +115,7 @@ class FunctionCFG:
         self.isa = isa
         self.blocks: tuple[Block, ...] = tuple(function.body.blocks)
         self._block_of: dict[Operation, int] | None = None
-        self._offsets: dict[Operation, int] | None | _NotYet = _NOT_YET
+        self._layout: FunctionLayout | None | _NotYet = _NOT_YET
         self._call_sites: tuple[CallSite, ...] | None = None
         self._index: dict[Block, int] = {block: i for i, block in enumerate(self.blocks)}
         #: Problems a conservative analysis must know about, one line each.
@@ -134,7 +138,7 @@ class FunctionCFG:
         self._loops()
 
     @classmethod
-    def build(cls, function: KernelOp | FunctionOp,
+    def build(cls, function: FunctionLikeOp,
               isa: TargetISA | None = None) -> FunctionCFG:
         """The CFG of ``function`` (the ISA defaults to its code object's target)."""
         return cls(function, isa if isa is not None else _isa_of(function))
@@ -209,7 +213,7 @@ class FunctionCFG:
             assert isinstance(last, InstructionOpBase)
             register = last.mc_operands.data[0]
             callee, reason = resolve_target(self.blocks, self.predecessors, index, last,
-                                            register, self.isa, self.instruction_offsets,
+                                            register, self.isa, self.layout,
                                             self.block_of)
             self.jump_targets[index] = (callee, reason)
             if callee is not None:
@@ -390,45 +394,32 @@ class FunctionCFG:
         return self._block_of
 
     @property
-    def instruction_offsets(self) -> dict[Operation, int] | None:
-        """Each op's byte offset from the function's first instruction, as the emitter
-        lays the function out now; None when a size is unknown (no target, an opcode the
-        target lacks, an op that is not an instruction). Made on first use."""
-        if self._offsets is _NOT_YET:
-            self._offsets = self._layout()
-        assert not isinstance(self._offsets, _NotYet)
-        return self._offsets
+    def layout(self) -> FunctionLayout | None:
+        """Where each op lies, as the emitter lays the function out now; None when a size
+        is unknown (no target, an opcode the target lacks, virtual registers, an op that
+        is not an instruction). Made on first use."""
+        if isinstance(self._layout, _NotYet):
+            try:
+                self._layout = function_layout(self.function, self.isa) \
+                    if self.isa is not None else None
+            except UnsizedError:
+                self._layout = None
+        return self._layout
 
-    def _layout(self) -> dict[Operation, int] | None:
-        if self.isa is None:
-            return None
-        offsets: dict[Operation, int] = {}
-        offset = 0
-        for block in self.blocks:
-            for op in block.ops:
-                offsets[op] = offset
-                if isinstance(op, FallthroughOp):
-                    continue
-                if not isinstance(op, InstructionOpBase):
-                    return None
-                size = instruction_size(op, self.isa)
-                if size is None:
-                    return None
-                offset += size
-        return offsets
+    @property
+    def instruction_offsets(self) -> dict[Operation, int] | None:
+        """Each op's byte offset from the function's first instruction (see
+        :attr:`layout`)."""
+        layout = self.layout
+        return layout.offsets if layout is not None else None
 
     @property
     def block_offsets(self) -> tuple[int, ...] | None:
         """Byte offset of each block's first instruction (None when sizes are unknown)."""
-        offsets = self.instruction_offsets
-        if offsets is None:
+        layout = self.layout
+        if layout is None:
             return None
-        result: list[int] = []
-        for block in self.blocks:
-            first = block.first_op
-            result.append(offsets[first] if first is not None else
-                          (result[-1] if result else 0))
-        return tuple(result)
+        return tuple(layout.block_offsets[block] for block in self.blocks)
 
     @property
     def call_sites(self) -> tuple[CallSite, ...]:

@@ -27,7 +27,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     unit_names,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.liveness import Liveness
 from luthier.passes.analysis.register_usage import (
@@ -120,7 +123,7 @@ class FreeRegisters:
 
 def _enclosing_function(op: InstructionOpBase) -> str:
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, KernelOp | FunctionOp):
+    while parent is not None and not isinstance(parent, FunctionLikeOp):
         parent = parent.parent_op()
     if parent is None:
         raise ValueError(f"{op.mnemonic} is not inside a kernel or device function")

@@ -58,6 +58,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
+    FunctionLikeOp,
     FunctionOp,
     GlobalOp,
     KernelOp,
@@ -76,8 +77,6 @@ UNKNOWN_CALLEE_READS = (
 
 #: A call's targets: callee symbol names, or None when they are not known.
 CallResolver = Callable[[InstructionOpBase], frozenset[str] | None]
-
-Function = KernelOp | FunctionOp
 
 
 @dataclass
@@ -100,7 +99,7 @@ class _Block:
 class FunctionLiveness:
     """Liveness of one function: per block, and per instruction on demand."""
 
-    function: Function
+    function: FunctionLikeOp
     blocks: list[_Block]
     exec_full: dict[int, list[bool]]
     #: Units live when the function returns (from its callers).
@@ -118,7 +117,7 @@ class Liveness:
         isa = load_target(code_object.processor)
         self.effects = EffectTable(isa)
         self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
-                     for op in code_object.body.ops if isinstance(op, Function)}
+                     for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
         self.resolve = resolve if resolve is not None else _resolver(self.cfgs.values())
         self.warnings: list[str] = []
         self.functions: dict[str, FunctionLiveness] = {}
@@ -176,7 +175,7 @@ class Liveness:
     # -- the analysis ---------------------------------------------------------------------
 
     def _solve(self) -> None:
-        functions = [op for op in self.code_object.body.ops if isinstance(op, Function)]
+        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
         for function in functions:
             name = function.sym_name.data
             try:
@@ -225,7 +224,7 @@ class Liveness:
                     callee.return_live |= after
                     enqueue(target)
 
-    def _escaping(self, functions: list[Function]) -> set[str]:
+    def _escaping(self, functions: list[FunctionLikeOp]) -> set[str]:
         """Device functions an unknown call may reach: their address is stored in data (a
         relocation in a variable names them) or computed in code for something other than
         the calls we resolved (more symbol references than two per resolved call: the
@@ -257,7 +256,7 @@ class Liveness:
                         if calls[name] == 0 or references[name] > 2 * calls[name])
         return escaping
 
-    def _build(self, function: Function, cfg: FunctionCFG) -> FunctionLiveness:
+    def _build(self, function: FunctionLikeOp, cfg: FunctionCFG) -> FunctionLiveness:
         """Blocks, edges and exits from the function's CFG (:mod:`.cfg`); the calls and
         their targets from ``resolve``."""
         name = function.sym_name.data
@@ -293,7 +292,7 @@ class Liveness:
                 self._position[id(op)] = (result, block_index, position)
         return result
 
-    def _exec_states(self, function: Function, blocks: list[_Block],
+    def _exec_states(self, function: FunctionLikeOp, blocks: list[_Block],
                      cfg: FunctionCFG) -> dict[int, list[bool]]:
         """Per block, whether EXEC is full before each instruction (forward fixpoint).
 
@@ -536,7 +535,7 @@ def analyze(code_object: CodeObjectOp, resolve: CallResolver | None = None) -> L
     return Liveness(code_object, resolve)
 
 
-def instructions(function: Function) -> Iterable[InstructionOpBase]:
+def instructions(function: FunctionLikeOp) -> Iterable[InstructionOpBase]:
     """The instructions of ``function`` in layout order."""
     for block in function.body.blocks:
         for op in block.ops:

@@ -13,10 +13,9 @@ there.
 from __future__ import annotations
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import UnsizedError, function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.passes.analysis.calls import encoded_size
 
 #: Bytes of the fallback entry before the real one.
 PRELOAD_ENTRY_OFFSET = 256
@@ -31,18 +30,20 @@ def preload_entry(kernel: KernelOp, isa: TargetISA) -> InstructionOpBase | None:
     application's instructions only: payloads not yet spliced take no room), else None."""
     if not kernel.descriptor.fields.get("preload.kernarg_preload_spec_length", 0):
         return None
-    offset = 0
-    application = (op for block in kernel.body.blocks for op in block.ops
-                   if isinstance(op, InstructionOpBase) and not isinstance(op, PayloadOp))
-    for op in application:
+    where = f"@{kernel.sym_name.data} preloads kernel arguments, but"
+    try:
+        layout = function_layout(kernel, isa, payloads_take_no_room=True)
+    except UnsizedError as error:
+        raise PreloadEntryError(f"{where} its byte {PRELOAD_ENTRY_OFFSET}, where such a "
+                                f"kernel is entered, is not known: {error}") from None
+    for op, offset in layout.instructions():
         if offset == PRELOAD_ENTRY_OFFSET:
             return op
         if offset > PRELOAD_ENTRY_OFFSET:
             break
-        offset += encoded_size(op, isa) or 0
     raise PreloadEntryError(
-        f"@{kernel.sym_name.data} preloads kernel arguments, but no instruction starts at "
-        f"byte {PRELOAD_ENTRY_OFFSET}, where such a kernel is entered")
+        f"{where} no instruction starts at byte {PRELOAD_ENTRY_OFFSET}, where such a kernel "
+        "is entered")
 
 
 def fallback_instructions(kernel: KernelOp, isa: TargetISA) -> set[InstructionOpBase]:

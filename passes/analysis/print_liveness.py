@@ -24,7 +24,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import format_units
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.passes.analysis.cfg import FunctionCFG, block_name
 from luthier.passes.analysis.effects import EffectError
@@ -162,7 +165,7 @@ class PrintLivenessPass(ModulePass):
             with _reported(self.name):
                 free = FreeRegisters(code_object, Liveness(code_object))
             for function in code_object.body.ops:
-                if isinstance(function, KernelOp | FunctionOp):
+                if isinstance(function, FunctionLikeOp):
                     _write(format_liveness(free, function.sym_name.data, self.free))
 
 

@@ -20,7 +20,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.calls import CallSite
@@ -138,7 +141,7 @@ class PrintCFGPass(ModulePass):
             processor = code_object.processor
             isa = load_target(processor) if processor in SUPPORTED_TARGETS else None
             for function in code_object.body.ops:
-                if isinstance(function, KernelOp | FunctionOp):
+                if isinstance(function, FunctionLikeOp):
                     _write(format_cfg(FunctionCFG.build(function, isa)), sys.stderr)
 
 

@@ -27,7 +27,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     file_range,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    FunctionOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
@@ -110,7 +115,7 @@ class RegisterUsage:
         self.effects = effects if effects is not None else EffectTable(load_target(processor))
         self.graph = graph if graph is not None else CallGraph.build(code_object)
         functions = {op.sym_name.data: op for op in code_object.body.ops
-                     if isinstance(op, KernelOp | FunctionOp)}
+                     if isinstance(op, FunctionLikeOp)}
         own: dict[str, int] = {}
         for name, function in functions.items():
             mask = 0

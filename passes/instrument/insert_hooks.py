@@ -40,9 +40,14 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import UnsizedError, function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.instr.attributes import (
     AddressArgAttr,
     ConstArgAttr,
@@ -54,30 +59,27 @@ from luthier.amdgpu_dialects.instr.attributes import (
 )
 from luthier.amdgpu_dialects.instr.ops import HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
-from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
 from luthier.passes.analysis.preload import PreloadEntryError, fallback_instructions
-
-Function = KernelOp | FunctionOp
 
 
 def _fail(insert: InsertOp, message: str) -> PassFailedException:
     return PassFailedException(f"insert-hooks: @{insert.hook.string_value()}: {message}")
 
 
-def _functions(code_object: CodeObjectOp, insert: InsertOp) -> list[Function]:
+def _functions(code_object: CodeObjectOp, insert: InsertOp) -> list[FunctionLikeOp]:
     wanted = insert.kernel.data if insert.kernel is not None else None
-    found: list[Function] = []
+    found: list[FunctionLikeOp] = []
     for op in code_object.body.ops:
-        if not isinstance(op, Function):
+        if not isinstance(op, FunctionLikeOp):
             continue
         if wanted is None and isinstance(op, KernelOp) or op.sym_name.data == wanted:
             found.append(op)
     return found
 
 
-def _candidates(function: Function, insert: InsertOp, isa: TargetISA,
+def _candidates(function: FunctionLikeOp, insert: InsertOp, isa: TargetISA,
                 ops: list[InstructionOpBase]) -> list[InstructionOpBase]:
     """The instructions ``at`` names, before the filters."""
     at = insert.at.data
@@ -102,7 +104,7 @@ def _candidates(function: Function, insert: InsertOp, isa: TargetISA,
     return ops
 
 
-def _points(function: Function, insert: InsertOp,
+def _points(function: FunctionLikeOp, insert: InsertOp,
             isa: TargetISA) -> list[tuple[int, InstructionOpBase]]:
     """The instructions a payload goes before, with their indexes, in layout order: those
     ``at`` names that pass the filters (mnemonic pattern, ISA class, index range)."""
@@ -135,7 +137,7 @@ def _points(function: Function, insert: InsertOp,
     return selected
 
 
-def _operand_arg(insert: InsertOp, function: Function, op: InstructionOpBase,
+def _operand_arg(insert: InsertOp, function: FunctionLikeOp, op: InstructionOpBase,
                  which: int | str, isa: TargetISA) -> Attribute:
     operands = op.mc_operands.data
     where = f"@{function.sym_name.data}, {op.mnemonic}"
@@ -197,7 +199,7 @@ def opcode_index(isa: TargetISA, record: str) -> int | None:
     return indexes.get(record)
 
 
-def _site_arg(insert: InsertOp, function: Function, op: InstructionOpBase, fact: str,
+def _site_arg(insert: InsertOp, function: FunctionLikeOp, op: InstructionOpBase, fact: str,
               index: int, isa: TargetISA, offsets: list[int] | None) -> ConstArgAttr:
     where = f"@{function.sym_name.data}, {op.mnemonic}"
     if fact == "index":
@@ -214,19 +216,15 @@ def _site_arg(insert: InsertOp, function: Function, op: InstructionOpBase, fact:
     return ConstArgAttr((offsets[index], 32))
 
 
-def _offsets(function: Function, isa: TargetISA) -> list[int] | None:
+def _offsets(function: FunctionLikeOp, isa: TargetISA) -> list[int] | None:
     """Each instruction's byte offset from the function's first, as lifted (payloads
     placed so far take no room: they are not application code). None when a size is
     unknown."""
-    offsets: list[int] = []
-    offset = 0
-    for op in instructions(function):
-        size = encoded_size(op, isa)
-        if size is None:
-            return None
-        offsets.append(offset)
-        offset += size
-    return offsets
+    try:
+        layout = function_layout(function, isa, payloads_take_no_room=True)
+    except UnsizedError:
+        return None
+    return [offset for _, offset in layout.instructions()]
 
 
 def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: str) -> None:
@@ -300,7 +298,7 @@ class InsertHooksPass(ModulePass):
             insert.erase()
 
 
-def _refuse_unknown_branches(insert: InsertOp, function: Function, isa: TargetISA) -> None:
+def _refuse_unknown_branches(insert: InsertOp, function: FunctionLikeOp, isa: TargetISA) -> None:
     """A function that jumps to an unknown address cannot be instrumented: which registers
     are dead past the jump (so free for payloads) is unknowable, and the code it lands in
     may be code that instrumentation moves."""
@@ -310,7 +308,7 @@ def _refuse_unknown_branches(insert: InsertOp, function: Function, isa: TargetIS
                     "the registers free after it and the code it reaches are unknown")
 
 
-def _resolve(insert: InsertOp, function: Function, point: InstructionOpBase,
+def _resolve(insert: InsertOp, function: FunctionLikeOp, point: InstructionOpBase,
              arg: Attribute, index: int, isa: TargetISA,
              offsets: list[int] | None) -> Attribute:
     """``arg`` as the payload at ``point`` receives it: operands and site facts become

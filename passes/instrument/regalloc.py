@@ -58,7 +58,10 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
@@ -96,14 +99,12 @@ _FILE_NAMES = {"s": "SGPR", "v": "VGPR", "a": "AGPR"}
 _FILES = ("s", "v", "a")
 _SPILLABLE_FILES = file_range("s", 0, 102) | file_range("v", 0, 256)
 
-Function = KernelOp | FunctionOp
-
 
 @dataclass(frozen=True, slots=True)
 class Site:
     """Where a payload runs: its function, the instrumented instruction and its index."""
 
-    function: Function
+    function: FunctionLikeOp
     point: InstructionOpBase
     index: int
 
@@ -112,7 +113,7 @@ class Site:
                             instruction_text(self.point), self.index)
 
 
-def payload_sites(function: Function) -> list[tuple[PayloadOp, Site]]:
+def payload_sites(function: FunctionLikeOp) -> list[tuple[PayloadOp, Site]]:
     """Every payload of ``function`` with its point, in layout order."""
     index_of = {id(op): index for index, op in enumerate(instructions(function))}
     found: list[tuple[PayloadOp, Site]] = []
@@ -155,12 +156,12 @@ class PayloadAllocator:
             self.free = FreeRegisters(code_object)
         except EffectError as error:
             raise PassFailedException(f"{PASS_NAME}: {error}") from None
-        #: Function -> the SVA and work-item homes of the kernels that may run it: dead
+        #: FunctionLikeOp -> the SVA and work-item homes of the kernels that may run it: dead
         #: for the application, but holding the state payloads read.
         self.reserved = reserved_units(code_object)
 
     def run(self) -> None:
-        for function in [op for op in self.code_object.body.ops if isinstance(op, Function)]:
+        for function in [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]:
             sites = payload_sites(function)
             codes = [self._analyze(payload, site) for payload, site in sites]
             for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
@@ -369,7 +370,7 @@ class AllocatePayloadRegistersPass(ModulePass):
 def has_payloads(code_object: CodeObjectOp) -> bool:
     """Whether a payload sits in any function (payloads are ops of function blocks)."""
     return any(isinstance(child, PayloadOp)
-               for function in code_object.body.ops if isinstance(function, Function)
+               for function in code_object.body.ops if isinstance(function, FunctionLikeOp)
                for block in function.body.blocks for child in block.ops)
 
 

@@ -27,7 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
@@ -37,7 +37,7 @@ from luthier.passes.analysis.register_budget import (
     RegisterBudget,
 )
 from luthier.passes.analysis.register_usage import RegisterUsage
-from luthier.passes.instrument.regalloc import Function, allocation_of, payload_sites
+from luthier.passes.instrument.regalloc import allocation_of, payload_sites
 from luthier.passes.preamble.scratch import (
     PayloadStack,
     StackError,
@@ -155,7 +155,7 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
     points: list[PointReport] = []
     per_function: dict[str, list[PointReport]] = {}
     for function in code_object.body.ops:
-        if not isinstance(function, Function):
+        if not isinstance(function, FunctionLikeOp):
             continue
         for payload, site in payload_sites(function):
             allocation = allocation_of(payload)

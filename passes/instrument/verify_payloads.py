@@ -44,7 +44,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     unit_bits,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
@@ -53,8 +56,6 @@ from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
 from luthier.passes.instrument.verify_flow import run
 from luthier.passes.instrument.verify_machine_code import payload_code
 from luthier.passes.instrument.verify_symbolic import orig
-
-Function = KernelOp | FunctionOp
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +199,7 @@ class _PointChecker:
         return [violation for group in reversed(found) for violation in group]
 
 
-def _check_function(function: Function, liveness: Liveness) -> list[Violation]:
+def _check_function(function: FunctionLikeOp, liveness: Liveness) -> list[Violation]:
     name = function.sym_name.data
     index_of = {id(op): index for index, op in enumerate(instructions(function))}
     violations: list[Violation] = []
@@ -235,7 +236,7 @@ def verify_payloads(target: ModuleOp | CodeObjectOp) -> list[Violation]:
         load_target(code_object.processor)
         liveness = Liveness(code_object)
         for function in code_object.body.ops:
-            if isinstance(function, Function):
+            if isinstance(function, FunctionLikeOp):
                 violations += _check_function(function, liveness)
     return violations
 

@@ -48,7 +48,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     file_range,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
@@ -129,7 +133,7 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
     instructions alone, and with the payloads' (from the instructions: a call to unknown
     code cannot make us raise counts we cannot know)."""
     functions = {op.sym_name.data: op for op in code_object.body.ops
-                 if isinstance(op, KernelOp | FunctionOp)}
+                 if isinstance(op, FunctionLikeOp)}
     application = instrumented = 0
     for name in usage.kernel(kernel).functions:
         for op in functions[name].walk():

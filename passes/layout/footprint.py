@@ -16,11 +16,10 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
-from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.register_budget import RegisterBudget, supports_budget
 from luthier.passes.instrument.report import format_table
 
@@ -62,8 +61,7 @@ def _code_object_footprints(code_object: CodeObjectOp) -> list[KernelFootprint]:
         if not isinstance(kernel, KernelOp):
             continue
         name = kernel.sym_name.data
-        code = sum(encoded_size(op, isa) or 0 for block in kernel.body.blocks
-                   for op in block.ops if isinstance(op, InstructionOpBase))
+        code = function_layout(kernel, isa, payloads_take_no_room=True).size
         descriptor = kernel.descriptor.data
         entry = entries.get(name, {})
         waves = RegisterBudget.from_descriptor(isa.name, descriptor).waves_per_simd \

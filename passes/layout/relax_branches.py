@@ -36,20 +36,21 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import (
+    FunctionLayout,
+    UnsizedError,
+    function_layout,
+    instruction_size,
+    literal_offset,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
-    FunctionOp,
-    KernelOp,
+    FunctionLikeOp,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.amdgpu_dialects.mc.encoder import encoder_for
-from luthier.lowering.emit.errors import EmitError
-from luthier.lowering.emit.text import TextEncoder
 from luthier.lowering.isel.mc_builder import MCBuilder
-
-Function = KernelOp | FunctionOp
 
 #: Bytes a SOPP branch reaches backward from the instruction after it (2**15 words); it
 #: reaches ``HARDWARE_REACH - 4`` forward.
@@ -98,9 +99,11 @@ class _Spot:
 
 @dataclass
 class _Layout:
-    """Block order and byte offsets of one function, counted from its first byte."""
+    """The function's layout (counted from its first byte), with each block's layout
+    index and op count."""
 
-    blocks: list[Block]
+    code: FunctionLayout
+    blocks: tuple[Block, ...]
     index: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
     start: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
     end: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
@@ -117,19 +120,15 @@ class _Guard:
 
 
 class _FunctionRelaxer:
-    """Relaxes one function: sizes measured once, islands added until every branch
-    reaches."""
+    """Relaxes one function: islands added until every branch reaches, the layout
+    measured again after each."""
 
-    def __init__(self, function: Function, isa: TargetISA, reach: int) -> None:
+    def __init__(self, function: FunctionLikeOp, isa: TargetISA, reach: int) -> None:
         self.function = function
         self.name = function.sym_name.data
         self.isa = isa
         self.reach = reach
         self.builder = MCBuilder(isa.name)
-        self.encoder = TextEncoder(isa, encoder_for(isa.name))
-        self.sizes: dict[Operation, int] = {}
-        self.block_sizes: dict[Block, int] = {}
-        self.op_counts: dict[Block, int] = {}
         #: Island -> the block its chain of islands ends at.
         self.islands: dict[Block, Block] = {}
         self.branch_size = 0
@@ -137,8 +136,9 @@ class _FunctionRelaxer:
     # -- checks and sizes ----------------------------------------------------------------
 
     def check(self) -> None:
-        """The IR must be laid out: blocks in order, fall-throughs to the next block,
-        branches within the function, only instructions."""
+        """The IR must be laid out: conditional branches fall through to the next block,
+        branches stay within the function, only instructions (the verifier holds
+        ``amdgpu_mc.fallthrough`` to the next block)."""
         blocks = list(self.function.body.blocks)
         position = {block: index for index, block in enumerate(blocks)}
         for index, block in enumerate(blocks):
@@ -148,9 +148,6 @@ class _FunctionRelaxer:
                     raise _fail(self.name, f"'{op.name}' in ^bb{index} is not an instruction "
                                 "(splice payloads first)")
             last = block.last_op
-            if isinstance(last, FallthroughOp) and last.dest is not following:
-                raise _fail(self.name, f"^bb{index} falls through to a block that is not "
-                            "the next one in layout")
             if not _is_branch(last):
                 continue
             assert isinstance(last, InstructionOpBase)
@@ -163,51 +160,29 @@ class _FunctionRelaxer:
                             "block that is not the next one in layout")
 
     def measure(self) -> None:
-        """Every instruction's size, with the emitter's encoder (sizes never depend on
-        branch offsets, so once is enough), and the size of an island's ``s_branch``."""
-        for block in self.function.body.blocks:
-            for op in block.ops:
-                self.sizes[op] = self._size(op)
+        """The size of an island's ``s_branch`` (sizes never depend on branch offsets)."""
         probe = self.builder.branch("s_branch", [self.function.body.blocks.first or Block()])
-        self.branch_size = self._size(probe)
-        probe.erase()
-
-    def _size(self, op: Operation) -> int:
-        if not isinstance(op, InstructionOpBase):
-            return 0
         try:
-            return self.encoder.instruction_size(op, self.name)
-        except EmitError as error:
-            message = str(error)
-            prefix = f"{self.name}: "
-            raise _fail(self.name, message.removeprefix(prefix)) from None
+            self.branch_size = instruction_size(probe, self.isa)
+        except UnsizedError as error:
+            raise _fail(self.name, str(error)) from None
+        finally:
+            probe.erase()
 
     def _branch(self, target: Block) -> InstructionOpBase:
-        op = self.builder.branch("s_branch", [target])
-        self.sizes[op] = self.branch_size
-        return op
-
-    def _block_size(self, block: Block) -> int:
-        size = self.block_sizes.get(block)
-        if size is None:
-            size = self.block_sizes[block] = sum(self.sizes[op] for op in block.ops)
-        return size
-
-    def _op_count(self, block: Block) -> int:
-        count = self.op_counts.get(block)
-        if count is None:
-            count = self.op_counts[block] = sum(1 for _ in block.ops)
-        return count
+        return self.builder.branch("s_branch", [target])
 
     def layout(self) -> _Layout:
-        layout = _Layout(list(self.function.body.blocks))
-        offset = 0
-        for index, block in enumerate(layout.blocks):
+        try:
+            code = function_layout(self.function, self.isa)
+        except UnsizedError as error:
+            raise _fail(self.name, str(error)) from None
+        layout = _Layout(code, code.blocks)
+        for index, block in enumerate(code.blocks):
             layout.index[block] = index
-            layout.start[block] = offset
-            offset += self._block_size(block)
-            layout.end[block] = offset
-            layout.count[block] = self._op_count(block)
+            layout.start[block] = code.block_offsets[block]
+            layout.end[block] = code.block_end(block)
+            layout.count[block] = sum(1 for _ in block.ops)
         return layout
 
     def guards(self, layout: _Layout) -> list[_Guard]:
@@ -215,21 +190,16 @@ class _FunctionRelaxer:
         and the point it is measured from (``literal - addend``, usually the end of an
         ``s_getpc_b64``), ends included where bytes would land between the two."""
         guards: list[_Guard] = []
-        for block in layout.blocks:
-            offset = layout.start[block]
-            for op in block.ops:
-                size = self.sizes[op]
-                if isinstance(op, InstructionOpBase) and op.KIND != "branch":
-                    for attr in op.mc_operands.data:
-                        reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) \
-                            else None
-                        if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
-                            continue
-                        point = offset + self.isa.by_name[op.opcode.data].size \
-                            - reference.addend
-                        guards.append(_Guard(point, offset) if point <= offset
-                                      else _Guard(offset + size, point))
-                offset += size
+        for op, offset in layout.code.instructions():
+            if op.KIND == "branch":
+                continue
+            for attr in op.mc_operands.data:
+                reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) else None
+                if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
+                    continue
+                point = offset + literal_offset(op, self.isa) - reference.addend
+                guards.append(_Guard(point, offset) if point <= offset
+                              else _Guard(layout.code.end(op), point))
         return guards
 
     # -- the fixed point -----------------------------------------------------------------
@@ -273,7 +243,7 @@ class _FunctionRelaxer:
             spot = self._choose_spot(block, target, layout)
             if spot is None:
                 raise _fail(self.name, f"{branch.mnemonic} at "
-                            f"{layout.end[block] - self.sizes[branch]:#x} is out of range and "
+                            f"{layout.code.offsets[branch]:#x} is out of range and "
                             "no place within its reach can hold a branch island")
             island = self._insert_island(spot, target)
         branch.successors = [island, *branch.successors[1:]]
@@ -344,9 +314,8 @@ class _FunctionRelaxer:
             if layout.end[block] < low or layout.start[block] > high:
                 continue
             ops = list(block.ops)
-            offset = layout.start[block]
             for index, op in enumerate(ops[:-1]):
-                offset += self.sizes[op]
+                offset = layout.code.end(op)
                 if low <= offset <= high:
                     spots.append(_Spot(block, index + 1, offset, True))
         return spots
@@ -389,8 +358,6 @@ class _FunctionRelaxer:
         island = Block()
         island.add_op(self._branch(target))
         self.islands[island] = self._final(target)
-        self.block_sizes.pop(spot.block, None)
-        self.op_counts.pop(spot.block, None)
         if spot.skip:
             ops = list(spot.block.ops)
             last = ops[spot.index]
@@ -408,7 +375,7 @@ class _FunctionRelaxer:
         return island
 
 
-def relax_function(function: Function, isa: TargetISA, reach: int = HARDWARE_REACH) -> int:
+def relax_function(function: FunctionLikeOp, isa: TargetISA, reach: int = HARDWARE_REACH) -> int:
     """Relax ``function``'s branches; returns how many islands were added."""
     return _FunctionRelaxer(function, isa, reach).run()
 
@@ -420,7 +387,7 @@ def relax_branches(code_object: CodeObjectOp, reach: int = HARDWARE_REACH) -> in
                                   f"{MINIMUM_REACH} to {HARDWARE_REACH}, not {reach}")
     isa = load_target(code_object.processor)
     return sum(relax_function(op, isa, reach) for op in code_object.body.ops
-               if isinstance(op, KernelOp | FunctionOp))
+               if isinstance(op, FunctionLikeOp))
 
 
 @dataclass(frozen=True)

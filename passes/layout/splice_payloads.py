@@ -38,25 +38,26 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import (
+    FunctionLayout,
+    UnsizedError,
+    function_layout,
+    literal_offset,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
-    FunctionOp,
-    KernelOp,
+    FunctionLikeOp,
 )
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.lowering.isel.mc_builder import MCBuilder
-from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
-
-Function = KernelOp | FunctionOp
-
 
 
 def _fail(where: str, reason: str) -> PassFailedException:
@@ -92,45 +93,28 @@ class _PCRelative:
     base: InstructionOpBase
 
 
-def _size(op: InstructionOpBase, isa: TargetISA, function: str) -> int:
-    size = encoded_size(op, isa)
-    if size is None:
-        raise _fail(f"@{function}", f"'{op.opcode.data}' is not an instruction of {isa.name}")
-    return size
+def _layout(function: FunctionLikeOp, isa: TargetISA) -> FunctionLayout:
+    """Where each instruction lies in the function (payloads not counted)."""
+    try:
+        return function_layout(function, isa, payloads_take_no_room=True)
+    except UnsizedError as error:
+        raise _fail(f"@{function.sym_name.data}", str(error)) from None
 
 
-def _literal_offset(op: InstructionOpBase, isa: TargetISA) -> int:
-    """Where a symbolic literal sits in ``op``: right after the record's own words."""
-    return isa.by_name[op.opcode.data].size
-
-
-def _layout(function: Function, isa: TargetISA) -> dict[InstructionOpBase, int]:
-    """Each instruction's byte offset from the function's start (payloads not counted)."""
-    offsets: dict[InstructionOpBase, int] = {}
-    offset = 0
-    for block in function.body.blocks:
-        for op in block.ops:
-            if isinstance(op, InstructionOpBase):
-                offsets[op] = offset
-                offset += _size(op, isa, function.sym_name.data)
-    return offsets
-
-
-def _pc_relative_operands(function: Function, isa: TargetISA,
-                          offsets: dict[InstructionOpBase, int]) -> list[_PCRelative]:
+def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
+                          layout: FunctionLayout) -> list[_PCRelative]:
     """The application's PC-relative operands, each tied to the instruction whose end it
     is measured from."""
-    ends = {offset + _size(op, isa, function.sym_name.data): op
-            for op, offset in offsets.items()}
+    ends = {layout.end(op): op for op, _ in layout.instructions()}
     found: list[_PCRelative] = []
-    for op, offset in offsets.items():
+    for op, offset in layout.instructions():
         for index, attr in enumerate(op.mc_operands.data):
             if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
                 continue
             reference = attr.data.reference
             if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
                 continue
-            point = offset + _literal_offset(op, isa) - reference.addend
+            point = offset + literal_offset(op, isa) - reference.addend
             base = ends.get(point)
             if base is None:
                 raise _fail(f"@{function.sym_name.data}",
@@ -141,15 +125,13 @@ def _pc_relative_operands(function: Function, isa: TargetISA,
     return found
 
 
-def _rebase(found: list[_PCRelative], offsets: dict[InstructionOpBase, int],
-            isa: TargetISA, function: str) -> None:
+def _rebase(found: list[_PCRelative], layout: FunctionLayout, isa: TargetISA) -> None:
     for item in found:
         attr = item.op.mc_operands.data[item.operand]
         assert isinstance(attr, SymbolOperandAttr)
         reference = attr.data.reference
         assert reference is not None
-        end = offsets[item.base] + _size(item.base, isa, function)
-        addend = offsets[item.op] + _literal_offset(item.op, isa) - end
+        addend = layout.offsets[item.op] + literal_offset(item.op, isa) - layout.end(item.base)
         if addend == reference.addend:
             continue
         operands: list[Attribute] = list(item.op.mc_operands.data)
@@ -230,7 +212,7 @@ def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Bl
     region.erase_block(block)
 
 
-def splice_function(function: Function, isa: TargetISA,
+def splice_function(function: FunctionLikeOp, isa: TargetISA,
                     hazards: HazardModel | None = None) -> int:
     """Splice every payload of ``function``; returns how many there were."""
     payloads = [op for block in function.body.blocks for op in block.ops
@@ -250,7 +232,7 @@ def splice_function(function: Function, isa: TargetISA,
     for payload in payloads:
         _splice(payload, builder)
     insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)
-    _rebase(found, _layout(function, isa), isa, function.sym_name.data)
+    _rebase(found, _layout(function, isa), isa)
     return len(payloads)
 
 
@@ -259,7 +241,7 @@ def splice_payloads(code_object: CodeObjectOp) -> int:
     isa = load_target(code_object.processor)
     hazards = HazardModel(isa)  # one effect table for every function
     return sum(splice_function(op, isa, hazards) for op in code_object.body.ops
-               if isinstance(op, KernelOp | FunctionOp))
+               if isinstance(op, FunctionLikeOp))
 
 
 @dataclass(frozen=True)

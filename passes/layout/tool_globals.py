@@ -23,7 +23,11 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import GlobalOp as MCGlobalOp
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.instr.points import describe_point
@@ -58,7 +62,7 @@ def export_tool_globals(module: ModuleOp) -> list[str]:
     variables = [op for op in module.ops if isinstance(op, GlobalOp)]
     for code_object in code_objects:
         taken = {op.sym_name.data for op in code_object.body.ops
-                 if isinstance(op, KernelOp | FunctionOp | MCGlobalOp)}
+                 if isinstance(op, FunctionLikeOp | MCGlobalOp)}
         taken |= {f"{op.sym_name.data}.kd" for op in code_object.body.ops
                   if isinstance(op, KernelOp)}
         for variable in variables:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import StringAttr
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionOp, KernelOp
-
-Function = KernelOp | FunctionOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp
 
 #: The kernel attributes naming the homes, and the entry state they keep.
 SVA_ATTR = "instr.sva"
@@ -26,7 +24,7 @@ STACK_HOME_PREFIX = "stack:"
 HOME_AREA_BYTES = 16
 
 
-def home(function: Function, attribute: str) -> str | None:
+def home(function: FunctionLikeOp, attribute: str) -> str | None:
     attr = function.attributes.get(attribute)
     return attr.data if isinstance(attr, StringAttr) else None
 
@@ -38,11 +36,11 @@ def stack_slot(name: str) -> int | None:
     return None
 
 
-def has_homes(function: Function) -> bool:
+def has_homes(function: FunctionLikeOp) -> bool:
     return any(home(function, attribute) is not None
                for attribute in (SVA_ATTR, WORKITEM_HOME_ATTR))
 
 
-def has_stack_homes(function: Function) -> bool:
+def has_stack_homes(function: FunctionLikeOp) -> bool:
     return any(name is not None and stack_slot(name) is not None
                for name in (home(function, SVA_ATTR), home(function, WORKITEM_HOME_ATTR)))

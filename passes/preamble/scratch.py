@@ -47,14 +47,16 @@ from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.lowering.isel.mc_builder import MCBuilder, MCOperand
 from luthier.passes.analysis.callgraph import CallGraph, Reach
 from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
-
-Function = KernelOp | FunctionOp
 
 #: The stack base is the application's private segment rounded up to this.
 STACK_ALIGNMENT = 16
@@ -138,7 +140,7 @@ class StackLayout:
             return self._reach
         moved: list[tuple[PayloadOp, Block, Operation | None]] = []
         for function in self.code_object.body.ops:
-            if not isinstance(function, Function):
+            if not isinstance(function, FunctionLikeOp):
                 continue
             for block in function.body.blocks:
                 for op in list(block.ops):
@@ -234,14 +236,14 @@ def payload_stack(payload: PayloadOp) -> PayloadStack | None:
     return PayloadStack(_int_entry(attr, STACK_OFFSET_KEY), size)
 
 
-def _payloads(function: Function) -> Iterator[PayloadOp]:
+def _payloads(function: FunctionLikeOp) -> Iterator[PayloadOp]:
     for block in function.body.blocks:
         for op in block.ops:
             if isinstance(op, PayloadOp):
                 yield op
 
 
-def function_stack_top(function: Function) -> int:
+def function_stack_top(function: FunctionLikeOp) -> int:
     """The highest stack byte (exclusive) any payload of ``function`` uses; 0 if none."""
     top = 0
     for payload in _payloads(function):
@@ -256,7 +258,7 @@ def kernel_stack_tops(code_object: CodeObjectOp) -> dict[str, int]:
     functions it may call use (kernels that use none are left out). StackError for a
     kernel with a dynamic stack that needs it."""
     tops = {op.sym_name.data: function_stack_top(op) for op in code_object.body.ops
-            if isinstance(op, Function)}
+            if isinstance(op, FunctionLikeOp)}
     needs = {op.sym_name.data: home_area(op) + HOME_AREA_BYTES for op in code_object.body.ops
              if isinstance(op, KernelOp) and has_stack_homes(op)}
     if not any(tops.values()) and not needs:

@@ -53,7 +53,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     units_of,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    FunctionOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import describe_point
@@ -75,8 +80,6 @@ from luthier.passes.preamble.scratch import (
     round_up,
     uses_dynamic_stack,
 )
-
-Function = KernelOp | FunctionOp
 
 #: SVA lanes.
 KERNARG_LANES = (0, 1)
@@ -149,7 +152,7 @@ def dimension(op: MCIntrinsicOp) -> str:
     return attr.data
 
 
-def state_intrinsics(function: Function) -> list[tuple[PayloadOp, MCIntrinsicOp]]:
+def state_intrinsics(function: FunctionLikeOp) -> list[tuple[PayloadOp, MCIntrinsicOp]]:
     found: list[tuple[PayloadOp, MCIntrinsicOp]] = []
     for payload in (op for op in function.walk() if isinstance(op, PayloadOp)):
         for op in payload.body.walk():
@@ -176,7 +179,7 @@ def saved_state(kernel: KernelOp) -> StateNeeds:
     return StateNeeds.from_names([item.data for item in items if isinstance(item, StringAttr)])
 
 
-def _payload_units(function: Function) -> int:
+def _payload_units(function: FunctionLikeOp) -> int:
     """Physical registers payload code names (the application registers it reads or
     writes, copied at entry/exit by virtualization)."""
     mask = 0
@@ -304,9 +307,9 @@ def _candidates(taken: int, budget: RegisterBudget | None, prefer_agprs: bool) -
     return ordered
 
 
-def code_object_function(code_object: CodeObjectOp, name: str) -> Function:
+def code_object_function(code_object: CodeObjectOp, name: str) -> FunctionLikeOp:
     for op in code_object.body.ops:
-        if isinstance(op, KernelOp | FunctionOp) and op.sym_name.data == name:
+        if isinstance(op, FunctionLikeOp) and op.sym_name.data == name:
             return op
     raise KeyError(name)
 

@@ -18,22 +18,6 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 
 // -----
 
-// A fall-through that skips a block: the IR is not laid out.
-amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
-  amdgpu_mc.func @f {
-    amdgpu_mc.s_nop 0
-    amdgpu_mc.fallthrough ^bb2
-  ^bb1:
-    amdgpu_mc.s_endpgm
-  ^bb2:
-    amdgpu_mc.s_endpgm
-  }
-}
-// CHECK: relax-branches: @f: ^bb0 falls through to a block that is not the next one in layout
-// SMALL: relax-branches: @f: ^bb0 falls through to a block that is not the next one in layout
-
-// -----
-
 // A conditional branch whose fall-through successor is not the next block.
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.func @f {

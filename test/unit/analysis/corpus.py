@@ -11,7 +11,10 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.parser import Parser
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 
@@ -47,12 +50,12 @@ def parsed(name: str) -> CodeObjectOp:
     return code_object
 
 
-def function(code_object: CodeObjectOp, name: str) -> KernelOp | FunctionOp:
+def function(code_object: CodeObjectOp, name: str) -> FunctionLikeOp:
     for op in code_object.body.ops:
-        if isinstance(op, KernelOp | FunctionOp) and op.sym_name.data == name:
+        if isinstance(op, FunctionLikeOp) and op.sym_name.data == name:
             return op
     raise KeyError(name)
 
 
-def functions(code_object: CodeObjectOp) -> list[KernelOp | FunctionOp]:
-    return [op for op in code_object.body.ops if isinstance(op, KernelOp | FunctionOp)]
+def functions(code_object: CodeObjectOp) -> list[FunctionLikeOp]:
+    return [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]

@@ -30,7 +30,11 @@ from xdsl.parser import Parser
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
@@ -147,7 +151,7 @@ def _clobbered(code_object: CodeObjectOp, kernel: str,
     plan: list[tuple[InstructionOpBase, list[str]]] = []
     salt = 0
     for function in copy.body.ops:
-        if not isinstance(function, KernelOp | FunctionOp):
+        if not isinstance(function, FunctionLikeOp):
             continue
         if function.sym_name.data not in reached:
             continue

@@ -20,7 +20,11 @@ from xdsl.parser import Parser
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import ALL_UNITS, unit_names, units_of
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.mc.decoder import decoder_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
@@ -40,7 +44,7 @@ def _offsets(path: Path, module: CodeObjectOp) -> dict[str, dict[int, Instructio
     decoder = decoder_for(code_object.processor)
     table: dict[str, dict[int, InstructionOpBase]] = {}
     for function in module.body.ops:
-        if not isinstance(function, KernelOp | FunctionOp):
+        if not isinstance(function, FunctionLikeOp):
             continue
         symbol = next(s for s in code_object.symbols
                       if s.name == function.sym_name.data and s.type == "FUNC")

@@ -32,7 +32,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     DataRelocationAttr,
-    FallthroughOp,
     GlobalOp,
     KernelOp,
     int_attr,
@@ -359,15 +358,6 @@ def test_error_virtual_register() -> None:
     operands[0] = VirtRegAttr((0, "VGPR_32"))
     op.properties["mc_operands"] = operand_array(operands)
     _expect(module, "virtual register .* is not allocated")
-
-
-def test_error_fallthrough_to_another_block() -> None:
-    module = _module()
-    fallthrough = next(op for op in module.walk() if isinstance(op, FallthroughOp))
-    kernel = fallthrough.parent_op()
-    assert kernel is not None
-    fallthrough.successors[0] = kernel.regions[0].blocks[0]
-    _expect(module, "fallthrough must name the next block")
 
 
 def test_error_unsupported_code_object_version() -> None:

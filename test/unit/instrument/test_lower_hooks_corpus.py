@@ -18,7 +18,10 @@ from xdsl.ir import Attribute
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+)
 from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
@@ -58,7 +61,7 @@ def _instructions(module: ModuleOp) -> tuple[tuple[str, str, tuple[Attribute, ..
         if not isinstance(code_object, CodeObjectOp):
             continue  # the tool's globals and hooks
         for function in code_object.body.ops:
-            if not isinstance(function, KernelOp | FunctionOp):
+            if not isinstance(function, FunctionLikeOp):
                 continue
             for block in function.body.blocks:
                 for op in block.ops:

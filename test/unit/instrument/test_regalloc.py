@@ -17,7 +17,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import mask_of, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    CodeObjectOp,
+    FunctionLikeOp,
+    KernelOp,
+)
 from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
@@ -154,7 +158,7 @@ def _probe(processor: str) -> PayloadOp:
 
 def _place(code_object: CodeObjectOp, every: int) -> None:
     for function in code_object.body.ops:
-        if not isinstance(function, KernelOp | FunctionOp):
+        if not isinstance(function, FunctionLikeOp):
             continue
         for index, op in enumerate(list(instructions(function))):
             if index % every:
@@ -173,7 +177,7 @@ def test_allocated_registers_are_dead_at_the_point(name: str) -> None:
     liveness = Liveness(code_object)
     checked = 0
     for function in code_object.body.ops:
-        if not isinstance(function, KernelOp | FunctionOp):
+        if not isinstance(function, FunctionLikeOp):
             continue
         for payload, site in payload_sites(function):
             allocation = allocation_of(payload)

@@ -20,21 +20,19 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.layout import function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
-    FunctionOp,
-    KernelOp,
+    FunctionLikeOp,
 )
 from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.emulator.api import run_kernel
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_code_object
-from luthier.lowering.emit.text import function_layout
 from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.layout.relax_branches import (
     HARDWARE_REACH,
@@ -42,7 +40,6 @@ from luthier.passes.layout.relax_branches import (
     relax_branches,
 )
 
-Function = KernelOp | FunctionOp
 #: What each application instruction flows to: the next application instructions.
 Flow = dict[Operation, tuple[Operation, ...]]
 
@@ -66,25 +63,25 @@ def _nops(count: int) -> str:
     return "\n".join(["amdgpu_mc.s_nop 0"] * count)
 
 
-def _function(code_object: CodeObjectOp, name: str) -> Function:
+def _function(code_object: CodeObjectOp, name: str) -> FunctionLikeOp:
     for op in code_object.body.ops:
-        if isinstance(op, KernelOp | FunctionOp) and op.sym_name.data == name:
+        if isinstance(op, FunctionLikeOp) and op.sym_name.data == name:
             return op
     raise AssertionError(f"no function @{name}")
 
 
-def _ops(function: Function) -> list[Operation]:
+def _ops(function: FunctionLikeOp) -> list[Operation]:
     return [op for block in function.body.blocks for op in block.ops]
 
 
-def _branch_deltas(function: Function, processor: str) -> list[int]:
+def _branch_deltas(function: FunctionLikeOp, processor: str) -> list[int]:
     """Each branch's distance from the instruction after it to its target, as emitted."""
-    layout = function_layout(function, load_target(processor), encoder_for(processor))
-    return [layout.block_offsets[op.successors[0]] - (offset + len(data))
-            for op, offset, data in layout.instructions if op.KIND == "branch"]
+    layout = function_layout(function, load_target(processor))
+    return [layout.block_offsets[op.successors[0]] - layout.end(op)
+            for op, _ in layout.instructions() if op.KIND == "branch"]
 
 
-def _flow(function: Function, application: set[Operation]) -> Flow:
+def _flow(function: FunctionLikeOp, application: set[Operation]) -> Flow:
     """Each application instruction's successors among the application's instructions,
     looking through fall-throughs and added ``s_branch`` instructions."""
 
@@ -117,13 +114,13 @@ def _flow(function: Function, application: set[Operation]) -> Flow:
 class _Snapshot:
     """A function's application instructions and control flow before relaxation."""
 
-    def __init__(self, function: Function) -> None:
+    def __init__(self, function: FunctionLikeOp) -> None:
         self.ops = [op for op in _ops(function) if not isinstance(op, FallthroughOp)]
         self.application = set(self.ops)
         self.flow = _flow(function, self.application)
 
 
-def _check_relaxed(function: Function, before: _Snapshot, reach: int) -> None:
+def _check_relaxed(function: FunctionLikeOp, before: _Snapshot, reach: int) -> None:
     ops = _ops(function)
     assert [op for op in ops if op in before.application] == before.ops
     added = [op for op in ops if op not in before.application
@@ -134,7 +131,7 @@ def _check_relaxed(function: Function, before: _Snapshot, reach: int) -> None:
     assert _flow(function, before.application) == before.flow
 
 
-def _islands(function: Function) -> list[Block]:
+def _islands(function: FunctionLikeOp) -> list[Block]:
     """Blocks holding only an ``s_branch`` (the tests' application code has none)."""
     return [block for block in function.body.blocks
             if len(list(block.ops)) == 1 and isinstance(block.first_op, InstructionOpBase)
@@ -284,8 +281,7 @@ def test_no_island_between_getpc_and_the_adds_measured_from_it() -> None:
     relax_branches(code_object, reach=64)
 
     _check_relaxed(function, before, 64)
-    layout = function_layout(function, load_target("gfx90a"), encoder_for("gfx90a"))
-    offsets = {op: offset for op, offset, _ in layout.instructions}
+    offsets = function_layout(function, load_target("gfx90a")).offsets
     assert (offsets[add] - offsets[getpc], offsets[addc] - offsets[getpc]) == (4, 12)
     # The first island sits right before the s_getpc_b64, behind its skip branch.
     island = before.ops[1].successors[0]

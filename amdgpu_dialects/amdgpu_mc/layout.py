@@ -1,0 +1,172 @@
+"""Where a function's code lies: the size of one instruction op, and the byte offset of
+every op and block of a function.
+
+There is one size rule, the emitter's: an instruction takes the bytes the encoder gives it
+when the object is written. That is its record's words, plus a trailing literal when an
+operand needs one: a kept literal (``#amdgpu_mc.lit``, encoded as a literal even where an
+inline constant would do, so lifted code re-encodes to its original bytes), an immediate
+that no inline constant holds, or a symbolic operand (a zero literal that a relocation
+fills). A branch's offset never changes its size. Emission encodes with
+:func:`encoding_operands`, and sizes are measured with it, so the two cannot disagree.
+
+Some code has no size yet: an instruction on virtual registers, an opcode the target lacks,
+an op that is not machine code. Asking its size raises :class:`UnsizedError`, which says
+why; a layout asked to ignore the ops that are not machine code yet (``instr.payload``
+before splicing: they are not application code) gives them no room.
+
+Sizes are memoised per opcode and operand array (both immutable attributes, and lifted
+operand arrays are interned), so a layout is cheap to recompute after the IR changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    NotMCOperandError,
+    SymbolOperandAttr,
+    mc_operand,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
+from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+
+#: What a symbolic operand is encoded as until a relocation (or the loader) fills it.
+ZERO_LITERAL = Literal(0)
+#: Memoised sizes: at most this many entries before the memo starts over.
+_MEMO_LIMIT = 1 << 16
+
+
+class UnsizedError(ValueError):
+    """An op whose size is not known yet; the message says why (without the function's
+    name, which the caller adds)."""
+
+    def __init__(self, op: Operation, reason: str) -> None:
+        super().__init__(reason)
+        self.op = op
+
+
+def literal_offset(op: InstructionOpBase, isa: TargetISA) -> int:
+    """Where ``op``'s trailing literal starts, from its first byte: right after its
+    record's own words (the offset of a symbolic operand's relocation)."""
+    return isa.by_name[op.opcode.data].size
+
+
+def _record(op: InstructionOpBase, isa: TargetISA) -> InstrDef:
+    """``op``'s ISA record; :class:`UnsizedError` when the target lacks it or the op's
+    operands do not fill its slots."""
+    desc = isa.by_name.get(op.opcode.data)
+    if desc is None:
+        raise UnsizedError(op, f"'{op.opcode.data}' is not an instruction of {isa.name}")
+    if len(desc.operands) != len(op.mc_operands.data):
+        raise UnsizedError(op, f"{op.mnemonic} has {len(op.mc_operands.data)} operands, its "
+                               f"record {len(desc.operands)}")
+    return desc
+
+
+def encoding_operands(op: InstructionOpBase, desc: InstrDef, *,
+                      symbol: Operand = ZERO_LITERAL, branch: Operand = 0) -> list[Operand]:
+    """The MC operands ``op`` is encoded with: ``symbol`` for each symbolic operand,
+    ``branch`` for a branch's PC-relative offset, each other attribute's value. Raises
+    :class:`NotMCOperandError` for an operand without a value (a virtual register)."""
+    operands: list[Operand] = []
+    for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+        if isinstance(attr, SymbolOperandAttr):
+            operands.append(symbol)
+        elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
+            operands.append(branch)
+        else:
+            operands.append(mc_operand(attr))
+    return operands
+
+
+#: (target, is a branch, id of opcode, id of operands) -> (opcode, operands, size). The
+#: attributes are kept so that their ids stay theirs while the entry lives.
+_sizes: dict[tuple[str, bool, int, int], tuple[StringAttr, ArrayAttr[Attribute], int]] = {}
+
+
+def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
+    """Bytes ``op`` encodes to when the object is written; :class:`UnsizedError` when it
+    cannot be encoded yet."""
+    opcode, operands = op.opcode, op.mc_operands
+    key = (isa.name, op.KIND == "branch", id(opcode), id(operands))
+    known = _sizes.get(key)
+    if known is not None and known[0] is opcode and known[1] is operands:
+        return known[2]
+    desc = _record(op, isa)
+    try:
+        inst = MCInst(desc, encoding_operands(op, desc), desc.size)
+        size = len(encoder_for(isa.name).encode(inst, keep_literals=True))
+    except (NotMCOperandError, EncodeError) as error:
+        raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
+    if len(_sizes) >= _MEMO_LIMIT:
+        _sizes.clear()
+    _sizes[key] = (opcode, operands, size)
+    return size
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FunctionLayout:
+    """Where each block and each op of a function lies, in bytes from its first
+    instruction (alignment and the function's address do not matter to branches or
+    PC-relative operands, which measure distances inside it)."""
+
+    #: The blocks in layout order.
+    blocks: tuple[Block, ...]
+    #: Offset of each block's first byte.
+    block_offsets: dict[Block, int]
+    #: Offset of every op directly in a block; an op that takes no room (a fall-through,
+    #: or code that is not machine code yet) sits where the next instruction starts.
+    offsets: dict[Operation, int]
+    #: Bytes of each instruction op.
+    sizes: dict[InstructionOpBase, int]
+    #: Bytes of the whole function.
+    size: int
+
+    def end(self, op: Operation) -> int:
+        """The offset just past ``op``."""
+        size = self.sizes.get(op, 0) if isinstance(op, InstructionOpBase) else 0
+        return self.offsets[op] + size
+
+    def block_end(self, block: Block) -> int:
+        """The offset just past ``block``'s last byte."""
+        last = block.last_op
+        return self.end(last) if last is not None else self.block_offsets[block]
+
+    def instructions(self) -> Iterator[tuple[InstructionOpBase, int]]:
+        """Each instruction op with its offset, in layout order."""
+        for op in self.sizes:
+            yield op, self.offsets[op]
+
+
+def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
+                    payloads_take_no_room: bool = False) -> FunctionLayout:
+    """The layout of ``function`` as it would be emitted now.
+
+    Every op directly in a block must be an instruction or a fall-through, else
+    :class:`UnsizedError`; with ``payloads_take_no_room``, ops that are not machine code yet
+    (payloads, which are not application code) are placed but take no bytes, which is the
+    application's own layout. An instruction whose size is not known raises either way.
+    """
+    blocks = tuple(function.body.blocks)
+    block_offsets: dict[Block, int] = {}
+    offsets: dict[Operation, int] = {}
+    sizes: dict[InstructionOpBase, int] = {}
+    offset = 0
+    for block in blocks:
+        block_offsets[block] = offset
+        for op in block.ops:
+            offsets[op] = offset
+            if isinstance(op, InstructionOpBase):
+                size = sizes[op] = instruction_size(op, isa)
+                offset += size
+            elif not isinstance(op, FallthroughOp) and not payloads_take_no_room:
+                raise UnsizedError(op, f"'{op.name}' is not an instruction")
+    return FunctionLayout(blocks, block_offsets, offsets, sizes, offset)
