@@ -17,17 +17,17 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-from xdsl.dialects.builtin import IntAttr, IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     LiteralAttr,
+    NotMCOperandError,
     SymbolOperandAttr,
-    is_absent,
+    mc_operand,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
@@ -36,9 +36,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
-from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
@@ -165,26 +164,13 @@ class _Compiler:
     # -- layout -------------------------------------------------------------------------------
 
     def _size(self, op: InstructionOpBase, desc: InstrDef, where: str) -> int:
-        operands: list[Operand] = []
-        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
-            if isinstance(attr, SymbolOperandAttr):
-                operands.append(Literal(0))
-            elif isinstance(attr, VirtRegAttr):
-                raise EmulationError(f"{where}: virtual register {attr.text}: allocate "
-                                     "registers before running")
-            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-                operands.append(0)
-            elif isinstance(attr, PhysRegAttr):
-                operands.append(attr.data)
-            elif isinstance(attr, LiteralAttr):
-                operands.append(Literal(attr.data))
-            elif isinstance(attr, IntAttr):
-                operands.append(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
-            else:
-                operands.append(None)
         try:
-            return len(self.encoder.encode(MCInst(desc, operands, desc.size),
-                                           keep_literals=True))
+            inst = op.to_mcinst(desc, Literal(0), 0)
+        except NotMCOperandError as error:
+            raise EmulationError(f"{where}: {error}: allocate registers before "
+                                 "running") from None
+        try:
+            return len(self.encoder.encode(inst, keep_literals=True))
         except EncodeError:
             literal = any(isinstance(attr, LiteralAttr | SymbolOperandAttr)
                           for attr in op.mc_operands.data)
@@ -323,20 +309,16 @@ class _Compiler:
                            wave_size=self.program.wave_size, program=self.program)
 
     def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
-        if isinstance(attr, PhysRegAttr):
-            return attr.data
-        if isinstance(attr, LiteralAttr):
-            return int(attr.data)
-        if isinstance(attr, IntAttr):
-            return int(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
+        """A slot's value as the semantics read it: MC operands, literals as plain ints,
+        symbolic operands resolved against the program's layout."""
         if isinstance(attr, SymbolOperandAttr):
             return self._resolve(attr, literal_address, where)
-        if is_absent(attr):
-            return None
-        if isinstance(attr, VirtRegAttr):
-            raise EmulationError(f"{where}: virtual register {attr.text}: allocate registers "
-                                 "before running")
-        raise EmulationError(f"{where}: operand {attr} cannot be emulated")
+        try:
+            value = mc_operand(attr)
+        except NotMCOperandError as error:
+            raise EmulationError(f"{where}: {error}: allocate registers before "
+                                 "running") from None
+        return int(value) if isinstance(value, Literal) else value
 
     def _kernel_metadata(self) -> None:
         metadata = self.module.metadata

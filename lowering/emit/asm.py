@@ -31,7 +31,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     NotMCOperandError,
     SymbolOperandAttr,
-    mc_operand,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     S_NOP_0,
@@ -190,30 +189,24 @@ class _FunctionWriter:
         #: Offset in ``.text`` after the function's last instruction (set by ``layout``).
         self.end = start
 
-    def _operands(
+    def _mcinst(
         self, op: InstructionOpBase, desc: InstrDef, branch: int | None, symbol_value: Operand
-    ) -> list[Operand]:
-        """The MC operands, with ``symbol_value`` for a symbolic operand and ``branch``
+    ) -> MCInst:
+        """The MCInst, with ``symbol_value`` for a symbolic operand and ``branch``
         (None: zero) as the offset of a branch."""
-        operands: list[Operand] = []
-        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+        for attr in op.mc_operands.data:
             if isinstance(attr, SymbolOperandAttr):
                 reference = attr.reference
                 if reference is None or reference.variant not in VARIANT_RELOCATIONS:
                     raise EmitError(f"{self.name}: cannot encode symbolic operand {attr.data}")
-                operands.append(symbol_value)
-            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-                operands.append(branch if branch is not None else 0)
-            else:
-                try:
-                    operands.append(mc_operand(attr))
-                except NotMCOperandError as error:
-                    raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
-        return operands
-
-    def _encode(self, op: InstructionOpBase, desc: InstrDef, operands: list[Operand]) -> bytes:
         try:
-            return self.writer.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+            return op.to_mcinst(desc, symbol_value, branch if branch is not None else 0)
+        except NotMCOperandError as error:
+            raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
+
+    def _encode(self, op: InstructionOpBase, inst: MCInst) -> bytes:
+        try:
+            return self.writer.encoder.encode(inst, keep_literals=True)
         except EncodeError as error:
             raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
@@ -249,7 +242,7 @@ class _FunctionWriter:
                 if not isinstance(inner, InstructionOpBase):
                     raise EmitError(f"{self.name}: '{inner.name}' is not an instruction")
                 desc = self._desc(inner)
-                data = self._encode(inner, desc, self._operands(inner, desc, None, Literal(0)))
+                data = self._encode(inner, self._mcinst(inner, desc, None, Literal(0)))
                 symbols = [
                     attr for attr in inner.mc_operands.data if isinstance(attr, SymbolOperandAttr)
                 ]
@@ -259,8 +252,7 @@ class _FunctionWriter:
             if isinstance(item, _Instruction) and item.op.KIND == "branch":
                 item.data = self._encode(
                     item.op,
-                    item.desc,
-                    self._operands(item.op, item.desc, self._branch_offset(item), Literal(0)),
+                    self._mcinst(item.op, item.desc, self._branch_offset(item), Literal(0)),
                 )
         self.end = offset
         return items
@@ -283,8 +275,8 @@ class _FunctionWriter:
     def text_of(self, item: _Instruction) -> str:
         """The instruction as LLVM prints it, symbols and branch targets by name."""
         op, desc = item.op, item.desc
-        operands = self._operands(op, desc, BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER)
-        text = self.writer.printer.print(MCInst(desc, operands, desc.size))
+        text = self.writer.printer.print(
+            self._mcinst(op, desc, BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER))
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
                 text = text.replace(
@@ -308,10 +300,10 @@ class _FunctionWriter:
             return "raw words requested"
         want = item.data
         if item.symbols or item.op.KIND == "branch":
-            placeholders = self._operands(
+            placeholders = self._mcinst(
                 item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)
             )
-            want = self._encode(item.op, item.desc, placeholders)
+            want = self._encode(item.op, placeholders)
         key = (text, want)
         if key not in self.writer.checked:
             self.writer.checked[key] = self._reassembly_mismatch(item, text, want)

@@ -16,7 +16,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     NotMCOperandError,
     SymbolOperandAttr,
-    mc_operand,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FallthroughOp,
@@ -25,9 +24,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     padding_bytes,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
-from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.frontend.codeobj.spec import VARIANT_RELOCATIONS, RelocationSpec
 from luthier.lowering.emit.errors import EmitError
 
@@ -73,8 +71,7 @@ class TextEncoder:
         if desc is None:
             raise EmitError(f"{function}: '{op.opcode.data}' is not an instruction of "
                             f"{self.isa.name}")
-        operands: list[Operand] = []
-        for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
+        for attr in op.mc_operands.data:
             if isinstance(attr, SymbolOperandAttr):
                 reference = attr.reference
                 relocation = VARIANT_RELOCATIONS.get(reference.variant) \
@@ -83,16 +80,12 @@ class TextEncoder:
                     raise EmitError(f"{function}: cannot encode symbolic operand {attr.data}")
                 relocations.append(RelocationSpec(offset + desc.size, relocation,
                                                   reference.symbol, reference.addend))
-                operands.append(Literal(0))
-            elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-                operands.append(branch_offset & 0xFFFF)
-            else:
-                try:
-                    operands.append(mc_operand(attr))
-                except NotMCOperandError as error:
-                    raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
         try:
-            return self.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+            inst = op.to_mcinst(desc, Literal(0), branch_offset & 0xFFFF)
+        except NotMCOperandError as error:
+            raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
+        try:
+            return self.encoder.encode(inst, keep_literals=True)
         except EncodeError as error:
             raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
 

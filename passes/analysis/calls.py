@@ -171,7 +171,8 @@ def encoded_size(op: InstructionOpBase, isa: TargetISA) -> int | None:
     needs a trailing literal, which the record alone does not say; an op that cannot be
     encoded yet (a symbolic operand) falls back to the record's size plus its literal."""
     try:
-        return len(encoder_for(isa.name).encode(op.to_mcinst(isa), keep_literals=True))
+        inst = op.to_mcinst(isa.by_name[op.opcode.data])
+        return len(encoder_for(isa.name).encode(inst, keep_literals=True))
     except (NotMCOperandError, EncodeError, KeyError):
         return instruction_size(op, isa)
 

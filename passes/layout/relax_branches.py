@@ -35,6 +35,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -47,7 +48,6 @@ from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import TextEncoder
-from luthier.lowering.isel.mc_builder import MCBuilder
 
 Function = KernelOp | FunctionOp
 
@@ -125,7 +125,7 @@ class _FunctionRelaxer:
         self.name = function.sym_name.data
         self.isa = isa
         self.reach = reach
-        self.builder = MCBuilder(isa.name)
+        self.builder = InstBuilder(isa.name)
         self.encoder = TextEncoder(isa, encoder_for(isa.name))
         self.sizes: dict[Operation, int] = {}
         self.block_sizes: dict[Block, int] = {}

@@ -37,6 +37,7 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
@@ -50,7 +51,6 @@ from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.calls import encoded_size
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
@@ -157,7 +157,7 @@ def _rebase(found: list[_PCRelative], offsets: dict[InstructionOpBase, int],
         item.op.mc_operands = ArrayAttr(operands)
 
 
-def _splice(payload: PayloadOp, builder: MCBuilder) -> None:
+def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
     block = payload.parent_block()
     region = block.parent_region() if block is not None else None
     assert block is not None and region is not None
@@ -246,7 +246,7 @@ def splice_function(function: Function, isa: TargetISA,
     found = _pc_relative_operands(function, isa, _layout(function, isa))
     inserted = {op for payload in payloads for op in payload.body.walk()
                 if isinstance(op, InstructionOpBase)}
-    builder = MCBuilder(isa.name)
+    builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
     insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)
