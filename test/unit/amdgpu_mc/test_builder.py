@@ -117,7 +117,7 @@ def _built(form: Form) -> InstructionOpBase:
 def test_the_recorded_forms_cover_selection_and_the_passes() -> None:
     forms = _forms()
     mnemonics = {form.mnemonic for form in forms}
-    assert {"s_add_u32", "v_add_u32_e64", "global_store_dword", "scratch_store_dword",
+    assert {"s_add_u32", "v_add_u32_e64", "global_load_dword", "scratch_store_dword",
             "s_waitcnt", "v_writelane_b32", "s_load_dwordx2"} <= mnemonics
     assert {form.processor for form in forms} == {"gfx90a", "gfx942"}
     assert any(isinstance(typed, SymbolOperandAttr) for form in forms
