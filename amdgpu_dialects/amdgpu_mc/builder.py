@@ -103,8 +103,7 @@ class InstBuilder:
         """``mnemonic`` with positional ``operands``, named ``flags`` (``glc``, ``sc0``)
         and an ``offset:`` operand; raises :class:`MCBuildError` when no instruction of
         the target takes them."""
-        shape = tuple(self._shape(operand, position, operands)
-                      for position, operand in enumerate(operands))
+        shape = tuple(self._shape(operand, operands) for operand in operands)
         template = _match(self.processor, mnemonic, shape, tuple(flags), offset)
         slots = [operands[slot] if isinstance(slot, int) else slot for slot in template.slots]
         return build_instruction(template.mnemonic, template.opcode,
@@ -118,8 +117,7 @@ class InstBuilder:
         slots = len(load_target(self.processor).by_name[opcode].operands)
         return build_instruction(mnemonic, opcode, [NONE] * slots, successors)
 
-    def _shape(self, operand: BuildOperand, position: int,
-               operands: Sequence[BuildOperand]) -> _Shape:
+    def _shape(self, operand: BuildOperand, operands: Sequence[BuildOperand]) -> _Shape:
         if isinstance(operand, VirtRegAttr):
             rclass = load_target(self.processor).register_classes.get(operand.register_class)
             if rclass is None:
