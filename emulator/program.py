@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-from xdsl.dialects.builtin import IntAttr, IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
@@ -29,11 +29,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
-    LiteralAttr,
+    NotMCOperandError,
     SymbolOperandAttr,
-    is_absent,
+    mc_operand,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
@@ -41,6 +40,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import TEXT_BASE, Buffer, GlobalMemory
@@ -286,20 +286,16 @@ class _Compiler:
                            wave_size=self.program.wave_size, program=self.program)
 
     def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
-        if isinstance(attr, PhysRegAttr):
-            return attr.data
-        if isinstance(attr, LiteralAttr):
-            return int(attr.data)
-        if isinstance(attr, IntAttr):
-            return int(cast(int, attr.data))  # pyright: ignore[reportUnknownMemberType]
+        """A slot's value as the semantics read it: MC operands, literals as plain ints,
+        symbolic operands resolved against the program's layout."""
         if isinstance(attr, SymbolOperandAttr):
             return self._resolve(attr, literal_address, where)
-        if is_absent(attr):
-            return None
-        if isinstance(attr, VirtRegAttr):
-            raise EmulationError(f"{where}: virtual register {attr.text}: allocate registers "
-                                 "before running")
-        raise EmulationError(f"{where}: operand {attr} cannot be emulated")
+        try:
+            value = mc_operand(attr)
+        except NotMCOperandError as error:
+            raise EmulationError(f"{where}: {error}: allocate registers before "
+                                 "running") from None
+        return int(value) if isinstance(value, Literal) else value
 
     def _kernel_metadata(self) -> None:
         metadata = self.module.metadata

@@ -60,6 +60,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -121,11 +122,25 @@ class InstructionOpBase(IRDLOperation):
 
     # -- MC view -------------------------------------------------------------------------
 
-    def to_mcinst(self, isa: TargetISA) -> MCInst:
-        """The instruction as an MCInst; raises NotMCOperandError (virtual registers,
-        unresolved symbols) or KeyError (an opcode the target does not have)."""
-        desc = isa.by_name[self.opcode.data]
-        operands = [mc_operand(attr) for attr in self.mc_operands.data]
+    def to_mcinst(self, desc: InstrDef, symbol_value: Operand = None,
+                  branch_offset: int | None = None) -> MCInst:
+        """The instruction as an MCInst of its record ``desc`` (the one op -> MC bridge:
+        encoding, printing, sizing and emulation all start here).
+
+        A symbolic operand becomes ``symbol_value`` (a placeholder the caller patches: a
+        relocation, a printed expression); without one it raises NotMCOperandError, as a
+        virtual register does. The PC-relative operand of a branch becomes
+        ``branch_offset`` when given (the op names its target as a block).
+        """
+        operands: list[Operand] = []
+        branch = branch_offset is not None and self.KIND == "branch"
+        for slot, attr in zip(desc.operands, self.mc_operands.data, strict=True):
+            if isinstance(attr, SymbolOperandAttr) and symbol_value is not None:
+                operands.append(symbol_value)
+            elif branch and slot.kind.operand_type == "OPERAND_PCREL":
+                operands.append(branch_offset)
+            else:
+                operands.append(mc_operand(attr))
         return MCInst(desc, operands, desc.size)
 
     def assembly_text(self) -> str | None:
@@ -294,7 +309,7 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
 def branch_opcode(processor: str, mnemonic: str) -> str | None:
     """The record of a branch mnemonic on ``processor`` (branches have one form each)."""
     try:
-        return parser_for(processor).parse_statement(f"{mnemonic} 0").inst.desc.name
+        return parser_for(processor).match_items(mnemonic, [Item("imm", 0, "0")]).inst.desc.name
     except AsmParseError:
         return None
 

@@ -6,8 +6,9 @@ when the object is written. That is its record's words, plus a trailing literal 
 operand needs one: a kept literal (``#amdgpu_mc.lit``, encoded as a literal even where an
 inline constant would do, so lifted code re-encodes to its original bytes), an immediate
 that no inline constant holds, or a symbolic operand (a zero literal that a relocation
-fills). A branch's offset never changes its size. Emission encodes with
-:func:`encoding_operands`, and sizes are measured with it, so the two cannot disagree.
+fills). A branch's offset never changes its size. Emission encodes the MCInst of
+:meth:`InstructionOpBase.to_mcinst` (the one op -> MC bridge), and sizes are measured with
+it, so the two cannot disagree.
 
 Some code has no size yet: an instruction on virtual registers, an opcode the target lacks,
 an op that is not machine code. Asking its size raises :class:`UnsizedError`, which says
@@ -29,14 +30,11 @@ from xdsl.ir import Attribute, Block, Operation
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     NotMCOperandError,
-    SymbolOperandAttr,
-    mc_operand,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
-from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
-from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
+from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 
 #: What a symbolic operand is encoded as until a relocation (or the loader) fills it.
 ZERO_LITERAL = Literal(0)
@@ -71,22 +69,6 @@ def _record(op: InstructionOpBase, isa: TargetISA) -> InstrDef:
     return desc
 
 
-def encoding_operands(op: InstructionOpBase, desc: InstrDef, *,
-                      symbol: Operand = ZERO_LITERAL, branch: Operand = 0) -> list[Operand]:
-    """The MC operands ``op`` is encoded with: ``symbol`` for each symbolic operand,
-    ``branch`` for a branch's PC-relative offset, each other attribute's value. Raises
-    :class:`NotMCOperandError` for an operand without a value (a virtual register)."""
-    operands: list[Operand] = []
-    for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
-        if isinstance(attr, SymbolOperandAttr):
-            operands.append(symbol)
-        elif slot.kind.operand_type == "OPERAND_PCREL" and op.KIND == "branch":
-            operands.append(branch)
-        else:
-            operands.append(mc_operand(attr))
-    return operands
-
-
 #: (target, is a branch, id of opcode, id of operands) -> (opcode, operands, size). The
 #: attributes are kept so that their ids stay theirs while the entry lives.
 _sizes: dict[tuple[str, bool, int, int], tuple[StringAttr, ArrayAttr[Attribute], int]] = {}
@@ -102,7 +84,7 @@ def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
         return known[2]
     desc = _record(op, isa)
     try:
-        inst = MCInst(desc, encoding_operands(op, desc), desc.size)
+        inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
         size = len(encoder_for(isa.name).encode(inst, keep_literals=True))
     except (NotMCOperandError, EncodeError) as error:
         raise UnsizedError(op, f"{op.mnemonic}: {error}") from None

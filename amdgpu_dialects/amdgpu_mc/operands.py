@@ -41,12 +41,6 @@ class LiteralAttr(Data[int]):
             printer.print_string(str(self.data))
 
 
-#: Variant kinds whose value is a distance from the literal's own address (``S + A - P``):
-#: moving code between such an operand and the point its addend measures from changes it.
-PC_RELATIVE_VARIANTS = frozenset({"rel32@lo", "rel32@hi", "gotpcrel32@lo", "gotpcrel32@hi",
-                                  "rel32", "gotpcrel32", ""})
-
-
 @irdl_attr_definition
 class SymbolOperandAttr(Data[SymExpr]):
     """A symbolic operand: the MC layer's typed expression (``global_var@rel32@lo+4``).

@@ -340,7 +340,7 @@ class Matcher:
             assigned[index] = True
             state.columns[source] = item.column
             plain = Item(item.kind, item.column, item.text, item.value, item.real,
-                         symbolic=item.symbolic, expr=item.expr)
+                         symbolic=item.symbolic, expr=item.expr, virtual=item.virtual)
             operands[source] = self._value(pattern, inst.operands[source].kind, plain,
                                            state)
             assigned[source] = True
@@ -384,6 +384,8 @@ class Matcher:
             if item.has_modifiers:
                 raise MatchError("expected an absolute expression", item.column + 1, 60)
             return self._symbolic(pattern, kind, item.expr, item.column, state)
+        if item.virtual:
+            return self._virtual(kind, item)
         if item.kind == "reg" or (item.kind == "word" and item.text == "scc" and rc):
             name = "src_scc" if item.kind == "word" else item.text
             if rc is None or not (rc.contains(name) or (
@@ -436,6 +438,17 @@ class Matcher:
                 not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("invalid immediate: only 16-bit values are legal", item.column, 5)
         return item.value
+
+    def _virtual(self, kind: OperandKind, item: Item) -> str:
+        """A virtual register fits a register slot of its file and width (a lane-mask
+        slot is as wide as the wave); the allocator picks a member of the class later."""
+        rc = kind.register_class
+        if rc is None or item.text[:1] not in rc.files:
+            raise MatchError("invalid operand for instruction", item.column, 2)
+        width = self.isa.wavefront_size if rc.name in _BOOL_CLASSES else rc.width
+        if item.virtual != width:
+            raise MatchError("invalid operand for instruction", item.column, 2)
+        return item.text
 
     def _symbolic(self, pattern: Pattern, kind: OperandKind, expr: SymExpr, column: int,
                   state: _State) -> Operand:

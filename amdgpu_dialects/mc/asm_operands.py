@@ -44,6 +44,11 @@ class Item:
     symbolic: bool = False
     #: An immediate that names symbols: encoded later, through a fixup.
     expr: SymExpr | None = None
+    #: A virtual register's width in bits (0: not virtual). Instruction selection writes
+    #: virtual registers as ``reg`` items whose text is their file letter and a name of
+    #: its own (``s%0``), so the rules that look at register files (the constant bus) see
+    #: them as registers of their file; the matcher checks file and width, not members.
+    virtual: int = 0
 
     @property
     def has_modifiers(self) -> bool:

@@ -12,7 +12,7 @@ import functools
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, tokenize
 from luthier.amdgpu_dialects.mc.asm_matcher import Matched, Matcher, MatchError
-from luthier.amdgpu_dialects.mc.asm_operands import OperandReader
+from luthier.amdgpu_dialects.mc.asm_operands import Item, OperandReader
 from luthier.amdgpu_dialects.mc.asm_validate import ValidationError, Validator
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 
@@ -57,6 +57,13 @@ class AsmParser:
                                   self.isa.is_gfx940).read_all()
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
+        return self.match_items(mnemonic, items, column)
+
+    def match_items(self, mnemonic: str, items: list[Item], column: int = 0) -> Matched:
+        """Fit operand items to ``mnemonic``'s instructions and check the result, as for a
+        statement; instruction selection builds the items directly, without text."""
+        if self.matcher.lookup(mnemonic) is None:
+            raise AsmParseError(self._unknown_mnemonic(mnemonic), column)
         try:
             self.validator.check_items(items)
             matched = self.matcher.match(mnemonic, items)

@@ -96,6 +96,7 @@ class Validator:
             dst, src2 = inst.operand("vdst"), inst.operand("src2")
             # Only results wider than 128 bits are written over several passes.
             if isinstance(dst, str) and isinstance(src2, str) and dst != src2 \
+                    and not _is_virtual(dst) and not _is_virtual(src2) \
                     and _span(dst)[1] - _span(dst)[0] >= 4:
                 first_dst, last_dst = _span(dst)
                 first_src, last_src = _span(src2)
@@ -111,7 +112,7 @@ class Validator:
                     "invalid register class: data and dst should be all VGPR or AGPR", -1)
         if desc.mnemonic.startswith("ds_gws") and desc.has("data0"):
             data = inst.operand("data0")
-            if isinstance(data, str) and _span(data)[0] % 2:
+            if isinstance(data, str) and not _is_virtual(data) and _span(data)[0] % 2:
                 raise ValidationError("vgpr must be even aligned",
                                       columns.get(desc.index["data0"], -1))
 
@@ -166,6 +167,12 @@ class Validator:
                 raise ValidationError("invalid operand (violates constant bus restrictions)",
                                       columns.get(index, -1))
             used.add(key)
+
+
+def _is_virtual(register: str) -> bool:
+    """A virtual register (``v%0``, see ``Item.virtual``): its index is not known yet, so
+    index rules (overlap, alignment) are the register allocator's."""
+    return "%" in register
 
 
 def _span(register: str) -> tuple[int, int]:

@@ -125,6 +125,14 @@ def literal_relocation(variant: str, pc_relative: bool) -> RelocationKind | None
     return kind if kind is not None and kind.size == 4 else None
 
 
+def literal_is_pc_relative(variant: str) -> bool:
+    """Whether an instruction literal ``sym[@variant]+addend`` holds a distance from its own
+    address (``S + A - P``: a plain literal is ``R_AMDGPU_REL32``): moving code between such
+    an operand and the point its addend measures from changes its value."""
+    kind = literal_relocation(variant, True)
+    return kind is not None and kind.pc_relative
+
+
 def literal_variant(kind: RelocationKind) -> str | None:
     """How a 32-bit literal operand spells ``kind`` after its symbol: ``@rel32@lo``, ``""``
     for a plain symbol, or None when no literal operand can carry it."""

@@ -30,7 +30,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
     UnsizedError,
-    encoding_operands,
     function_layout,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
@@ -184,11 +183,11 @@ class _FunctionWriter:
         #: Offset in ``.text`` after the function's last instruction (set by ``layout``).
         self.end = start
 
-    def _operands(
+    def _mcinst(
         self, op: InstructionOpBase, desc: InstrDef, branch: int, symbol_value: Operand
-    ) -> list[Operand]:
-        """The MC operands, with ``symbol_value`` for a symbolic operand and ``branch`` as
-        the offset of a branch."""
+    ) -> MCInst:
+        """The MCInst, with ``symbol_value`` for a symbolic operand and ``branch`` as the
+        offset of a branch."""
         for attr in op.mc_operands.data:
             if not isinstance(attr, SymbolOperandAttr):
                 continue
@@ -197,13 +196,13 @@ class _FunctionWriter:
                 raise EmitError(
                     f"{self.name}: cannot encode symbolic operand {attr.data.text()}")
         try:
-            return encoding_operands(op, desc, symbol=symbol_value, branch=branch)
+            return op.to_mcinst(desc, symbol_value, branch)
         except NotMCOperandError as error:
             raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
-    def _encode(self, op: InstructionOpBase, desc: InstrDef, operands: list[Operand]) -> bytes:
+    def _encode(self, op: InstructionOpBase, inst: MCInst) -> bytes:
         try:
-            return self.writer.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+            return self.writer.encoder.encode(inst, keep_literals=True)
         except EncodeError as error:
             raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
@@ -229,8 +228,8 @@ class _FunctionWriter:
                 ]
                 item = _Instruction(inner, desc, self.start + code.offsets[inner], b"", symbols)
                 branch = self._branch_offset(item) if inner.KIND == "branch" else 0
-                item.data = self._encode(inner, desc, self._operands(inner, desc, branch,
-                                                                     ZERO_LITERAL))
+                item.data = self._encode(inner, self._mcinst(inner, desc, branch,
+                                                             ZERO_LITERAL))
                 items.append(item)
         self.end = self.start + code.size
         return items
@@ -253,8 +252,8 @@ class _FunctionWriter:
     def text_of(self, item: _Instruction) -> str:
         """The instruction as LLVM prints it, symbols and branch targets by name."""
         op, desc = item.op, item.desc
-        operands = self._operands(op, desc, BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER)
-        text = self.writer.printer.print(MCInst(desc, operands, desc.size))
+        text = self.writer.printer.print(
+            self._mcinst(op, desc, BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER))
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             if isinstance(attr, SymbolOperandAttr):
                 text = text.replace(
@@ -280,10 +279,8 @@ class _FunctionWriter:
             return "raw words requested"
         want = item.data
         if item.symbols or item.op.KIND == "branch":
-            placeholders = self._operands(
-                item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)
-            )
-            want = self._encode(item.op, item.desc, placeholders)
+            want = self._encode(item.op, self._mcinst(
+                item.op, item.desc, BRANCH_PLACEHOLDER, Literal(LITERAL_PLACEHOLDER)))
         key = (text, want)
         if key not in self.writer.checked:
             self.writer.checked[key] = self._reassembly_mismatch(item, text, want)

@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
+    ZERO_LITERAL,
     UnsizedError,
-    encoding_operands,
     function_layout,
     literal_offset,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, padding_bytes
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.relocations import literal_relocation
 from luthier.frontend.codeobj.spec import RelocationSpec
@@ -68,8 +67,8 @@ class TextEncoder:
                                               relocation.number, reference.symbol,
                                               reference.addend))
         try:
-            operands = encoding_operands(op, desc, branch=branch_offset & 0xFFFF)
-            return self.encoder.encode(MCInst(desc, operands, desc.size), keep_literals=True)
+            inst = op.to_mcinst(desc, ZERO_LITERAL, branch_offset & 0xFFFF)
+            return self.encoder.encode(inst, keep_literals=True)
         except (NotMCOperandError, EncodeError) as error:
             raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
 

@@ -12,7 +12,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
-from luthier.lowering.isel.mc_builder import MCOperand
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import LANE_MASK_CLASS, SGPR_CLASS, VGPR_CLASS, Value, width_of
 
@@ -124,7 +124,7 @@ def lower_mul(sel: Selector, op: arith.MuliOp) -> None:
         sel.emit("s_mov_b32" if uniform else "v_mov_b32_e32", [result.reg.part(1), high])
 
 
-def _mul_low(sel: Selector, uniform: bool, dest: MCOperand, a: Value, b: Value) -> None:
+def _mul_low(sel: Selector, uniform: bool, dest: BuildOperand, a: Value, b: Value) -> None:
     if uniform:
         sel.emit("s_mul_i32", [dest, sel.ssrc(a), sel.ssrc(b)])
     else:
@@ -148,7 +148,7 @@ def lower_bitwise(sel: Selector, op: arith.AndIOp | arith.OrIOp | arith.XOrIOp) 
     if width == 1 and not uniform:
         sel.emit(f"s_{kind}_b64", [result.reg, sel.mask(a), sel.mask(b)])
         if kind == "xor":  # lanes outside EXEC must stay 0
-            sel.emit("s_and_b64", [result.reg, result.reg, "exec"])
+            sel.emit("s_and_b64", [result.reg, result.reg, EXEC])
         return
     if uniform:
         suffix = "b64" if width == 64 else "b32"

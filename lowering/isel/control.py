@@ -27,6 +27,7 @@ from collections.abc import Callable
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.lowering.isel.selector import Selector
 from luthier.lowering.isel.values import (
@@ -87,13 +88,13 @@ def lower_if(sel: Selector, op: scf.IfOp, lower_ops: LowerOps,
         _side(sel, then_ops, then_yields, results, lower_ops)
         if has_else:
             sel.fall_into(else_block)
-            sel.emit("s_andn2_b64", ["exec", saved, mask])
+            sel.emit("s_andn2_b64", [EXEC, saved, mask])
             else_body = Block()
             sel.branch("s_cbranch_execz", join_block, else_body)
             sel.start(else_body)
             _side(sel, else_ops, else_yields, results, lower_ops)
         sel.fall_into(join_block)
-        sel.emit("s_mov_b64", ["exec", saved])
+        sel.emit("s_mov_b64", [EXEC, saved])
     for result, (register, value) in zip(op.results, results, strict=True):
         if value.width == 1 and not value.uniform:
             mask_reg = sel.new(LANE_MASK_CLASS)

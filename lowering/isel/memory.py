@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, Keyword, waitcnt
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.ops import AtomicOp, LoadOp, StoreOp
 from luthier.amdgpu_dialects.isa.target import load_target
@@ -36,20 +37,21 @@ def _suffix(width: int, kind: str) -> str:
 def single_lane(sel: Selector, body: Callable[[], None]) -> None:
     """Run ``body``'s vector instructions once for the wave: EXEC = lane 0 around it."""
     saved = sel.new(SGPR_CLASS[64])
-    sel.emit("s_mov_b64", [saved, "exec"])
-    sel.emit("s_mov_b64", ["exec", 1])
+    sel.emit("s_mov_b64", [saved, EXEC])
+    sel.emit("s_mov_b64", [EXEC, 1])
     body()
-    sel.emit("s_mov_b64", ["exec", saved])
+    sel.emit("s_mov_b64", [EXEC, saved])
 
 
-def _address_operands(sel: Selector, address: Value) -> tuple[list[VirtRegAttr], str]:
+def _address_operands(sel: Selector, address: Value,
+                      ) -> tuple[list[VirtRegAttr], Keyword | None]:
     """The address operands of a global instruction (after vdst/vdata) and the ``off``
     keyword when the address is a VGPR pair."""
     if address.uniform:
         offset = sel.new(VGPR_CLASS[32])
         sel.emit("v_mov_b32_e32", [offset, 0])
-        return [offset, sel.sreg(address)], ""
-    return [sel.vreg(address)], "off"
+        return [offset, sel.sreg(address)], None
+    return [sel.vreg(address)], OFF
 
 
 def lower_load(sel: Selector, op: LoadOp) -> None:
@@ -57,13 +59,13 @@ def lower_load(sel: Selector, op: LoadOp) -> None:
     width = width_of(op.result)
     if address.uniform:
         dest = sel.new(SGPR_CLASS[width])
-        sel.emit(f"s_load_{_suffix(width, 'load')}", [dest, sel.sreg(address), 0], "glc")
-        sel.emit("s_waitcnt", ["lgkmcnt(0)"])
+        sel.emit(f"s_load_{_suffix(width, 'load')}", [dest, sel.sreg(address), 0], flags=["glc"])
+        sel.emit("s_waitcnt", [waitcnt(lgkmcnt=0)])
         sel.define(op.result, Value(width, True, reg=dest))
         return
     dest = sel.new(VGPR_CLASS[width])
-    sel.emit(f"global_load_{_suffix(width, 'load')}", [dest, sel.vreg(address), "off"])
-    sel.emit("s_waitcnt", ["vmcnt(0)"])
+    sel.emit(f"global_load_{_suffix(width, 'load')}", [dest, sel.vreg(address), OFF])
+    sel.emit("s_waitcnt", [waitcnt(vmcnt=0)])
     sel.define(op.result, Value(width, False, reg=dest))
 
 
@@ -75,7 +77,7 @@ def lower_store(sel: Selector, op: StoreOp) -> None:
     def store() -> None:
         operands, off = _address_operands(sel, address)
         data = sel.vreg(value)
-        if off:
+        if off is not None:
             sel.emit(mnemonic, [operands[0], data, off])
         else:
             sel.emit(mnemonic, [operands[0], data, operands[1]])
@@ -98,11 +100,12 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
         operands, off = _address_operands(sel, address)
         data = sel.vreg(value)
         dest = [old] if old is not None else []
-        sources = [operands[0], data, off] if off else [operands[0], data, operands[1]]
-        sel.emit(mnemonic, [*dest, *sources], _returning(sel) if returns else "")
+        sources = [operands[0], data, off] if off is not None \
+            else [operands[0], data, operands[1]]
+        sel.emit(mnemonic, [*dest, *sources], flags=[_returning(sel)] if returns else [])
         if old is None:
             return
-        sel.emit("s_waitcnt", ["vmcnt(0)"])
+        sel.emit("s_waitcnt", [waitcnt(vmcnt=0)])
         if uniform:
             _read_first_lane(sel, op, old, width)
 

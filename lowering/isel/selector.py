@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from xdsl.ir import Block, Operation, SSAValue
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand, InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
-from luthier.lowering.isel.mc_builder import MCBuilder, MCOperand
 from luthier.lowering.isel.values import LANE_MASK_CLASS, SGPR_CLASS, VGPR_CLASS, Value
 
 
@@ -39,7 +39,7 @@ class Selector:
     """Builds the machine code of one payload."""
 
     def __init__(self, processor: str) -> None:
-        self.builder = MCBuilder(processor)
+        self.builder = InstBuilder(processor)
         self.processor = processor
         self.blocks: list[Block] = [Block()]
         self.block = self.blocks[0]
@@ -53,9 +53,9 @@ class Selector:
         self._next_vreg += 1
         return vreg
 
-    def emit(self, mnemonic: str, operands: Sequence[MCOperand] = (),
-             modifiers: str = "") -> InstructionOpBase:
-        op = self.builder.inst(mnemonic, operands, modifiers)
+    def emit(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
+             flags: Sequence[str] = ()) -> InstructionOpBase:
+        op = self.builder.inst(mnemonic, operands, flags=flags)
         self.block.add_op(op)
         return op
 
@@ -108,7 +108,7 @@ class Selector:
         self.emit("s_mov_b32", [reg, signed32(value.const)])
         return reg
 
-    def ssrc(self, value: Value) -> MCOperand:
+    def ssrc(self, value: Value) -> BuildOperand:
         """A SALU source: an SGPR or an immediate (32-bit; SALU takes one literal)."""
         if value.const is not None and value.width <= 32:
             return signed32(value.const)
@@ -129,20 +129,20 @@ class Selector:
         self.emit("v_mov_b32_e32", [reg, self._mov_source(value)])
         return reg
 
-    def _mov_source(self, value: Value) -> MCOperand:
+    def _mov_source(self, value: Value) -> BuildOperand:
         if value.const is not None:
             return signed32(value.const)
         assert value.reg is not None
         return value.reg
 
     def vsrcs(self, values: Sequence[Value], width: int = 32,
-              mask_operand: bool = False) -> list[MCOperand]:
+              mask_operand: bool = False) -> list[BuildOperand]:
         """Sources of one VALU (VOP3) instruction: VGPRs, inline constants, and at most one
         SGPR (GFX9's constant bus); other SGPRs and literals are copied to VGPRs. With
         ``mask_operand`` the instruction also reads a lane mask (a carry-in, a select
         mask), which takes the bus: every source must then be a VGPR or inline."""
         sgpr: VirtRegAttr | None = None
-        sources: list[MCOperand] = []
+        sources: list[BuildOperand] = []
         for value in values:
             if value.const is not None and is_inline(value.const, width):
                 sources.append(_imm(value.const, width))
@@ -156,7 +156,7 @@ class Selector:
                 sources.append(self.vreg(value))
         return sources
 
-    def mask(self, value: Value) -> MCOperand:
+    def mask(self, value: Value) -> BuildOperand:
         """A boolean as a lane mask: per-lane booleans are masks already; a uniform one
         becomes EXEC or 0."""
         if not value.uniform:
@@ -164,11 +164,10 @@ class Selector:
             return value.reg
         reg = self.new(LANE_MASK_CLASS)
         if value.const is not None:
-            self.emit("s_mov_b64", [reg, PhysRegAttr.get_register("exec") if value.const & 1
-                                    else 0])
+            self.emit("s_mov_b64", [reg, EXEC if value.const & 1 else 0])
             return reg
         self.emit("s_cmp_lg_u32", [self.sreg(value), 0])
-        self.emit("s_cselect_b64", [reg, "exec", 0])
+        self.emit("s_cselect_b64", [reg, EXEC, 0])
         return reg
 
 

@@ -9,10 +9,10 @@ at the point), AGPRs through ``v_accvgpr_read``/``write``, SCC as 0/1 through
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr, register_units
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.register_usage import ADDRESSABLE
 
 #: Special registers hooks may name, with their width in 32-bit units.
@@ -50,7 +50,7 @@ def _units(name: str) -> list[str]:
     return [f"{prefix}{index}" for index in range(first, first + count)]
 
 
-def copy_from(builder: MCBuilder, dest: VirtRegAttr, name: str) -> list[InstructionOpBase]:
+def copy_from(builder: InstBuilder, dest: VirtRegAttr, name: str) -> list[InstructionOpBase]:
     """``dest = name`` (an application register read at the payload's entry)."""
     if name == "scc":
         return [builder.inst("s_cselect_b32", [dest, 1, 0])]
@@ -58,21 +58,22 @@ def copy_from(builder: MCBuilder, dest: VirtRegAttr, name: str) -> list[Instruct
     prefix = units[0] if units is not None else "s"
     if prefix == "a":
         return [builder.inst("v_accvgpr_read_b32", [dest.part(i) if len(parts) > 1 else dest,
-                                                     part])
+                                                     reg(part)])
                 for parts in [_units(name)] for i, part in enumerate(parts)]
     if prefix == "v":
         parts = _units(name)
-        return [builder.inst("v_mov_b32_e32", [dest.part(i) if len(parts) > 1 else dest, part])
+        return [builder.inst("v_mov_b32_e32",
+                             [dest.part(i) if len(parts) > 1 else dest, reg(part)])
                 for i, part in enumerate(parts)]
     width = SPECIAL_REGISTERS.get(name) or (units[2] if units is not None else 1)
     if width == 2 and (units is None or units[1] % 2 == 0):
-        return [builder.inst("s_mov_b64", [dest, name])]
+        return [builder.inst("s_mov_b64", [dest, reg(name)])]
     parts = _units(name)
-    return [builder.inst("s_mov_b32", [dest.part(i) if len(parts) > 1 else dest, part])
+    return [builder.inst("s_mov_b32", [dest.part(i) if len(parts) > 1 else dest, reg(part)])
             for i, part in enumerate(parts)]
 
 
-def copy_to(builder: MCBuilder, name: str, source: VirtRegAttr) -> list[InstructionOpBase]:
+def copy_to(builder: InstBuilder, name: str, source: VirtRegAttr) -> list[InstructionOpBase]:
     """``name = source`` (an application register written at the payload's exit)."""
     if name == "scc":
         return [builder.inst("s_cmp_lg_u32", [source, 0])]
@@ -84,17 +85,17 @@ def copy_to(builder: MCBuilder, name: str, source: VirtRegAttr) -> list[Instruct
         return source.part(index) if len(parts) > 1 else source
 
     if prefix == "a":
-        return [builder.inst("v_accvgpr_write_b32", [unit, part(i)])
+        return [builder.inst("v_accvgpr_write_b32", [reg(unit), part(i)])
                 for i, unit in enumerate(parts)]
     if prefix == "v":
-        return [builder.inst("v_mov_b32_e32", [unit, part(i)]) for i, unit in enumerate(parts)]
+        return [builder.inst("v_mov_b32_e32", [reg(unit), part(i)]) for i, unit in enumerate(parts)]
     width = SPECIAL_REGISTERS.get(name) or (units[2] if units is not None else 1)
     if width == 2 and (units is None or units[1] % 2 == 0):
-        return [builder.inst("s_mov_b64", [name, source])]
-    return [builder.inst("s_mov_b32", [unit, part(i)]) for i, unit in enumerate(parts)]
+        return [builder.inst("s_mov_b64", [reg(name), source])]
+    return [builder.inst("s_mov_b32", [reg(unit), part(i)]) for i, unit in enumerate(parts)]
 
 
-def copy_between(builder: MCBuilder, dest: VirtRegAttr, source: VirtRegAttr,
+def copy_between(builder: InstBuilder, dest: VirtRegAttr, source: VirtRegAttr,
                  register_class: str, units: int) -> list[InstructionOpBase]:
     """``dest = source`` between two virtual registers of one class."""
     if register_class.startswith("S"):

@@ -27,7 +27,9 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, M0, InstBuilder, MCBuildError
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
@@ -37,7 +39,7 @@ from luthier.amdgpu_dialects.instr.points import (
     enclosing_function,
     payloads,
 )
-from luthier.lowering.isel.mc_builder import MCBuilder, MCBuildError
+from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference
 from luthier.passes.instrument.virtualize import max_vreg
 from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state
@@ -52,7 +54,7 @@ def _vregs(registers: list[VirtRegAttr | object]) -> list[VirtRegAttr]:
     return out
 
 
-def expand(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int]) -> list[InstructionOpBase]:
+def expand(op: MCIntrinsicOp, builder: InstBuilder, fresh: list[int]) -> list[InstructionOpBase]:
     """The instructions of one intrinsic (``fresh[0]``: the next free vreg number)."""
     defs, uses = _vregs(list(op.def_registers)), _vregs(list(op.use_registers))
     name = op.intrinsic.data
@@ -67,9 +69,9 @@ def expand(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int]) -> list[Inst
         return [inst("v_mbcnt_lo_u32_b32", [low, -1, 0]),
                 inst("v_mbcnt_hi_u32_b32", [defs[0], -1, low])]
     if name == "first_active_lane":
-        return [inst("s_ff1_i32_b64", [defs[0], "exec"])]
+        return [inst("s_ff1_i32_b64", [defs[0], EXEC])]
     if name == "ballot":
-        return [inst("s_and_b64", [defs[0], uses[0], "exec"])]
+        return [inst("s_and_b64", [defs[0], uses[0], EXEC])]
     if name == "popcount":
         source = uses[0]
         if source.register_class.startswith("S"):
@@ -88,17 +90,17 @@ def expand(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int]) -> list[Inst
         # GFX9 reads one SGPR per VALU instruction, M0 aside: the lane goes through M0
         # (saved around the payload by save-payload-state where the application needs it).
         return [inst("v_mov_b32_e32", [defs[0], uses[2]]),
-                inst("s_mov_b32", ["m0", uses[1]]),
-                inst("v_writelane_b32", [defs[0], uses[0], "m0"])]
+                inst("s_mov_b32", [M0, uses[1]]),
+                inst("v_writelane_b32", [defs[0], uses[0], M0])]
     if name == "global_addr":
         symbol = op.param("symbol")
         assert isinstance(symbol, StringAttr)
         address = defs[0]
+        low = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@lo", 4).expr)
+        high = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@hi", 12).expr)
         return [inst("s_getpc_b64", [address]),
-                inst("s_add_u32", [address.part(0), address.part(0),
-                                   f"{symbol.data}@rel32@lo+4"]),
-                inst("s_addc_u32", [address.part(1), address.part(1),
-                                    f"{symbol.data}@rel32@hi+12"])]
+                inst("s_add_u32", [address.part(0), address.part(0), low]),
+                inst("s_addc_u32", [address.part(1), address.part(1), high])]
     return []
 
 
@@ -112,7 +114,7 @@ class LowerIntrinsicsPass(ModulePass):
         for payload in list(payloads(op)):
             code_object = enclosing_code_object(payload)
             assert code_object is not None
-            builder = MCBuilder(code_object.processor)
+            builder = InstBuilder(code_object.processor)
             fresh = [max_vreg(payload) + 1]
             kernel = enclosing_function(payload)
             with_homes = isinstance(kernel, KernelOp) and has_homes(kernel)

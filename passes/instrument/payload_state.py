@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -33,7 +34,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import instrumented_instruction, payloads
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.liveness import Liveness
 from luthier.passes.instrument.virtualize import exit_block, max_vreg
 
@@ -83,23 +83,23 @@ def intended_units(payload: PayloadOp) -> int:
     return units
 
 
-def _save(builder: MCBuilder, name: str, slot: VirtRegAttr) -> Operation:
+def _save(builder: InstBuilder, name: str, slot: VirtRegAttr) -> Operation:
     if name == "scc":
         return builder.inst("s_cselect_b32", [slot, 1, 0])
-    return builder.inst("s_mov_b64" if name == "vcc" else "s_mov_b32", [slot, name])
+    return builder.inst("s_mov_b64" if name == "vcc" else "s_mov_b32", [slot, reg(name)])
 
 
-def _restore(builder: MCBuilder, name: str, slot: VirtRegAttr) -> Operation:
+def _restore(builder: InstBuilder, name: str, slot: VirtRegAttr) -> Operation:
     if name == "scc":
         return builder.inst("s_cmp_lg_u32", [slot, 0])
-    return builder.inst("s_mov_b64" if name == "vcc" else "s_mov_b32", [name, slot])
+    return builder.inst("s_mov_b64" if name == "vcc" else "s_mov_b32", [reg(name), slot])
 
 
 def save_state(code_object: CodeObjectOp, liveness: Liveness,
                targets: list[PayloadOp]) -> None:
     processor = code_object.processor
     isa = load_target(processor)
-    builder = MCBuilder(processor)
+    builder = InstBuilder(processor)
     later_reads: dict[int, int] = {}
     for payload in reversed(targets):
         point = instrumented_instruction(payload)

@@ -41,10 +41,11 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, InstBuilder, Keyword, reg, waitcnt
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.instr.ops import ReturnOp
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.preamble.scratch import SLOT_BYTES, check_immediate_offset, slot_offset
 
@@ -241,37 +242,41 @@ def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str) -> lis
     ``instr.return``; returns the new ops."""
     if not plan.sgprs and not plan.vgprs and not plan.memory:
         return []
-    build = MCBuilder(processor)
+    build = InstBuilder(processor)
     saved_holders = set(plan.saved_holders)
     early = [entry for entry in plan.sgprs if entry[1] not in saved_holders]
     late = [entry for entry in plan.sgprs if entry[1] in saved_holders]
 
     def writes(entries: list[tuple[str, str, int]]) -> list[InstructionOpBase]:
-        return [build.inst("v_writelane_b32", [vgpr, sgpr, lane]) for sgpr, vgpr, lane in entries]
+        return [build.inst("v_writelane_b32", [reg(vgpr), reg(sgpr), lane])
+                for sgpr, vgpr, lane in entries]
 
     def reads(entries: list[tuple[str, str, int]]) -> list[InstructionOpBase]:
-        return [build.inst("v_readlane_b32", [sgpr, vgpr, lane]) for sgpr, vgpr, lane in entries]
+        return [build.inst("v_readlane_b32", [reg(sgpr), reg(vgpr), lane])
+                for sgpr, vgpr, lane in entries]
 
     def vector_saves(restore: bool) -> list[InstructionOpBase]:
         if not (plan.vgprs or plan.memory) or plan.exec_save is None:
             return []
         ops: list[InstructionOpBase] = []
         if plan.memory and plan.address is not None:
-            ops.append(build.inst("s_mov_b32", [plan.address, plan.stack_offset]))
+            ops.append(build.inst("s_mov_b32", [reg(plan.address), plan.stack_offset]))
         for vgpr, agpr in plan.vgprs:
-            ops.append(build.inst("v_accvgpr_read_b32", [vgpr, agpr]) if restore
-                       else build.inst("v_accvgpr_write_b32", [agpr, vgpr]))
+            ops.append(build.inst("v_accvgpr_read_b32", [reg(vgpr), reg(agpr)]) if restore
+                       else build.inst("v_accvgpr_write_b32", [reg(agpr), reg(vgpr)]))
         for slot, vgpr in enumerate(plan.memory):
+            address: PhysRegAttr | Keyword
             if plan.address is not None:
-                address, offset = plan.address, SLOT_BYTES * slot
+                address, offset = reg(plan.address), SLOT_BYTES * slot
             else:
-                address, offset = "off", slot_offset(plan.stack_offset, slot)
-            modifier = f"offset:{offset}" if offset else ""
-            ops.append(build.inst("scratch_load_dword", [vgpr, "off", address], modifier)
+                address, offset = OFF, slot_offset(plan.stack_offset, slot)
+            named = offset if offset else None
+            ops.append(build.inst("scratch_load_dword", [reg(vgpr), OFF, address], offset=named)
                        if restore else
-                       build.inst("scratch_store_dword", ["off", vgpr, address], modifier))
+                       build.inst("scratch_store_dword", [OFF, reg(vgpr), address],
+                                  offset=named))
         if restore and plan.memory:
-            ops.append(build.inst("s_waitcnt", ["vmcnt(0)"]))
+            ops.append(build.inst("s_waitcnt", [waitcnt(vmcnt=0)]))
         return _under_full_exec(build, plan.exec_save, ops)
 
     saves = writes(early) + vector_saves(False) + writes(late)
@@ -292,7 +297,7 @@ def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str) -> lis
     return new
 
 
-def _under_full_exec(build: MCBuilder, pair: str,
+def _under_full_exec(build: InstBuilder, pair: str,
                      ops: list[InstructionOpBase]) -> list[InstructionOpBase]:
-    return [build.inst("s_mov_b64", [pair, "exec"]), build.inst("s_mov_b64", ["exec", -1]),
-            *ops, build.inst("s_mov_b64", ["exec", pair])]
+    return [build.inst("s_mov_b64", [reg(pair), EXEC]), build.inst("s_mov_b64", [EXEC, -1]),
+            *ops, build.inst("s_mov_b64", [EXEC, reg(pair)])]

@@ -23,13 +23,13 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.intrinsics import register_class_of
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.instrument.copies import (
     copy_between,
     copy_from,
@@ -65,7 +65,7 @@ def _register(op: MCIntrinsicOp) -> str:
 
 
 def virtualize(payload: PayloadOp, processor: str) -> None:
-    builder = MCBuilder(processor)
+    builder = InstBuilder(processor)
     isa = load_target(processor)
     intrinsics = [op for op in payload.body.walk() if isinstance(op, MCIntrinsicOp)
                   and op.intrinsic.data in ("read_reg", "write_reg")]

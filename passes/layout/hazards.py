@@ -37,6 +37,7 @@ from typing import cast
 
 from xdsl.dialects.builtin import IntAttr
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -46,7 +47,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.analysis.effects import EffectTable
 
@@ -213,7 +213,7 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
     function = _Function(cfg, model)
     if not function.rules:
         return 0
-    build = MCBuilder(model.isa.name)
+    build = InstBuilder(model.isa.name)
     added = 0
     for index, block in enumerate(cfg.blocks):
         ops = function.ops[index]

@@ -35,6 +35,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
@@ -43,14 +44,14 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     instruction_size,
     literal_offset,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
     FunctionLikeOp,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
 
 #: Bytes a SOPP branch reaches backward from the instruction after it (2**15 words); it
 #: reaches ``HARDWARE_REACH - 4`` forward.
@@ -128,7 +129,7 @@ class _FunctionRelaxer:
         self.name = function.sym_name.data
         self.isa = isa
         self.reach = reach
-        self.builder = MCBuilder(isa.name)
+        self.builder = InstBuilder(isa.name)
         #: Island -> the block its chain of islands ends at.
         self.islands: dict[Block, Block] = {}
         self.branch_size = 0
@@ -195,7 +196,7 @@ class _FunctionRelaxer:
                 continue
             for attr in op.mc_operands.data:
                 reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) else None
-                if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
+                if reference is None or not literal_is_pc_relative(reference.variant):
                     continue
                 point = offset + literal_offset(op, self.isa) - reference.addend
                 guards.append(_Guard(point, offset) if point <= offset

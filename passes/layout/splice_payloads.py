@@ -37,6 +37,7 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
@@ -44,7 +45,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     function_layout,
     literal_offset,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.operands import PC_RELATIVE_VARIANTS, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -55,7 +56,7 @@ from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
+from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
 
@@ -112,7 +113,7 @@ def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
             if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
                 continue
             reference = attr.data.reference
-            if reference is None or reference.variant not in PC_RELATIVE_VARIANTS:
+            if reference is None or not literal_is_pc_relative(reference.variant):
                 continue
             point = offset + literal_offset(op, isa) - reference.addend
             base = ends.get(point)
@@ -139,7 +140,7 @@ def _rebase(found: list[_PCRelative], layout: FunctionLayout, isa: TargetISA) ->
         item.op.mc_operands = ArrayAttr(operands)
 
 
-def _splice(payload: PayloadOp, builder: MCBuilder) -> None:
+def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
     block = payload.parent_block()
     region = block.parent_region() if block is not None else None
     assert block is not None and region is not None
@@ -228,7 +229,7 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
     found = _pc_relative_operands(function, isa, _layout(function, isa))
     inserted = {op for payload in payloads for op in payload.body.walk()
                 if isinstance(op, InstructionOpBase)}
-    builder = MCBuilder(isa.name)
+    builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
     insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)

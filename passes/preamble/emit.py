@@ -42,12 +42,12 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.preload import PreloadEntryError, preload_entry
-from luthier.passes.preamble.fill import copy_workitem_ids, fill_sva
+from luthier.passes.preamble.fill import V0, copy_workitem_ids, fill_sva
 from luthier.passes.preamble.scratch import (
     FLAT_SCRATCH_INIT,
     PRIVATE_SEGMENT,
@@ -168,7 +168,7 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
     if not isa.subtarget.has_packed_work_item_ids and needs.workitem_ids:
         raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "
                     "supported")
-    builder = MCBuilder(processor)
+    builder = InstBuilder(processor)
     #: SGPRs from here on hold no entry value: the preamble's scratch registers.
     first_free = max((first + count for first, count in new_layout.values()), default=0)
     code: list[Operation] = []
@@ -178,15 +178,15 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
     if workitem_home is not None:
         code += copy_workitem_ids(builder, workitem_home, first_free)
         if level != old_level:
-            code.append(builder.inst("v_and_b32_e32", ["v0", WORKITEM_MASKS[old_level], "v0"]))
+            code.append(builder.inst("v_and_b32_e32", [V0, WORKITEM_MASKS[old_level], V0]))
     if sva is not None:
         code += fill_sva(builder, sva, needs, new_layout, first_free)
     for field, (old_first, count) in sorted(old_layout.items(), key=lambda item: item[1][0]):
         new_first, _ = new_layout[field]
         for k in range(count):
             if new_first != old_first:
-                code.append(builder.inst("s_mov_b32", [f"s{old_first + k}",
-                                                       f"s{new_first + k}"]))
+                code.append(builder.inst("s_mov_b32", [reg(f"s{old_first + k}"),
+                                                       reg(f"s{new_first + k}")]))
     block = Block([*code, ReturnOp()])
     preamble = PayloadOp(PREAMBLE, [], Region(block))
     if real_entry is not None:  # preloaded arguments: entered 256 bytes in

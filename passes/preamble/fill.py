@@ -39,8 +39,9 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.homes import stack_slot
 from luthier.passes.preamble.scratch import slot_access
 from luthier.passes.preamble.sva import (
@@ -60,15 +61,18 @@ PACKET_GRID_SIZE = {"x": 12, "y": 16, "z": 20}
 _RECIPROCAL_SCALE = 0x4F7FFFFE
 _DIMENSIONS = ("x", "y", "z")
 #: Where the preamble assembles an SVA whose home is an AGPR.
-LANE_VGPR = "v3"
+LANE_VGPR = reg("v3")
+#: The packed work-item ids at kernel entry.
+V0 = reg("v0")
 
 
 def _align(value: int, granule: int) -> int:
     return -(-value // granule) * granule
 
 
-def ceil_divide(build: MCBuilder, quotient: str, dividend: str, divisor: str,
-                vector_temp: str, temps: Sequence[str]) -> list[Operation]:
+def ceil_divide(build: InstBuilder, quotient: PhysRegAttr, dividend: PhysRegAttr,
+                divisor: PhysRegAttr, vector_temp: PhysRegAttr,
+                temps: Sequence[PhysRegAttr]) -> list[Operation]:
     """``quotient = ceil(dividend / divisor)`` for u32 SGPRs (``divisor`` > 0), exact for
     every 32-bit pair. ``temps`` are three scratch SGPRs; ``vector_temp`` a scratch VGPR.
     ``quotient`` may not be ``dividend`` or ``divisor``."""
@@ -103,8 +107,8 @@ def ceil_divide(build: MCBuilder, quotient: str, dividend: str, divisor: str,
     ]
 
 
-def _correct(build: MCBuilder, quotient: str, remainder: str, divisor: str,
-             temps: tuple[str, str]) -> list[Operation]:
+def _correct(build: InstBuilder, quotient: PhysRegAttr, remainder: PhysRegAttr,
+             divisor: PhysRegAttr, temps: tuple[PhysRegAttr, PhysRegAttr]) -> list[Operation]:
     """If ``remainder >= divisor``: one more in the quotient, one divisor less in the
     remainder (both candidates first: the additions write SCC, the selects read it)."""
     inst = build.inst
@@ -118,31 +122,32 @@ def _correct(build: MCBuilder, quotient: str, remainder: str, divisor: str,
     ]
 
 
-def launch_sizes(build: MCBuilder, needs: StateNeeds, dispatch_ptr: int, first_free_sgpr: int,
-                 vector_temp: str) -> tuple[list[Operation], list[tuple[str, int]]]:
+def launch_sizes(build: InstBuilder, needs: StateNeeds, dispatch_ptr: int,
+                 first_free_sgpr: int, vector_temp: PhysRegAttr,
+                 ) -> tuple[list[Operation], list[tuple[PhysRegAttr, int]]]:
     """Code computing the launch sizes ``needs`` names from the dispatch packet at
     ``s[dispatch_ptr:dispatch_ptr+1]``; returns it and the (SGPR, SVA lane) pairs holding
     the results."""
     inst = build.inst
     base = _align(first_free_sgpr, 4)  # s_load_dwordx4 writes an aligned quadruple
 
-    def sgpr(k: int) -> str:
-        return f"s{base + k}"
+    def sgpr(k: int) -> PhysRegAttr:
+        return reg(f"s{base + k}")
 
-    pointer = f"s[{dispatch_ptr}:{dispatch_ptr + 1}]"
+    pointer = reg(f"s[{dispatch_ptr}:{dispatch_ptr + 1}]")
     # s[base..base+3]: bytes 4-19 of the packet; s[base+4]: grid_size_z
     code: list[Operation] = [
-        inst("s_load_dwordx4", [f"s[{base}:{base + 3}]", pointer, PACKET_SIZES_OFFSET])]
+        inst("s_load_dwordx4", [reg(f"s[{base}:{base + 3}]"), pointer, PACKET_SIZES_OFFSET])]
     if "z" in needs.grid_dims:
         code.append(inst("s_load_dword", [sgpr(4), pointer, PACKET_GRID_SIZE["z"]]))
-    code.append(inst("s_waitcnt", ["lgkmcnt(0)"]))
+    code.append(inst("s_waitcnt", [waitcnt(lgkmcnt=0)]))
     grid_size = {"x": sgpr(2), "y": sgpr(3), "z": sgpr(4)}
     # s[base+5..base+7]: workgroup sizes; s[base+8..base+10]: grid sizes in workgroups;
     # s[base+11..base+13]: division scratch.
     block = {dim: sgpr(5 + k) for k, dim in enumerate(_DIMENSIONS)}
     grid = {dim: sgpr(8 + k) for k, dim in enumerate(_DIMENSIONS)}
     scratch = [sgpr(11), sgpr(12), sgpr(13)]
-    lanes: list[tuple[str, int]] = []
+    lanes: list[tuple[PhysRegAttr, int]] = []
     for dim in sorted(needs.grid_dims | needs.block_dims):
         if dim == "x":
             code.append(inst("s_and_b32", [block[dim], sgpr(0), 0xFFFF]))
@@ -159,44 +164,44 @@ def launch_sizes(build: MCBuilder, needs: StateNeeds, dispatch_ptr: int, first_f
     return code, lanes
 
 
-def copy_workitem_ids(build: MCBuilder, home: str, first_free_sgpr: int) -> list[Operation]:
+def copy_workitem_ids(build: InstBuilder, home: str, first_free_sgpr: int) -> list[Operation]:
     """The copy of the packed work-item ids (``v0``) into their home, a VGPR, an AGPR or a
     stack slot (only the wave's work-items matter, so EXEC as it is at entry is right)."""
     slot = stack_slot(home)
     if slot is not None:
-        return list(slot_access(build, load_target(build.processor), True, "v0", slot,
-                                f"s{first_free_sgpr}"))
+        return list(slot_access(build, load_target(build.processor), True, V0, slot,
+                                reg(f"s{first_free_sgpr}")))
     if home.startswith("a"):
-        return [build.inst("v_accvgpr_write_b32", [home, "v0"])]
-    return [build.inst("v_mov_b32_e32", [home, "v0"])]
+        return [build.inst("v_accvgpr_write_b32", [reg(home), V0])]
+    return [build.inst("v_mov_b32_e32", [reg(home), V0])]
 
 
-def fill_sva(build: MCBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],
+def fill_sva(build: InstBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],
              first_free_sgpr: int) -> list[Operation]:
     """The code writing every SVA lane ``needs`` names; ``entry`` is the SGPR layout at
     entry (:func:`~luthier.passes.preamble.emit.entry_sgprs` of the new descriptor)."""
     code: list[Operation] = []
-    lanes: list[tuple[str, int]] = []
-    lane_vgpr = sva if sva.startswith("v") else LANE_VGPR
+    lanes: list[tuple[PhysRegAttr, int]] = []
+    lane_vgpr = reg(sva) if sva.startswith("v") else LANE_VGPR
     if needs.launch_sizes:
         dispatch, _ = entry["properties.enable_sgpr_dispatch_ptr"]
         code, lanes = launch_sizes(build, needs, dispatch, first_free_sgpr, lane_vgpr)
     if needs.kernarg:
         first, _ = entry["properties.enable_sgpr_kernarg_segment_ptr"]
-        lanes += [(f"s{first + part}", lane) for part, lane in enumerate(KERNARG_LANES)]
+        lanes += [(reg(f"s{first + part}"), lane) for part, lane in enumerate(KERNARG_LANES)]
     for dim in sorted(needs.workgroup_ids):
         first, _ = entry[f"rsrc2.enable_sgpr_workgroup_id_{dim}"]
-        lanes.append((f"s{first}", WORKGROUP_ID_LANES[dim]))
+        lanes.append((reg(f"s{first}"), WORKGROUP_ID_LANES[dim]))
     code += [build.inst("v_writelane_b32", [lane_vgpr, register, lane])
              for register, lane in sorted(lanes, key=lambda item: item[1])]
-    if lane_vgpr != sva:
+    if lane_vgpr.data != sva:
         pair = _align(first_free_sgpr, 2)
-        saved_exec = f"s[{pair}:{pair + 1}]"
+        saved_exec = reg(f"s[{pair}:{pair + 1}]")
         slot = stack_slot(sva)
-        copy: list[Operation] = [build.inst("v_accvgpr_write_b32", [sva, lane_vgpr])] \
+        copy: list[Operation] = [build.inst("v_accvgpr_write_b32", [reg(sva), lane_vgpr])] \
             if slot is None else list(slot_access(build, load_target(build.processor), True,
-                                                  lane_vgpr, slot, f"s{pair + 2}"))
-        code += [build.inst("s_mov_b64", [saved_exec, "exec"]),
-                 build.inst("s_mov_b64", ["exec", -1]), *copy,
-                 build.inst("s_mov_b64", ["exec", saved_exec])]
+                                                  lane_vgpr, slot, reg(f"s{pair + 2}")))
+        code += [build.inst("s_mov_b64", [saved_exec, EXEC]),
+                 build.inst("s_mov_b64", [EXEC, -1]), *copy,
+                 build.inst("s_mov_b64", [EXEC, saved_exec])]
     return code

@@ -45,8 +45,10 @@ from typing import Any
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg, waitcnt
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
@@ -54,7 +56,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.lowering.isel.mc_builder import MCBuilder, MCOperand
 from luthier.passes.analysis.callgraph import CallGraph, Reach
 from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
 
@@ -284,29 +285,32 @@ def scratch_fields(fields: dict[str, int], isa: TargetISA) -> dict[str, int]:
     return {key: value for key, value in wanted.items() if fields.get(key, 0) != value}
 
 
-def flat_scratch_setup(builder: MCBuilder, init: int, wave_offset: int) -> list[InstructionOpBase]:
+def flat_scratch_setup(builder: InstBuilder, init: int,
+                       wave_offset: int) -> list[InstructionOpBase]:
     """FLAT_SCRATCH = flat scratch init + the wave's private segment offset (GFX9 without
     architected flat scratch); ``init`` is the first of the two init SGPRs."""
-    return [builder.inst("s_add_u32", ["flat_scratch_lo", f"s{init}", f"s{wave_offset}"]),
-            builder.inst("s_addc_u32", ["flat_scratch_hi", f"s{init + 1}", 0])]
+    return [builder.inst("s_add_u32", [reg("flat_scratch_lo"), reg(f"s{init}"),
+                                       reg(f"s{wave_offset}")]),
+            builder.inst("s_addc_u32", [reg("flat_scratch_hi"), reg(f"s{init + 1}"), 0])]
 
 
-def slot_access(builder: MCBuilder, isa: TargetISA, store: bool, vgpr: MCOperand,
-                offset: int, address: MCOperand) -> list[InstructionOpBase]:
+def slot_access(builder: InstBuilder, isa: TargetISA, store: bool,
+                vgpr: PhysRegAttr | VirtRegAttr, offset: int,
+                address: PhysRegAttr | VirtRegAttr) -> list[InstructionOpBase]:
     """Store ``vgpr`` to (or load it from) the per-lane slot at byte ``offset``, under the
     EXEC in force: GFX942 addresses it with the immediate alone (StackOffsetError past
     4095); the other targets need an SGPR, ``address``, which gets the offset first."""
     code: list[InstructionOpBase] = []
     if isa.subtarget.has_flat_scratch_st_mode:
         check_immediate_offset(offset)
-        base: MCOperand = "off"
-        modifier = f"offset:{offset}" if offset else ""
+        base: BuildOperand = OFF
+        named = offset if offset else None
     else:
         code.append(builder.inst("s_mov_b32", [address, offset]))
-        base, modifier = address, ""
+        base, named = address, None
     if store:
-        code.append(builder.inst("scratch_store_dword", ["off", vgpr, base], modifier))
+        code.append(builder.inst("scratch_store_dword", [OFF, vgpr, base], offset=named))
     else:
-        code += [builder.inst("scratch_load_dword", [vgpr, "off", base], modifier),
-                 builder.inst("s_waitcnt", ["vmcnt(0)"])]
+        code += [builder.inst("scratch_load_dword", [vgpr, OFF, base], offset=named),
+                 builder.inst("s_waitcnt", [waitcnt(vmcnt=0)])]
     return code

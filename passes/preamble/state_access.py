@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg, waitcnt
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.isa.target import load_target
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.homes import stack_slot
 from luthier.passes.preamble.scratch import StackError, slot_access
 from luthier.passes.preamble.sva import (
@@ -50,7 +50,7 @@ class StateAccessError(ValueError):
     point)."""
 
 
-def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
+def expand_state(op: MCIntrinsicOp, builder: InstBuilder, fresh: list[int],
                  kernel: KernelOp) -> list[InstructionOpBase]:
     """The instructions of one state intrinsic of a payload of ``kernel``."""
     name = op.intrinsic.data
@@ -66,7 +66,7 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
         """The copy of an AGPR or stack home into ``copy``, under the EXEC in force."""
         slot = stack_slot(source)
         if slot is None:
-            return [inst("v_accvgpr_read_b32", [copy, source])]
+            return [inst("v_accvgpr_read_b32", [copy, reg(source)])]
         try:
             return slot_access(builder, load_target(builder.processor), False, copy, slot,
                                temp("SReg_32"))
@@ -75,25 +75,29 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
 
     code: list[InstructionOpBase] = []
     if name == "workitem_id":
-        source: str | VirtRegAttr | None = home(kernel, WORKITEM_HOME_ATTR)
-        if source is None:
+        home_name = home(kernel, WORKITEM_HOME_ATTR)
+        if home_name is None:
             raise StateAccessError("the kernel has no work-item home (run place-sva first)")
-        if not source.startswith("v"):
-            copy = temp("VGPR_32")
-            code += copy_out(copy, source)
-            source = copy
+        source: PhysRegAttr | VirtRegAttr
+        if home_name.startswith("v"):
+            source = reg(home_name)
+        else:
+            source = temp("VGPR_32")
+            code += copy_out(source, home_name)
         start, width = WORKITEM_FIELDS[dimension(op)]
         if start == 0:
             return [*code, inst("v_and_b32_e32", [destination, (1 << width) - 1, source])]
         return [*code, inst("v_bfe_u32", [destination, source, start, width])]
-    sva: str | VirtRegAttr | None = home(kernel, SVA_ATTR)
-    if sva is None:
+    sva_name = home(kernel, SVA_ATTR)
+    if sva_name is None:
         raise StateAccessError("the kernel has no State Value Array (run place-sva first)")
-    if not sva.startswith("v"):
-        saved_exec, copy = temp("SReg_64"), temp("VGPR_32")
-        code += [inst("s_mov_b64", [saved_exec, "exec"]), inst("s_mov_b64", ["exec", -1]),
-                 *copy_out(copy, sva), inst("s_mov_b64", ["exec", saved_exec])]
-        sva = copy
+    sva: PhysRegAttr | VirtRegAttr
+    if sva_name.startswith("v"):
+        sva = reg(sva_name)
+    else:
+        saved_exec, sva = temp("SReg_64"), temp("VGPR_32")
+        code += [inst("s_mov_b64", [saved_exec, EXEC]), inst("s_mov_b64", [EXEC, -1]),
+                 *copy_out(sva, sva_name), inst("s_mov_b64", [EXEC, saved_exec])]
     if name in STATE_LANES:
         return [*code, inst("v_readlane_b32",
                             [destination, sva, STATE_LANES[name][dimension(op)]])]
@@ -109,4 +113,4 @@ def expand_state(op: MCIntrinsicOp, builder: MCBuilder, fresh: list[int],
                                "(scalar loads read whole dwords)")
     load = "s_load_dwordx2" if destination.register_class == "SReg_64" else "s_load_dword"
     return [*code, inst(load, [destination, pointer, offset]),
-            inst("s_waitcnt", ["lgkmcnt(0)"])]
+            inst("s_waitcnt", [waitcnt(lgkmcnt=0)])]

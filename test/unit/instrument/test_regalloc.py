@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Region
 from xdsl.parser import Parser
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import mask_of, units_of
@@ -28,7 +29,6 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.analysis.liveness import Liveness, instructions
 from luthier.passes.instrument.regalloc import PayloadAllocator, allocation_of, payload_sites
 from luthier.passes.instrument.regalloc_model import PayloadCode, analyze_payload
@@ -137,20 +137,20 @@ def _lifted(name: str) -> CodeObjectOp:
 
 
 def _probe(processor: str) -> PayloadOp:
-    build = MCBuilder(processor)
+    build = InstBuilder(processor)
     s1 = VirtRegAttr.of(1, "SReg_32")
     s2 = VirtRegAttr.of(2, "SReg_64")
     v3 = VirtRegAttr.of(3, "VGPR_32")
     v4 = VirtRegAttr.of(4, "VReg_64")
     ops = [
         build.inst("s_mov_b32", [s1, 7]),
-        build.inst("s_mov_b64", [s2, "exec"]),
-        build.inst("s_mov_b64", ["exec", 1]),
+        build.inst("s_mov_b64", [s2, EXEC]),
+        build.inst("s_mov_b64", [EXEC, 1]),
         build.inst("v_mov_b32_e32", [v3, s1]),
         build.inst("v_mov_b32_e32", [v4.part(0), v3]),
         build.inst("v_mov_b32_e32", [v4.part(1), 0]),
         MCIntrinsicOp("use", [], [v4, s1]),
-        build.inst("s_mov_b64", ["exec", s2]),
+        build.inst("s_mov_b64", [EXEC, s2]),
         ReturnOp(),
     ]
     return PayloadOp("probe", [], Region(Block(ops)))

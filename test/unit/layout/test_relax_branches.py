@@ -19,6 +19,7 @@ from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -33,7 +34,6 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_code_object
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.layout.relax_branches import (
     HARDWARE_REACH,
     in_range,
@@ -436,7 +436,7 @@ def _instrumented_kernel() -> CodeObjectOp:
                  if isinstance(op, InstructionOpBase) and op.mnemonic == "global_store_dword")
     block = store.parent_block()
     assert block is not None
-    builder = MCBuilder(code_object.processor)
+    builder = InstBuilder(code_object.processor)
     for _ in range(SPLICED_NOPS):
         block.insert_op_before(builder.inst("s_nop", [0]), store)
     return code_object

@@ -9,12 +9,12 @@ import pytest
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Block, Region
 
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionOp
 from luthier.emulator.dispatch import Workgroup, run_wave
 from luthier.emulator.memory import GlobalMemory, LocalMemory, PrivateMemory
 from luthier.emulator.program import Program, compile_program
 from luthier.emulator.state import Wave
-from luthier.lowering.isel.mc_builder import MCBuilder
 from luthier.passes.preamble.fill import ceil_divide
 
 M32 = 0xFFFFFFFF
@@ -33,8 +33,9 @@ def _pairs() -> list[tuple[int, int]]:
 
 def _division_program(target: str) -> Program:
     """A device function: ``s10 = ceil(s0 / s1)``, then ``s_endpgm``."""
-    build = MCBuilder(target)
-    code = [*ceil_divide(build, "s10", "s0", "s1", "v3", ["s11", "s12", "s13"]),
+    build = InstBuilder(target)
+    code = [*ceil_divide(build, reg("s10"), reg("s0"), reg("s1"), reg("v3"),
+                          [reg("s11"), reg("s12"), reg("s13")]),
             build.inst("s_endpgm")]
     function = FunctionOp.create(properties={"sym_name": StringAttr("f")},
                                  regions=[Region(Block(code))])

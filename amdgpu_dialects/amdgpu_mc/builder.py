@@ -1,0 +1,193 @@
+"""Build ``amdgpu_mc`` instruction ops from a mnemonic and typed operands, without text.
+
+Instruction selection and the passes that insert code name an instruction the way an
+AMDGPU engineer writes it (``s_add_u32``, ``v_add_u32_e64``, ``scratch_load_dword``) and
+give its operands as attributes: physical registers (:class:`PhysRegAttr`), virtual
+registers (:class:`VirtRegAttr`, sub-registers included), immediates, symbolic operands
+(:class:`SymbolOperandAttr`) and keywords (``off``), plus named operands (``glc``,
+``offset:``). Which ISA record that means (``_e32`` or VOP3, ``saddr`` or not, ``_IMM`` or
+``_SGPR``) is what the target's assembler decides for the same operands, so the operands
+become the assembler's operand items directly and its matcher picks the record, checks
+register classes, literals and the constant bus (:meth:`AsmParser.match_items`). No
+statement is printed or parsed. A virtual register fits a slot of its file and width.
+
+A matched shape (mnemonic, operand kinds, which operands are the same register) is
+cached, so a pass that inserts the same sequence at ten thousand points matches it once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.ir import Attribute, Block
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
+    branch_opcode,
+    build_instruction,
+)
+from luthier.amdgpu_dialects.amdgpu_mc.operands import NONE, SymbolOperandAttr, operand_attribute
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.amdgpu_dialects.mc import operand_syntax
+from luthier.amdgpu_dialects.mc.asm_expr import SymExpr
+from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.mc.asm_operands import Item
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.printer import printer_for
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """A positional word of an instruction's syntax (``off`` for a missing address)."""
+
+    word: str
+
+
+#: ``off``: the absent address register of global and scratch instructions.
+OFF = Keyword("off")
+
+#: An operand as selection gives it.
+BuildOperand = VirtRegAttr | PhysRegAttr | SymbolOperandAttr | int | Keyword
+
+
+class MCBuildError(ValueError):
+    """The target has no instruction of that mnemonic for these operands (a lowering
+    bug, or an operand combination the target does not have)."""
+
+
+def reg(name: str) -> PhysRegAttr:
+    """The physical register ``name`` (``exec``, ``s4``, ``v[2:3]``)."""
+    return PhysRegAttr.get_register(name)
+
+
+#: The registers inserted code names most.
+EXEC = reg("exec")
+M0 = reg("m0")
+
+
+def waitcnt(**counts: int) -> int:
+    """The ``s_waitcnt`` immediate that waits for the given counters (``vmcnt=0``); the
+    others are left at their maximum (not waited for)."""
+    value = operand_syntax.WAITCNT_ALL
+    for counter, count in counts.items():
+        value = operand_syntax.waitcnt_set(value, counter, count)
+    return value
+
+
+#: How an operand takes part in matching: ("v", file, bits, first position of the same
+#: register), ("r", name), ("i", value), ("s", expression) or ("w", word).
+_Shape = tuple[str | int | SymExpr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """A matched shape: the op name, the record, and each slot's attribute, or the
+    position of the operand that fills it (virtual registers, symbolic operands)."""
+
+    mnemonic: str
+    opcode: str
+    slots: tuple[Attribute | int, ...]
+
+
+class InstBuilder:
+    """Makes instruction ops for one processor."""
+
+    def __init__(self, processor: str) -> None:
+        self.processor = processor
+
+    def inst(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
+             flags: Sequence[str] = (), offset: int | None = None) -> InstructionOpBase:
+        """``mnemonic`` with positional ``operands``, named ``flags`` (``glc``, ``sc0``)
+        and an ``offset:`` operand; raises :class:`MCBuildError` when no instruction of
+        the target takes them."""
+        shape = tuple(self._shape(operand, operands) for operand in operands)
+        template = _match(self.processor, mnemonic, shape, tuple(flags), offset)
+        slots = [operands[slot] if isinstance(slot, int) else slot for slot in template.slots]
+        return build_instruction(template.mnemonic, template.opcode,
+                                 [_attribute(slot) for slot in slots])
+
+    def branch(self, mnemonic: str, successors: Sequence[Block]) -> InstructionOpBase:
+        """A branch to blocks (taken target, then the fall-through of a conditional)."""
+        opcode = branch_opcode(self.processor, mnemonic)
+        if opcode is None:
+            raise MCBuildError(f"'{mnemonic}' is not a branch of {self.processor}")
+        slots = len(load_target(self.processor).by_name[opcode].operands)
+        return build_instruction(mnemonic, opcode, [NONE] * slots, successors)
+
+    def _shape(self, operand: BuildOperand, operands: Sequence[BuildOperand]) -> _Shape:
+        if isinstance(operand, VirtRegAttr):
+            rclass = load_target(self.processor).register_classes.get(operand.register_class)
+            if rclass is None:
+                raise MCBuildError(f"{self.processor} has no register class "
+                                   f"{operand.register_class} ({operand.text})")
+            sub = operand.sub_units
+            bits = rclass.width if sub is None else 32 * sub[1]
+            return "v", rclass.files[0], bits, operands.index(operand)
+        if isinstance(operand, PhysRegAttr):
+            return "r", operand.data
+        if isinstance(operand, SymbolOperandAttr):
+            return "s", operand.data
+        if isinstance(operand, Keyword):
+            return "w", operand.word
+        return "i", operand
+
+
+def _attribute(slot: Attribute | BuildOperand) -> Attribute:
+    assert not isinstance(slot, int | Keyword), slot
+    return slot
+
+
+def _item(shape: _Shape, column: int) -> Item:
+    """The assembler's operand item of one operand shape."""
+    kind = shape[0]
+    if kind == "v":
+        _, file, bits, first = shape
+        assert isinstance(file, str) and isinstance(bits, int)
+        return Item("reg", column, f"{file}%{first}", virtual=bits)
+    if kind == "r":
+        return Item("reg", column, str(shape[1]))
+    if kind == "s":
+        expr = shape[1]
+        assert isinstance(expr, SymExpr)
+        return Item("imm", column, expr.text(), expr=expr)
+    if kind == "w":
+        return Item("word", column, str(shape[1]))
+    value = shape[1]
+    assert isinstance(value, int)
+    return Item("imm", column, str(value), value=value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _match(processor: str, mnemonic: str, shape: tuple[_Shape, ...], flags: tuple[str, ...],
+           offset: int | None) -> _Template:
+    items = [_item(operand, column) for column, operand in enumerate(shape)]
+    items += [Item("word", len(items) + index, flag) for index, flag in enumerate(flags)]
+    if offset is not None:
+        items.append(Item("named", len(items), "offset", arg=offset))
+    try:
+        matched = parser_for(processor).match_items(mnemonic, items)
+    except AsmParseError as error:
+        raise MCBuildError(f"{processor}: {mnemonic}: {error.message} "
+                           f"(operand {error.column})") from None
+    inst = matched.inst
+    virtual: dict[str, int] = {}
+    for operand in shape:
+        if operand[0] == "v":
+            index = operand[3]
+            assert isinstance(index, int)
+            virtual[f"{operand[1]}%{index}"] = index
+    slots: list[Attribute | int] = []
+    for value in inst.operands:
+        if isinstance(value, str) and value in virtual:
+            slots.append(virtual[value])
+        else:
+            slots.append(operand_attribute(value))
+    symbols = [position for position, operand in enumerate(shape) if operand[0] == "s"]
+    for fixup, position in zip(matched.fixups, symbols, strict=True):
+        placeholder = BRANCH_PLACEHOLDER if fixup.kind == "fixup_si_sopp_br" \
+            else LITERAL_PLACEHOLDER
+        slots[inst.operands.index(placeholder)] = position
+    return _Template(printer_for(processor).mnemonic(inst.desc), inst.desc.name, tuple(slots))
