@@ -8,7 +8,7 @@
 // - "opcode" is the record's position in load_target("gfx90a").instructions:
 //   S_LOAD_DWORDX2_IMM_vi 2438, V_LSHLREV_B32_e32_vi 3483, S_CMP_EQ_U32_vi 2391,
 //   S_CBRANCH_SCC1_vi 2372, S_WAITCNT_vi 2560, GLOBAL_LOAD_DWORD_SADDR_vi 1315,
-//   S_ENDPGM_vi 2421 (test/unit/hooks checks opcode_names maps them back).
+//   S_ENDPGM_vi 2421 (test/unit/frontend/hooks checks opcode_names maps them back).
 // - site arguments mix with the other kinds, in order.
 // RUN: luthier-opt %s -p insert-hooks | filecheck %s
 
