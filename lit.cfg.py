@@ -38,6 +38,10 @@ config.test_exec_root = str(ROOT)
 config.environment["PATH"] = os.pathsep.join(
     [str(TOOLS), str(SCRIPTS), config.environment.get("PATH", os.environ.get("PATH", ""))]
 )
+# lit drops PYTHONPATH; keep it, so that a checkout whose packages are put first on the path
+# (a second worktree, say, beside the installed one) runs its own luthier-opt in the tests.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
 
 def quote(path: str) -> str:
