@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -27,7 +28,8 @@ MAPPED = ("amdgpu_dialects", "frontend", "lowering", "passes", "emulator", "driv
 
 def check_layers(folders: Path = REPO, config: Path = REPO / "pyproject.toml") -> tuple[int, str]:
     """Run lint-imports over the packages in ``folders``; its exit status and report."""
-    lint_imports = shutil.which("lint-imports")
+    beside = Path(sysconfig.get_path("scripts")) / "lint-imports"
+    lint_imports = str(beside) if beside.is_file() else shutil.which("lint-imports")
     if lint_imports is None:
         return 2, "lint-imports is not installed (pip install -e '.[dev]')"
     with tempfile.TemporaryDirectory(prefix="luthier-layers-") as tree:
