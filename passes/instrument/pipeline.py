@@ -25,6 +25,7 @@ from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
 from luthier.passes.instrument.payload_state import SavePayloadStatePass
 from luthier.passes.instrument.regalloc import AllocatePayloadRegistersPass
+from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
 from luthier.passes.instrument.verify_payloads import VerifyPayloadsPass
 from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
 from luthier.passes.preamble.sva import PlaceSVAPass
@@ -57,6 +58,10 @@ class LowerHooksPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(child, InsertOp) for child in op.walk()):
             InsertHooksPass().apply(ctx, op)
+        options = AllocationOptions(self.allow_budget_growth, self.spill,
+                                    self.spill_vgprs_to_agprs, self.assume_live)
+        if lower_hooks_with_templates(ctx, op, options) is not None:
+            return
         for stage in lowering_passes(self.allow_budget_growth, self.spill,
                                      self.spill_vgprs_to_agprs, self.assume_live):
             stage.apply(ctx, op)

@@ -46,6 +46,7 @@ sees; it only costs time.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import cast
 
@@ -133,6 +134,17 @@ def payload_sites(function: FunctionLikeOp) -> list[tuple[PayloadOp, Site]]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Reusable:
+    """What an allocation that spilled nothing read of its point: the pools, and the units
+    whose pool bits any decision (or the record's budget growth) depended on. Another
+    point of the same payload code whose pools agree on ``examined`` gets the same homes
+    and the same record (:mod:`.allocation_memo`)."""
+
+    pools: Pools
+    examined: int
+
+
 class _Failure(Exception):
     """Allocation of one payload failed: the reason, for the diagnostic."""
 
@@ -159,28 +171,35 @@ class PayloadAllocator:
         #: FunctionLikeOp -> the SVA and work-item homes of the kernels that may run it: dead
         #: for the application, but holding the state payloads read.
         self.reserved = reserved_units(code_object)
+        #: Allocated bodies that verified (see :meth:`_verify`).
+        self.verified: set[Hashable] = set()
 
     def run(self) -> None:
         for function in [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]:
-            sites = payload_sites(function)
-            codes = [self._analyze(payload, site) for payload, site in sites]
-            for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
-                later = 0
-                for (_, other_site), other in zip(sites[position + 1:], codes[position + 1:],
-                                                  strict=True):
-                    if other_site.point is site.point:
-                        later |= other.physical_reads()
-                self._allocate(payload, site, code, later)
+            self.run_function(function)
 
-    def _analyze(self, payload: PayloadOp, site: Site) -> PayloadCode:
+    def run_function(self, function: FunctionLikeOp) -> None:
+        """Allocate the payloads of one function."""
+        sites = payload_sites(function)
+        codes = [self.analyze(payload, site) for payload, site in sites]
+        for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
+            later = 0
+            for (_, other_site), other in zip(sites[position + 1:], codes[position + 1:],
+                                              strict=True):
+                if other_site.point is site.point:
+                    later |= other.physical_reads()
+            self.allocate(payload, site, code, later)
+
+    def analyze(self, payload: PayloadOp, site: Site) -> PayloadCode:
         try:
             return analyze_payload(payload, self.isa)
         except PayloadError as error:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {error}") \
                 from None
 
-    def _pools(self, site: Site, code: PayloadCode, later_reads: int,
-               spill: bool) -> Pools:
+    def pools(self, site: Site, code: PayloadCode, later_reads: int, spill: bool) -> Pools:
+        """What the allocator may draw from at ``site`` (with ``spill``, also the live
+        application registers that may be saved)."""
         point = site.point
         dead_here = self.free.dead_before(point) & ~self.reserved.get(
             site.function.sym_name.data, 0)
@@ -196,17 +215,24 @@ class PayloadAllocator:
                 & ~self.reserved.get(site.function.sym_name.data, 0)
         return Pools(dead_here & ~later_reads, allowed, budget, spillable)
 
-    def _allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
-                  later_reads: int) -> None:
+    def allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
+                 later_reads: int) -> Reusable | None:
+        """Replace the payload's virtual registers by homes at ``site``, verify and record
+        the allocation; what made the choice, when nothing had to be spilled (a spill plan
+        depends on the function's stack, so it is not reused)."""
         plan = SpillPlan()
-        pools = self._pools(site, code, later_reads, False)
-        result = Allocator(code, self.isa, pools).run()
+        pools = self.pools(site, code, later_reads, False)
+        allocator = Allocator(code, self.isa, pools)
+        result = allocator.run()
+        reusable: Reusable | None = None
+        if result.failed is None:
+            reusable = Reusable(pools, allocator.examined | code.physical_units & _ALLOCATABLE)
         try:
             if result.failed is not None:
                 failed = result.failed
                 if not self.spill:
                     raise _Failure(self._shortage(code, pools, failed, "spilling is off"))
-                pools = self._pools(site, code, later_reads, True)
+                pools = self.pools(site, code, later_reads, True)
                 result = Allocator(code, self.isa, pools).run()
                 if result.failed is not None:
                     raise _Failure(self._shortage(code, pools, result.failed,
@@ -226,8 +252,18 @@ class PayloadAllocator:
                 from None
         _rewrite(code, result)
         emit_spill_code(plan, list(payload.body.blocks), self.processor)
-        _verify(payload, site)
+        self._verify(payload, site)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
+        return reusable
+
+    def _verify(self, payload: PayloadOp, site: Site) -> None:
+        """Verify the allocated ops, once per distinct body (payloads of one hook often get
+        the same homes, and op verification is a large share of allocating)."""
+        key = _body_key(payload)
+        if key in self.verified:
+            return
+        _verify(payload, site)
+        self.verified.add(key)
 
     def _stack_access(self, site: Site) -> StackAccess:
         """The stack of the payloads of ``site``'s function: GFX942 reaches slots with the
@@ -278,6 +314,13 @@ def _rewrite(code: PayloadCode, result: Assignment) -> None:
         elif isinstance(op, MCIntrinsicOp):
             op.properties["defs"] = ArrayAttr(mapped(op.defs.data))
             op.properties["uses"] = ArrayAttr(mapped(op.uses.data))
+
+
+def _body_key(payload: PayloadOp) -> Hashable:
+    """What op verification reads of a payload: each op's name, properties and attributes,
+    block by block."""
+    return tuple(tuple((op.name, tuple(op.properties.items()), tuple(op.attributes.items()))
+                       for op in block.ops) for block in payload.body.blocks)
 
 
 def _verify(payload: PayloadOp, site: Site) -> None:

@@ -15,6 +15,7 @@ diagnostic naming the hook, the function and the instruction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -122,7 +123,12 @@ class VirtualizePhysRegsPass(ModulePass):
     name = "virtualize-phys-regs"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for payload in list(payloads(op)):
-            code_object = enclosing_code_object(payload)
-            assert code_object is not None
-            virtualize(payload, code_object.processor)
+        virtualize_payloads(list(payloads(op)))
+
+
+def virtualize_payloads(targets: Sequence[PayloadOp]) -> None:
+    """Virtualize the application registers ``targets`` read and write."""
+    for payload in targets:
+        code_object = enclosing_code_object(payload)
+        assert code_object is not None
+        virtualize(payload, code_object.processor)
