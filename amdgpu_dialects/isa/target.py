@@ -11,7 +11,7 @@ import functools
 import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from luthier.amdgpu_dialects.isa.compact import SCHEMA, compact_path
 from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
@@ -172,6 +172,18 @@ class TargetISA:
         return "FeatureGFX940Insts" in self.features
 
 
+_Fields = tuple[tuple[int, int, int], ...]
+#: The compact table's rows (``compact.py`` writes them in this order).
+_ClassRow = tuple[str, int, str, bool, tuple[str, ...]]
+_KindRow = tuple[str, bool, str, str, str, str, str, str, bool, Any, str]
+_SlotRow = tuple[str, int, bool, _Fields]
+#: name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value, then
+#: indexes into the shared operand lists, defs/uses/classes/flags name sets, tied maps
+#: and field maps, then the converter, the pseudo, the image info.
+_InstrRow = tuple[str, str, str, int, str, str, bool, bool, int, int, int, int, int, int, int,
+                  int, int, str, str, int, tuple[str, str, int, int] | None]
+
+
 def _load(path: Path) -> TargetISA:
     """Build the model from a compact table (``compact.py`` documents why it exists and
     makes it from the JSON table). Objects the table de-duplicates are built once and
@@ -179,32 +191,36 @@ def _load(path: Path) -> TargetISA:
     (schema, target, features, wavefront_size, raw_classes, raw_kinds, raw_slots,
      operand_lists, name_sets, field_maps, tied_maps, raw_instructions, raw_aliases,
      mnemonic_aliases, register_tuples, implicit_registers,
-     foreign_mnemonics) = marshal.loads(path.read_bytes())
+     foreign_mnemonics) = cast(tuple[Any, ...], marshal.loads(path.read_bytes()))
     if schema != SCHEMA:
         raise ValueError(f"{path}: compact table schema {schema}, expected {SCHEMA} "
                          "(regenerate with python -m luthier.amdgpu_dialects.isa.compact)")
     classes = {name: RegisterClass(name, width, files, align2, frozenset(members))
-               for name, width, files, align2, members in raw_classes}
+               for name, width, files, align2, members in cast(list[_ClassRow], raw_classes)}
     kind_list = [
         OperandKind(name, is_register, classes.get(rc), print_method, decoder_method,
                     operand_type, value_type, match_class, optional, default, imm_ty)
         for (name, is_register, rc, print_method, decoder_method, operand_type, value_type,
-             match_class, optional, default, imm_ty) in raw_kinds
+             match_class, optional, default, imm_ty) in cast(list[_KindRow], raw_kinds)
     ]
     slots = [OperandSlot(name, kind_list[kind], is_def, fields)
-             for name, kind, is_def, fields in raw_slots]
-    operands = [tuple(slots[i] for i in indices) for indices in operand_lists]
+             for name, kind, is_def, fields in cast(list[_SlotRow], raw_slots)]
+    operands = [tuple(slots[i] for i in indices)
+                for indices in cast(list[tuple[int, ...]], operand_lists)]
     indexes = [{slot.name: i for i, slot in enumerate(slot_tuple)} for slot_tuple in operands]
-    sets = [frozenset(names) for names in name_sets]
+    strings = cast(list[tuple[str, ...]], name_sets)
+    sets = [frozenset(names) for names in strings]
+    ties = cast(list[tuple[tuple[str, str], ...]], tied_maps)
+    extras = cast(list[tuple[tuple[str, _Fields], ...]], field_maps)
     instructions: list[InstrDef] = []
     for (name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
          operand_list, num_defs, tied, defs, uses, inst_classes, flags, converter, pseudo,
-         extra_fields, mimg) in raw_instructions:
+         extra_fields, mimg) in cast(list[_InstrRow], raw_instructions):
         instructions.append(InstrDef(
             name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
-            operands[operand_list], num_defs, dict(tied_maps[tied]), name_sets[defs],
-            name_sets[uses], sets[inst_classes], sets[flags], converter, pseudo,
-            dict(field_maps[extra_fields]), None if mimg is None else MIMGInfo(*mimg),
+            operands[operand_list], num_defs, dict(ties[tied]), strings[defs],
+            strings[uses], sets[inst_classes], sets[flags], converter, pseudo,
+            dict(extras[extra_fields]), None if mimg is None else MIMGInfo(*mimg),
             indexes[operand_list],
         ))
     return TargetISA(

@@ -4,9 +4,9 @@ For every target we list, once, each mnemonic's candidate instructions in LLVM's
 order (the 32-bit encoding first, then VOP3, SDWA, DPP), and make each candidate's operand
 pattern from its AsmString when the mnemonic is first used: positional operands and
 literal words (``off``, ``offen``, ``vcc``) in order, and named operands (``offset:``,
-``glc``, ``clamp``...) that may come in any order. A statement matches the first candidate whose pattern accepts all
-of its items; the MCInst gets every operand the instruction has, with LLVM's defaults for
-the named operands that were not written.
+``glc``, ``clamp``...) that may come in any order. A statement matches the first
+candidate whose pattern accepts all of its items; the MCInst gets every operand the
+instruction has, with LLVM's defaults for the named operands that were not written.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ class Matcher:
         entries = self._entries.get(mnemonic)
         if entries is None:
             return None
-        found = []
+        found = list[Pattern]()
         for inst, asm in entries:
             pattern = self._pattern_of.get((inst.name, asm))
             if pattern is None:
