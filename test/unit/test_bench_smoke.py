@@ -203,3 +203,15 @@ def test_corpus_covers_the_common_encoding_classes(code_object: Path) -> None:
                     r"^ds_read2_", r"^ds_bpermute_", r"^ds_(add|max)_", r"^global_atomic_",
                     r"^global_load_", r"_e64$", r"^v_fma_f64", r"^(buffer|scratch)_store_"):
         assert has(pattern), f"no instruction matches {pattern} in {code_object.name}"
+
+
+def test_startup_benchmark_runs() -> None:
+    """bench/bench_startup.py times each start-up case and prints a row for each."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_startup.py"), "--runs",
+                          "1", "--importtime"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for label in ("luthier-opt --help", "luthier-mc one-word assembly",
+                  "luthier-mc one-word disassembly", "slowest imports of"):
+        assert label in run.stdout
+    rows = [line for line in run.stdout.splitlines() if line.startswith("luthier-")]
+    assert len(rows) == 3 and all(" ms " in row for row in rows)
