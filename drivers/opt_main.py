@@ -28,7 +28,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
 from luthier.drivers.listing import list_contents
-from luthier.drivers.progress import ProgressBar
+from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.asm import AsmError
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
@@ -140,8 +140,7 @@ class LuthierOptMain(xDSLOptMain):
     def _lift_bytes(self, data: bytes) -> ModuleOp:
         name = self.get_input_name()
         code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
-        progress = ProgressBar(f"lifting {os.path.basename(name)}",
-                               enabled=not self.args.no_progress)
+        progress = LiftProgress(f"lift {os.path.basename(name)}")
         options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update)
         modules: list[Operation] = []
         try:
@@ -201,6 +200,10 @@ class LuthierOptMain(xDSLOptMain):
         return EMIT_BY_EXTENSION.get(extension, "mlir")
 
     def run(self) -> None:
+        with showing_progress(not self.args.no_progress, sys.stderr):
+            self._run()
+
+    def _run(self) -> None:
         if self.args.list:
             self._list()
             return

@@ -25,6 +25,7 @@ from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.relocations import literal_relocation
 from luthier.frontend.codeobj.spec import RelocationSpec
 from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.progress import over
 
 
 @dataclass
@@ -98,7 +99,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
                 padding: int, leading: int = 0) -> TextSection:
     text = TextSection(b"")
     data = bytearray(padding_bytes("s_nop", leading))
-    for function in functions:
+    for function in over("emit", functions, "function"):
         start = _align(len(data), function.code_alignment)
         data += padding_bytes(function.fill, start - len(data))
         code = TextEncoder(isa, encoder).encode_function(function, start, text.relocations)

@@ -34,6 +34,7 @@ from luthier.lowering.isel.intrinsics import lower_intrinsic
 from luthier.lowering.isel.memory import lower_atomic, lower_load, lower_store
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import divergent_values, width_of
+from luthier.lowering.progress import over
 
 _WIDTHS = (1, 32, 64)
 
@@ -95,7 +96,7 @@ class SelectInstructionsPass(ModulePass):
 
 def select_payloads(targets: Sequence[PayloadOp]) -> None:
     """Select machine code for the inlined payloads among ``targets``."""
-    for payload in targets:
+    for payload in over("select-instructions", targets, "payload"):
         if not payload.body.blocks:
             raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
                                       "the payload is empty; run inline-hooks first")

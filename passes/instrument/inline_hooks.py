@@ -40,6 +40,7 @@ from luthier.amdgpu_dialects.instr.attributes import (
     register_bits,
 )
 from luthier.amdgpu_dialects.instr.ops import HookOp, PayloadOp, ReadRegOp, WriteRegOp
+from luthier.lowering.progress import over
 
 
 def _address_value(arg: AddressArgAttr) -> list[Operation]:
@@ -120,7 +121,7 @@ class InlineHooksPass(ModulePass):
 def inline_payloads(module: ModuleOp, targets: Sequence[PayloadOp]) -> None:
     """Inline the hooks of ``module`` into the empty payloads among ``targets``."""
     hooks = {hook.sym_name.data: hook for hook in module.walk() if isinstance(hook, HookOp)}
-    for payload in targets:
+    for payload in over("inline-hooks", targets, "payload"):
         if payload.body.blocks:
             continue
         name = payload.hook.string_value()

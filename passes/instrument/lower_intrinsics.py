@@ -41,6 +41,7 @@ from luthier.amdgpu_dialects.instr.points import (
     payloads,
 )
 from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference
+from luthier.lowering.progress import over
 from luthier.passes.instrument.virtualize import max_vreg
 from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state
@@ -112,7 +113,7 @@ class LowerIntrinsicsPass(ModulePass):
     name = "lower-intrinsics"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for payload in list(payloads(op)):
+        for payload in over("lower-intrinsics", list(payloads(op)), "payload"):
             lower_payload_intrinsics(payload)
 
 

@@ -20,6 +20,7 @@ from xdsl.passes import ModulePass
 
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.lowering.isel.select import SelectInstructionsPass
+from luthier.lowering.progress import over
 from luthier.passes.instrument.inline_hooks import InlineHooksPass
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
@@ -62,6 +63,6 @@ class LowerHooksPass(ModulePass):
                                     self.spill_vgprs_to_agprs, self.assume_live)
         if lower_hooks_with_templates(ctx, op, options) is not None:
             return
-        for stage in lowering_passes(self.allow_budget_growth, self.spill,
-                                     self.spill_vgprs_to_agprs, self.assume_live):
+        for stage in over("lower-hooks", lowering_passes(self.allow_budget_growth, self.spill,
+                          self.spill_vgprs_to_agprs, self.assume_live), "pass"):
             stage.apply(ctx, op)

@@ -68,6 +68,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.registers import tuple_name
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import instructions
@@ -175,7 +176,8 @@ class PayloadAllocator:
         self.verified: set[Hashable] = set()
 
     def run(self) -> None:
-        for function in [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]:
+        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("allocate-payload-registers", functions, "function"):
             self.run_function(function)
 
     def run_function(self, function: FunctionLikeOp) -> None:

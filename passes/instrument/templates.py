@@ -43,6 +43,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import payloads
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.lowering.isel.select import select_payloads
+from luthier.lowering.progress import over
 from luthier.passes.analysis.liveness import Liveness
 from luthier.passes.instrument.inline_hooks import inline_payloads
 from luthier.passes.instrument.lower_intrinsics import lower_payload_intrinsics
@@ -233,10 +234,10 @@ class _PointLowering:
         self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
 
     def run(self) -> None:
-        for function in self.code_object.body.ops:
-            if isinstance(function, FunctionLikeOp):
-                for group in _points(payload_sites(function)):
-                    self._lower_point(group)
+        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("lower-hooks", functions, "function"):
+            for group in _points(payload_sites(function)):
+                self._lower_point(group)
 
     def _lower_point(self, group: Sequence[tuple[PayloadOp, Site]]) -> None:
         """The payloads in front of one instruction: what a later one reads, an earlier

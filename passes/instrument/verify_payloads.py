@@ -51,6 +51,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError, EffectTable
 from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
 from luthier.passes.instrument.verify_flow import FlowResult, run
@@ -281,9 +282,9 @@ def verify_payloads(target: ModuleOp | CodeObjectOp,
             continue
         load_target(code_object.processor)
         liveness = Liveness(code_object)
-        for function in code_object.body.ops:
-            if isinstance(function, FunctionLikeOp):
-                violations += _check_function(function, liveness, bodies)
+        functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("verify-payloads", functions, "function"):
+            violations += _check_function(function, liveness, bodies)
     return violations
 
 

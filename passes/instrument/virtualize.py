@@ -31,6 +31,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.intrinsics import register_class_of
+from luthier.lowering.progress import over
 from luthier.passes.instrument.copies import (
     copy_between,
     copy_from,
@@ -128,7 +129,7 @@ class VirtualizePhysRegsPass(ModulePass):
 
 def virtualize_payloads(targets: Sequence[PayloadOp]) -> None:
     """Virtualize the application registers ``targets`` read and write."""
-    for payload in targets:
+    for payload in over("virtualize-phys-regs", targets, "payload"):
         code_object = enclosing_code_object(payload)
         assert code_object is not None
         virtualize(payload, code_object.processor)
