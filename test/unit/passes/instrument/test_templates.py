@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import PassFailedException
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.drivers.luthier_opt import load_hooks, merge_hooks
+from luthier.drivers.opt_main import load_hooks, merge_hooks
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
