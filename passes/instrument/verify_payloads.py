@@ -161,6 +161,10 @@ class BodyCache:
     body already seen is reused."""
 
     keys: dict[PayloadOp, Hashable] = field(default_factory=dict[PayloadOp, Hashable])
+    #: The application's liveness per code object, when the caller has it already (it
+    #: does not depend on the payloads).
+    liveness: dict[CodeObjectOp, Liveness] = field(
+        default_factory=dict[CodeObjectOp, Liveness])
     executions: dict[Hashable, _Execution] = field(default_factory=dict[Hashable, _Execution])
 
 
@@ -280,7 +284,7 @@ def verify_payloads(target: ModuleOp | CodeObjectOp,
         if code_object.processor not in SUPPORTED_TARGETS:
             continue
         load_target(code_object.processor)
-        liveness = Liveness(code_object)
+        liveness = bodies.liveness.get(code_object) or Liveness(code_object)
         for function in code_object.body.ops:
             if isinstance(function, FunctionLikeOp):
                 violations += _check_function(function, liveness, bodies)
