@@ -288,7 +288,7 @@ def load_hooks(ctx: Context, path: str) -> ModuleOp:
         try:
             module = Parser(ctx, text, path).parse_module()
         except ParseError as error:
-            raise UserError(_one_line(error)) from None
+            raise UserError(one_line(error)) from None
     elif extension == ".py":
         module = _run_hooks_script(path)
     else:
@@ -296,7 +296,7 @@ def load_hooks(ctx: Context, path: str) -> ModuleOp:
     try:
         module.verify()
     except (VerifyException, DiagnosticException) as error:
-        raise UserError(f"{path}: {_one_line(error)}") from None
+        raise UserError(f"{path}: {one_line(error)}") from None
     for op in module.ops:
         if not isinstance(op, HOOK_FILE_OPS):
             raise UserError(f"{path}: a hooks file holds instr.global, instr.hook and "
@@ -335,13 +335,14 @@ def merge_hooks(module: ModuleOp, hooks: ModuleOp, input_name: str, path: str) -
         module.body.block.add_op(op.clone())
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """Names from a corrupt file can hold control characters: show them escaped, so the
     diagnostic stays one readable line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def _one_line(error: BaseException) -> str:
+def one_line(error: BaseException) -> str:
+    """A parse, verification or pass error as the one line the user sees."""
     text = str(error).strip()
     if isinstance(error, ParseError):
         location = text.splitlines()[0].split(" ", 1)[0] if text else "<input>"
@@ -357,10 +358,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         LuthierOptMain(description=DESCRIPTION, args=argv).run()
     except (UserError, CodeObjectError, LiftError, AsmError) as error:
-        print(f"luthier-opt: error: {_printable(str(error))}", file=sys.stderr)
+        print(f"luthier-opt: error: {printable(str(error))}", file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException, VerifyException) as error:
-        print(f"luthier-opt: error: {_printable(_one_line(error))}", file=sys.stderr)
+        print(f"luthier-opt: error: {printable(one_line(error))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         sys.stderr.close()

@@ -25,21 +25,26 @@ def _is_flat(region: Region) -> bool:
         if block.args:
             return False
         for op in block.ops:
-            if op.operands or op.results or op.regions:
+            if op._operands or op.results or op.regions:  # pyright: ignore[reportPrivateUsage]
                 return False
     return True
 
 
-def copy_machine_region(source: Region, dest: Region) -> None:
-    """Append copies of ``source``'s blocks to ``dest`` (successors mapped to the copies)."""
+def copy_machine_region(source: Region, dest: Region) -> dict[Operation, Operation]:
+    """Append copies of ``source``'s blocks to ``dest`` (successors mapped to the copies);
+    returns each op of ``source`` -> its copy."""
+    ops: dict[Operation, Operation] = {}
     if not _is_flat(source):
         source.clone_into(dest)
-        return
+        for old, new in zip(source.walk(), dest.walk(), strict=True):
+            ops[old] = new
+        return ops
     copies = {block: Block() for block in source.blocks}
     for block, copy in copies.items():
         previous: Operation | None = None
         for op in block.ops:
             new = _copy_op(op, copies)
+            ops[op] = new
             new.parent = copy
             if previous is None:
                 copy._first_op = new  # pyright: ignore[reportPrivateUsage]
@@ -49,6 +54,7 @@ def copy_machine_region(source: Region, dest: Region) -> None:
             previous = new
         copy._last_op = previous  # pyright: ignore[reportPrivateUsage]
         dest.add_block(copy)
+    return ops
 
 
 def _copy_op(op: Operation, copies: dict[Block, Block]) -> Operation:
@@ -59,6 +65,7 @@ def _copy_op(op: Operation, copies: dict[Block, Block]) -> Operation:
     new.properties = op.properties.copy()
     new.attributes = op.attributes.copy()
     new.location = op.location
-    if op.successors:
-        new.successors = [copies.get(block, block) for block in op.successors]
+    successors = op._successors  # pyright: ignore[reportPrivateUsage]
+    if successors:
+        new.successors = [copies.get(block, block) for block in successors]
     return new

@@ -46,13 +46,13 @@ sees; it only costs time.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
@@ -71,7 +71,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, loa
 from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
-from luthier.passes.analysis.liveness import instructions
+from luthier.passes.analysis.liveness import Liveness, instructions
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
     PayloadCode,
@@ -155,7 +155,7 @@ class PayloadAllocator:
 
     def __init__(self, code_object: CodeObjectOp, allow_budget_growth: bool = True,
                  spill: bool = True, spill_vgprs_to_agprs: bool = True,
-                 assume_live: bool = False) -> None:
+                 assume_live: bool = False, liveness: Liveness | None = None) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
         self.isa: TargetISA = load_target(self.processor)
@@ -166,7 +166,7 @@ class PayloadAllocator:
         #: Where the instrumentation stack starts per function (built on first use).
         self.stack = StackLayout(code_object)
         try:
-            self.free = FreeRegisters(code_object)
+            self.free = FreeRegisters(code_object, liveness)
         except EffectError as error:
             raise PassFailedException(f"{PASS_NAME}: {error}") from None
         #: FunctionLikeOp -> the SVA and work-item homes of the kernels that may run it: dead
@@ -218,10 +218,12 @@ class PayloadAllocator:
         return Pools(dead_here & ~later_reads, allowed, budget, spillable)
 
     def allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
-                 later_reads: int) -> Reusable | None:
+                 later_reads: int,
+                 copies: Mapping[Operation, Operation] | None = None) -> Reusable | None:
         """Replace the payload's virtual registers by homes at ``site``, verify and record
         the allocation; what made the choice, when nothing had to be spilled (a spill plan
-        depends on the function's stack, so it is not reused)."""
+        depends on the function's stack, so it is not reused). ``code`` is the analysis of
+        the payload's ops, or of the ops ``copies`` maps to them."""
         plan = SpillPlan()
         pools = self.pools(site, code, later_reads, False)
         allocator = Allocator(code, self.isa, pools)
@@ -252,7 +254,7 @@ class PayloadAllocator:
         except _Failure as failure:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {failure}") \
                 from None
-        _rewrite(code, result)
+        _rewrite(code, result, copies)
         emit_spill_code(plan, list(payload.body.blocks), self.processor)
         self._verify(payload, site)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
@@ -295,15 +297,17 @@ def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAt
 _MOVES = frozenset({"s_mov_b32", "s_mov_b64", "v_mov_b32_e32"})
 
 
-def _rewrite(code: PayloadCode, result: Assignment) -> None:
-    """Virtual registers become their homes; copies that became no-ops are deleted."""
+def _rewrite(code: PayloadCode, result: Assignment,
+             copies: Mapping[Operation, Operation] | None = None) -> None:
+    """Virtual registers become their homes (in the analysed ops, or in their ``copies``);
+    copies that became no-ops are deleted."""
 
     def mapped(attrs: tuple[Attribute, ...]) -> list[Attribute]:
         return [_home(code, result, attr) if isinstance(attr, VirtRegAttr) else attr
                 for attr in attrs]
 
     for item in code.items:
-        op = item.op
+        op = item.op if copies is None else copies[item.op]
         if isinstance(op, InstructionOpBase):
             if not any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
                 continue
@@ -331,7 +335,9 @@ def _verify(payload: PayloadOp, site: Site) -> None:
             if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
                 continue
             try:
-                op.verify()
+                # The rewrite only replaced operands: what the op's own verifier checks
+                # (each operand against its slot); the generic structure is unchanged.
+                op.verify_()
             except VerifyException as error:
                 raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: the "
                                           f"allocated code does not verify: {error}") from None

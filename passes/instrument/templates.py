@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_region
@@ -75,9 +75,10 @@ class AllocationOptions:
     spill_vgprs_to_agprs: bool = True
     assume_live: bool = False
 
-    def allocator(self, code_object: CodeObjectOp) -> PayloadAllocator:
+    def allocator(self, code_object: CodeObjectOp,
+                  liveness: Liveness | None = None) -> PayloadAllocator:
         return PayloadAllocator(code_object, self.allow_budget_growth, self.spill,
-                                self.spill_vgprs_to_agprs, self.assume_live)
+                                self.spill_vgprs_to_agprs, self.assume_live, liveness)
 
 
 @dataclass
@@ -106,11 +107,34 @@ class _Allocation:
 
 @dataclass
 class _Code:
-    """A template with one choice of saves: what the allocator allocates."""
+    """A template with one choice of saves: what the allocator allocates.
+
+    ``allocations`` indexes the reusable allocations by the units they examined, then by
+    the pools' bits there. The examined mask of the last reuse is tried first: neighbouring
+    points tend to share it."""
 
     body: PayloadOp
     analysis: PayloadCode
-    allocations: list[_Allocation] = field(default_factory=list[_Allocation])
+    allocations: dict[int, dict[tuple[int, int, int, int], _Allocation]] = field(
+        default_factory=dict[int, dict[tuple[int, int, int, int], _Allocation]])
+    last_examined: int | None = None
+
+    def reusable(self, pools: Pools) -> _Allocation | None:
+        last = self.last_examined
+        if last is not None:
+            found = self.allocations[last].get(_masked(pools, last))
+            if found is not None:
+                return found
+        for examined, known in self.allocations.items():
+            found = known.get(_masked(pools, examined))
+            if found is not None:
+                self.last_examined = examined
+                return found
+        return None
+
+    def add(self, allocation: _Allocation) -> None:
+        self.allocations.setdefault(allocation.examined, {})[allocation.pools] = allocation
+        self.last_examined = allocation.examined
 
 
 def _masked(pools: Pools, examined: int) -> tuple[int, int, int, int]:
@@ -127,12 +151,13 @@ def _reads_entry_state(payload: PayloadOp) -> bool:
                for op in payload.body.walk())
 
 
-def _replace_body(payload: PayloadOp, source: PayloadOp) -> None:
-    """Give ``payload`` a copy of ``source``'s body instead of its own."""
+def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Operation]:
+    """Give ``payload`` a copy of ``source``'s body instead of its own; returns each op
+    of ``source`` -> its copy."""
     for block in list(payload.body.blocks):
         payload.body.detach_block(block)
         block.erase(safe_erase=False)
-    copy_machine_region(source.body, payload.body)
+    return copy_machine_region(source.body, payload.body)
 
 
 @dataclass
@@ -228,8 +253,8 @@ class _PointLowering:
         self.templates = templates
         self.isa = load_target(code_object.processor)
         self.builder = InstBuilder(code_object.processor)
-        self.liveness = Liveness(code_object)
-        self.allocator = options.allocator(code_object)
+        self.liveness = bodies.liveness[code_object] = Liveness(code_object)
+        self.allocator = options.allocator(code_object, self.liveness)
         self.bodies = bodies
         self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
 
@@ -270,22 +295,21 @@ class _PointLowering:
         pools = self.allocator.pools(site, code.analysis, later, False)
         if template.writes is not None:
             payload.attributes["writes"] = template.writes
-        for allocation in code.allocations:
-            if _masked(pools, allocation.examined) == allocation.pools:
-                _replace_body(payload, allocation.body)
-                payload.attributes["allocation"] = allocation.record
-                self.bodies.keys[payload] = allocation
-                self.stats.reused += 1
-                return
+        allocation = code.reusable(pools)
+        if allocation is not None:
+            _replace_body(payload, allocation.body)
+            payload.attributes["allocation"] = allocation.record
+            self.bodies.keys[payload] = allocation
+            self.stats.reused += 1
+            return
         self.stats.allocated += 1
-        _replace_body(payload, code.body)
-        reusable = self.allocator.allocate(payload, site, self.allocator.analyze(payload, site),
-                                           later)
+        copies = _replace_body(payload, code.body)
+        reusable = self.allocator.allocate(payload, site, code.analysis, later, copies)
         if reusable is None:
             return
         allocation = _Allocation(reusable.examined, _masked(reusable.pools, reusable.examined),
                                  payload.clone(), payload.attributes["allocation"])
-        code.allocations.append(allocation)
+        code.add(allocation)
         self.bodies.keys[payload] = allocation
 
 

@@ -162,6 +162,10 @@ class BodyCache:
     body already seen is reused."""
 
     keys: dict[PayloadOp, Hashable] = field(default_factory=dict[PayloadOp, Hashable])
+    #: The application's liveness per code object, when the caller has it already (it
+    #: does not depend on the payloads).
+    liveness: dict[CodeObjectOp, Liveness] = field(
+        default_factory=dict[CodeObjectOp, Liveness])
     executions: dict[Hashable, _Execution] = field(default_factory=dict[Hashable, _Execution])
 
 
@@ -281,7 +285,7 @@ def verify_payloads(target: ModuleOp | CodeObjectOp,
         if code_object.processor not in SUPPORTED_TARGETS:
             continue
         load_target(code_object.processor)
-        liveness = Liveness(code_object)
+        liveness = bodies.liveness.get(code_object) or Liveness(code_object)
         functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
         for function in over("verify-payloads", functions, "function"):
             violations += _check_function(function, liveness, bodies)
