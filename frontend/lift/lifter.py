@@ -18,8 +18,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     build_instruction,
     build_instruction_from_array,
+    opcode_attr,
     operand_array,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.layout import remember_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -35,6 +37,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
@@ -76,6 +79,7 @@ class _FunctionLifter:
         self.processor = code_object.processor
         self.decoder = decoder_for(self.processor)
         self.printer = printer_for(self.processor)
+        self.encoder = encoder_for(self.processor)
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
@@ -145,6 +149,7 @@ class _FunctionLifter:
             if operands is None:
                 operands = self.operand_arrays[encoding] = operand_array(
                     [operand_attribute(value) for value in inst.mc.operands])
+                self._remember_encoding(inst, operands)
             return build_instruction_from_array(inst.mnemonic, inst.mc.desc.name, operands)
         attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
         for index in range(len(attrs)):
@@ -156,6 +161,21 @@ class _FunctionLifter:
             attrs[0] = operand_attribute(None)
             successors = [ir_blocks[start] for start in block.successors]
         return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
+
+
+    def _remember_encoding(self, inst: DecodedInst, operands: ArrayAttr[Attribute]) -> None:
+        """Let the layout and the emitter take an unchanged instruction's bytes from its
+        input instead of encoding its op again (once per distinct encoding: the operand
+        arrays are interned per encoding). Only bytes that the encoder gives back for the
+        decoded instruction are offered, so output is what re-encoding would give."""
+        mc = inst.mc
+        try:
+            canonical = self.encoder.encode(mc, keep_literals=True) == mc.encoding
+        except EncodeError:
+            return
+        if canonical:
+            remember_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands,
+                              mc.encoding)
 
 
 def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
