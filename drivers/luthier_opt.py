@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
 import os
 import runpy
 import sys
@@ -165,7 +164,8 @@ class LuthierOptMain(xDSLOptMain):
         code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
         progress = ProgressBar(f"lifting {os.path.basename(name)}",
                                enabled=not self.args.no_progress)
-        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update)
+        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
+                              freeze_result=True)
         modules: list[Operation] = []
         try:
             for code_object in code_objects:
@@ -177,10 +177,6 @@ class LuthierOptMain(xDSLOptMain):
         finally:
             progress.close()
         self._lifted = ModuleOp(modules)
-        # The lifted IR lives until the process ends: take it out of the cyclic
-        # collector's reach, so that collections during the passes and the one at exit
-        # do not walk it again (a third of a 320k-instruction round trip).
-        gc.freeze()
         return self._lifted
 
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
