@@ -16,8 +16,10 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
     build_instruction,
-    build_instruction_from_array,
+    build_plain_instruction,
+    instruction_op_class,
     opcode_attr,
     operand_array,
 )
@@ -89,10 +91,12 @@ class _FunctionLifter:
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
-        #: Printed mnemonic per opcode, and operand attributes per instruction encoding:
-        #: code repeats a lot, and a repeat then costs two look-ups.
+        #: Printed mnemonic per opcode, and the parts of the op per instruction encoding
+        #: (an instruction that is neither a branch nor symbolized: its op depends on its
+        #: bytes alone): code repeats a lot, and a repeat then costs a look-up.
         self.mnemonics: dict[str, str] = {}
-        self.operand_arrays: dict[bytes, ArrayAttr[Attribute]] = {}
+        self.plain_parts: dict[bytes, tuple[type[InstructionOpBase], StringAttr,
+                                            ArrayAttr[Attribute]]] = {}
 
     def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
         decoded: list[DecodedInst] = []
@@ -128,12 +132,17 @@ class _FunctionLifter:
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
         symbolized_positions = {at for at, _ in symbolized}
+        plain_parts = self.plain_parts
         for block in blocks:
             ir_block = ir_blocks[block.start]
             ops: list[Operation] = []
             for inst in block.instructions:
-                ops.append(self._instruction(inst, position, symbolized, symbolized_positions,
-                                             block, ir_blocks))
+                parts = plain_parts.get(inst.mc.encoding)
+                if parts is not None and position not in symbolized_positions:
+                    ops.append(build_plain_instruction(*parts))
+                else:
+                    ops.append(self._instruction(inst, position, symbolized,
+                                                 symbolized_positions, block, ir_blocks))
                 position += 1
             if block.falls_through:
                 ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
@@ -151,12 +160,15 @@ class _FunctionLifter:
         is_branch = inst.kind == "branch" and inst is block.instructions[-1]
         encoding = inst.mc.encoding
         if not is_branch and position not in symbolized_positions and encoding:
-            operands = self.operand_arrays.get(encoding)
-            if operands is None:
-                operands = self.operand_arrays[encoding] = operand_array(
-                    [operand_attribute(value) for value in inst.mc.operands])
+            parts = self.plain_parts.get(encoding)
+            if parts is None:
+                operands = operand_array([operand_attribute(value)
+                                          for value in inst.mc.operands])
+                parts = self.plain_parts[encoding] = (
+                    instruction_op_class(inst.mnemonic), opcode_attr(inst.mc.desc.name),
+                    operands)
                 self._remember_encoding(inst, operands)
-            return build_instruction_from_array(inst.mnemonic, inst.mc.desc.name, operands)
+            return build_plain_instruction(*parts)
         attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
         for index in range(len(attrs)):
             expression = symbolized.get((position, index))
