@@ -13,7 +13,9 @@ in one process:
 * ``lift``: ``lift_code_object`` (decode, print mnemonics, CFG recovery, symbolization, op
   creation). The first run is reported apart as ``cold``: it also loads the decoder and
   printer tables. The ``warm`` figure is the median of ``--runs`` more runs, each starting
-  with the decoder and printer memos cleared (repeats within the object still count);
+  with the decoder and printer memos cleared (repeats within the object still count). It
+  lifts as ``luthier-opt`` does, with ``LiftOptions.freeze_result`` (the IR is not scanned
+  by the collector when collection resumes; the bench gives it back between runs);
 * ``emit``: ``emit_code_object`` on the lifted module, and whether its bytes equal the input
   (or, for another toolchain's object, whether every function and descriptor does);
 * memory: the peak of ``tracemalloc`` over one read + lift (a separate run: tracing slows it
@@ -136,10 +138,18 @@ def big_object(kernels: int | None = None) -> Path | None:
 
 
 def lift(code_object: CodeObject, kernels_only: bool) -> LiftResult:
-    if kernels_only:
-        names = tuple(kernel.function.name for kernel in code_object.kernels)
-        return lift_code_object(code_object, LiftOptions(kernels=names))
-    return lift_code_object(code_object)
+    """Lift as ``luthier-opt`` does, with ``freeze_result``: the IR goes to the collector's
+    permanent generation instead of being scanned when collection resumes (see
+    :func:`collect` for giving it back between runs)."""
+    names = tuple(kernel.function.name for kernel in code_object.kernels) \
+        if kernels_only else ()
+    return lift_code_object(code_object, LiftOptions(kernels=names, freeze_result=True))
+
+
+def collect() -> None:
+    """Give frozen IR back to the collector and collect it (between measured runs)."""
+    gc.unfreeze()
+    gc.collect()
 
 
 def clear_memos(processor: str) -> None:
@@ -192,7 +202,7 @@ class Result:
 
 
 def one_run(path: Path, kernels_only: bool, warm: bool) -> tuple[Run, LiftResult, bytes]:
-    gc.collect()
+    collect()
     code_object, read_wall, read_cpu = timed(lambda: read_code_object(path))
     if warm:
         clear_memos(cast(CodeObject, code_object).processor)
@@ -229,6 +239,7 @@ def _group(label: str) -> str:
 
 def profile(path: Path, kernels_only: bool, processor: str, top: int, result: Result) -> None:
     """cProfile one warm read + lift; a group's time is its largest cumulative entry."""
+    collect()
     code_object = read_code_object(path)
     clear_memos(processor)
     profiler = cProfile.Profile()
@@ -250,21 +261,35 @@ def profile(path: Path, kernels_only: bool, processor: str, top: int, result: Re
                            for label, calls, _, cumulative in by_cumulative]
 
 
-def child(command: list[str], keep_output: bool = True) -> tuple[float, int, bytes]:
-    """Run ``command``: the child's CPU seconds (user + system), maximum RSS in bytes and
-    standard output. Raises ``CalledProcessError`` when it fails. Output goes through files
-    so that the child is reaped here, by ``wait4``, which reports its resource usage."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, stdout=out if keep_output else subprocess.DEVNULL,
-                                   stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        output, errors = out.read(), err.read()
-    if process.returncode != 0:
-        raise subprocess.CalledProcessError(process.returncode, command, output, errors)
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, output
+#: GNU time: a small parent for children whose peak memory is measured (a child forked
+#: from this big process starts with a share of its pages in its RSS; ``ru_maxrss``
+#: survives ``exec``).
+TIME = "/usr/bin/time"
+
+
+def child(command: list[str], keep_output: bool = True) -> tuple[float, int | None, bytes]:
+    """Run ``command``: the child's CPU seconds (user + system), its maximum RSS in bytes
+    (None without GNU time) and its standard output; ``CalledProcessError`` when it fails.
+    Output goes through files so that the child is reaped here by ``wait4``, which reports
+    its CPU time."""
+    with tempfile.TemporaryDirectory() as scratch:
+        rss_file = Path(scratch) / "rss"
+        timed_command = [TIME, "-f", "%M", "-o", str(rss_file), *command] \
+            if os.access(TIME, os.X_OK) else command
+        with (Path(scratch) / "out").open("w+b") as out, \
+                (Path(scratch) / "err").open("w+b") as err:
+            process = subprocess.Popen(timed_command,
+                                       stdout=out if keep_output else subprocess.DEVNULL,
+                                       stderr=err)
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            output, errors = out.read(), err.read()
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command, output, errors)
+        rss = int(rss_file.read_text().split()[-1]) * 1024 if rss_file.exists() else None
+    return usage.ru_utime + usage.ru_stime, rss, output
 
 
 def run_objdump(objdump: str, processor: str, path: Path, runs: int = 1) -> tuple[int, float]:
@@ -279,8 +304,8 @@ def run_objdump(objdump: str, processor: str, path: Path, runs: int = 1) -> tupl
 
 
 def run_round_trip(path: Path, runs: int = 1) -> tuple[float, int, bool]:
-    """``luthier-opt --lift X -o Y`` in a child: median CPU seconds, largest maximum RSS,
-    and whether Y equals what emitting in this process gives (checked by the caller)."""
+    """``luthier-opt --lift X -o Y`` in a child: median CPU seconds, largest maximum RSS
+    (0 when unknown), and whether Y equals what emitting in this process gives."""
     times: list[float] = []
     peak = 0
     with tempfile.TemporaryDirectory() as scratch:
@@ -290,7 +315,7 @@ def run_round_trip(path: Path, runs: int = 1) -> tuple[float, int, bool]:
         for _ in range(runs):
             cpu, rss, _ = child(command, keep_output=False)
             times.append(cpu)
-            peak = max(peak, rss)
+            peak = max(peak, rss or 0)
         identical = output.read_bytes() == emit_code_object(
             lift(read_code_object(path), False).module)
     return statistics.median(times), peak, identical
@@ -328,7 +353,7 @@ def bench(path: Path, runs: int, objdump: str | None, top: int | None) -> Result
     del lifted
     warm = [one_run(path, kernels_only, warm=True)[0] for _ in range(runs)]
 
-    gc.collect()
+    collect()
     clear_memos(processor)
     tracemalloc.start()
     code_object = read_code_object(path)
@@ -404,7 +429,9 @@ def format_report(r: Result, runs: int) -> str:
         lines.append(
             f"round trip (luthier-opt --lift X -o Y, child, median of {runs}): "
             f"{r.round_trip_cpu * 1e3:.0f} ms cpu, {n / r.round_trip_cpu:,.0f} inst/s, max RSS "
-            f"{r.round_trip_max_rss_bytes / 2**20:.0f} MiB; output: {same} emission "
+            + (f"{r.round_trip_max_rss_bytes / 2**20:.0f} MiB" if r.round_trip_max_rss_bytes
+               else f"unknown (no {TIME})")
+            + f"; output: {same} emission "
             "in this process")
         if r.objdump_cpu:
             ratio = r.round_trip_cpu / r.objdump_cpu
@@ -463,7 +490,7 @@ def scaling_row(path: Path, objdump: str | None, known: dict[Path, Result]) -> S
     code_object = read_code_object(path)
     lift(code_object, False)
     clear_memos(code_object.processor)
-    gc.collect()
+    collect()
     lifted, _, lift_cpu = timed(lambda: lift(code_object, False))
     count = cast(LiftResult, lifted).instruction_count
     del lifted
