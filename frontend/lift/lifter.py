@@ -146,7 +146,7 @@ class _FunctionLifter:
                 position += 1
             if block.falls_through:
                 ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
-            ir_block.add_ops(ops)
+            _append_new_ops(ir_block, ops)
         region_blocks = list(ir_blocks.values())
         if any(blocks[0].start in block.successors for block in blocks):
             # A region's entry block cannot be a branch target (MLIR's rule): enter through
@@ -194,6 +194,25 @@ class _FunctionLifter:
         if canonical:
             remember_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands,
                               mc.encoding)
+
+
+def _append_new_ops(block: Block, ops: list[Operation]) -> None:
+    """``block.add_ops(ops)`` for an empty block and ops just built (in no block, with no
+    region that could contain ``block``), without the per-op checks and calls of
+    ``add_op`` -> ``insert_op_after`` (tens of thousands of ops per object): every op gets
+    ``parent``, ``_prev_op`` and ``_next_op`` as ``insert_op_after`` sets them."""
+    assert block.first_op is None
+    previous: Operation | None = None
+    for op in ops:
+        op.parent = block
+        op._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+        op._next_op = None  # pyright: ignore[reportPrivateUsage]
+        if previous is not None:
+            previous._next_op = op  # pyright: ignore[reportPrivateUsage]
+        previous = op
+    if ops:
+        block._first_op = ops[0]  # pyright: ignore[reportPrivateUsage]
+        block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
 
 
 def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
