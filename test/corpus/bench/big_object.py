@@ -108,7 +108,7 @@ def build(kernels: int = DEFAULT_KERNELS, steps: int = DEFAULT_STEPS,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--kernels", type=int, default=DEFAULT_KERNELS)
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     parser.add_argument("--target", default="gfx90a")
