@@ -11,6 +11,7 @@ file: output is written to a temporary file that replaces ``-o`` only on success
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import runpy
 import sys
@@ -23,6 +24,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -61,6 +63,10 @@ class LuthierOptMain(xDSLOptMain):
 
     #: The ``--hooks`` file's module, parsed on first use.
     _hooks: ModuleOp | None = None
+    #: The module the lifter made last, while nothing else has touched it.
+    _lifted: ModuleOp | None = None
+    #: Whether the module entering the pass pipeline is a lifter's output, unchanged.
+    _input_is_lifted: bool = False
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -141,7 +147,8 @@ class LuthierOptMain(xDSLOptMain):
         name = self.get_input_name()
         code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
         progress = LiftProgress(f"lift {os.path.basename(name)}")
-        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update)
+        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
+                              freeze_result=True)
         modules: list[Operation] = []
         try:
             for code_object in code_objects:
@@ -152,7 +159,8 @@ class LuthierOptMain(xDSLOptMain):
                 modules.append(result.module)
         finally:
             progress.close()
-        return ModuleOp(modules)
+        self._lifted = ModuleOp(modules)
+        return self._lifted
 
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
         if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
@@ -162,9 +170,43 @@ class LuthierOptMain(xDSLOptMain):
         except ValueError as error:
             raise UserError(f"{self.get_input_name()}: {error}") from None
 
+    def setup_pipeline(self) -> None:
+        """xdsl-opt's pipeline, whose callback verifies the module before the first pass
+        and after each one, minus the first verification when the module is a lifter's
+        output that nothing has changed (the rule is in :meth:`apply_passes`)."""
+        super().setup_pipeline()
+        verify_between_passes = self.pipeline.callback
+        if verify_between_passes is None:
+            return
+
+        def callback(previous: ModulePass | None, module: ModuleOp,
+                     following: ModulePass | None) -> None:
+            if previous is not None or not self._input_is_lifted:
+                verify_between_passes(previous, module, following)
+                return
+            disable_verify = self.args.disable_verify
+            self.args.disable_verify = True
+            try:
+                verify_between_passes(previous, module, following)
+            finally:
+                self.args.disable_verify = disable_verify
+
+        self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
+
     def apply_passes(self, prog: ModuleOp) -> None:
         """The passes, after merging ``--hooks`` in: every input chunk (and every
-        ``--emit`` format) gets the tool's ops, parsed once."""
+        ``--emit`` format) gets the tool's ops, parsed once.
+
+        What is verified: xdsl-opt verifies the whole module before the first pass (even
+        when there is none) and after each pass. The first is skipped when the module is
+        the lifter's output and nothing has changed it yet (no ``--hooks``, no
+        ``--inline-hooks``): the lifter builds every op from a decoded instruction of the
+        target's own tables, so it is valid by construction, and verifying it cost half
+        of an identity round trip (``--lift X.co -o Y.co``). Text input (``.mlir``), a
+        merged hooks file and every pass that runs are still verified as before."""
+        self._input_is_lifted = (prog is self._lifted and self.args.hooks is None
+                                 and not self.args.inline_hooks)
+        self._lifted = None
         if self.args.hooks is not None:
             if self._hooks is None:
                 self._hooks = load_hooks(self.ctx, self.args.hooks)

@@ -404,6 +404,15 @@ def build_instruction_from_array(mnemonic: str, opcode: str, operands: ArrayAttr
     return _bare_op(instruction_op_class(mnemonic), properties, tuple(successors))
 
 
+def build_plain_instruction(cls: type[InstructionOpBase], opcode: StringAttr,
+                            operands: ArrayAttr[Attribute]) -> InstructionOpBase:
+    """An instruction op without successors from parts resolved beforehand: its class
+    (:func:`instruction_op_class`), interned opcode (:func:`opcode_attr`) and operand
+    array. The lifter resolves them once per distinct encoding and builds every repeat
+    with this alone."""
+    return _bare_op(cls, {"opcode": opcode, "mc_operands": operands}, ())
+
+
 def _bare_op(cls: type[InstructionOpBase], properties: dict[str, Attribute],
              successors: tuple[Block, ...]) -> InstructionOpBase:
     """What ``cls.create(properties=..., successors=...)`` makes, field by field.
@@ -422,9 +431,11 @@ def _bare_op(cls: type[InstructionOpBase], properties: dict[str, Attribute],
     op.attributes = {}
     op.location = UNKNOWN_LOC
     op._successors = successors  # pyright: ignore[reportPrivateUsage]
-    uses = tuple(Use(op, index) for index in range(len(successors)))
-    for successor, use in zip(successors, uses, strict=True):
-        successor.add_use(use)
+    uses: tuple[Use, ...] = ()
+    if successors:
+        uses = tuple(Use(op, index) for index in range(len(successors)))
+        for successor, use in zip(successors, uses, strict=True):
+            successor.add_use(use)
     op._successor_uses = uses  # pyright: ignore[reportPrivateUsage]
     op.regions = ()
     # parent, _next_op and _prev_op keep their class-level defaults (None), as in create.
