@@ -263,7 +263,7 @@ class PayloadAllocator:
     def _verify(self, payload: PayloadOp, site: Site) -> None:
         """Verify the allocated ops, once per distinct body (payloads of one hook often get
         the same homes, and op verification is a large share of allocating)."""
-        key = _body_key(payload)
+        key = body_key(payload)
         if key in self.verified:
             return
         _verify(payload, site)
@@ -322,10 +322,12 @@ def _rewrite(code: PayloadCode, result: Assignment,
             op.properties["uses"] = ArrayAttr(mapped(op.uses.data))
 
 
-def _body_key(payload: PayloadOp) -> Hashable:
-    """What op verification reads of a payload: each op's name, properties and attributes,
-    block by block."""
-    return tuple(tuple((op.name, tuple(op.properties.items()), tuple(op.attributes.items()))
+def body_key(payload: PayloadOp) -> Hashable:
+    """A payload body as a value: each op's name, properties, attributes and successor
+    blocks (by index), block by block. Equal keys, equal code."""
+    index = {block: position for position, block in enumerate(payload.body.blocks)}
+    return tuple(tuple((op.name, tuple(op.properties.items()), tuple(op.attributes.items()),
+                        tuple(index.get(block, -1) for block in op.successors))
                        for op in block.ops) for block in payload.body.blocks)
 
 

@@ -28,7 +28,7 @@ callees) and modules whose payloads already have bodies are lowered by the passe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -55,7 +55,13 @@ from luthier.passes.instrument.payload_state import (
     saved_registers,
     written_units,
 )
-from luthier.passes.instrument.regalloc import PayloadAllocator, Site, has_payloads, payload_sites
+from luthier.passes.instrument.regalloc import (
+    PayloadAllocator,
+    Site,
+    body_key,
+    has_payloads,
+    payload_sites,
+)
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.instrument.regalloc_model import PayloadCode
 from luthier.passes.instrument.verify_payloads import BodyCache, check_payloads
@@ -103,6 +109,9 @@ class _Allocation:
     pools: tuple[int, int, int, int]
     body: PayloadOp
     record: Attribute
+    #: The body as a value (:func:`~.regalloc.body_key`): allocations that gave the same
+    #: code share one symbolic execution in the verifier.
+    key: Hashable
 
 
 @dataclass
@@ -299,7 +308,7 @@ class _PointLowering:
         if allocation is not None:
             _replace_body(payload, allocation.body)
             payload.attributes["allocation"] = allocation.record
-            self.bodies.keys[payload] = allocation
+            self.bodies.keys[payload] = allocation.key
             self.stats.reused += 1
             return
         self.stats.allocated += 1
@@ -307,10 +316,12 @@ class _PointLowering:
         reusable = self.allocator.allocate(payload, site, code.analysis, later, copies)
         if reusable is None:
             return
+        kept = PayloadOp.empty(payload.hook, payload.args)
+        copy_machine_region(payload.body, kept.body)
         allocation = _Allocation(reusable.examined, _masked(reusable.pools, reusable.examined),
-                                 payload.clone(), payload.attributes["allocation"])
+                                 kept, payload.attributes["allocation"], body_key(payload))
         code.add(allocation)
-        self.bodies.keys[payload] = allocation
+        self.bodies.keys[payload] = allocation.key
 
 
 def _points(sites: list[tuple[PayloadOp, Site]]) -> list[list[tuple[PayloadOp, Site]]]:
