@@ -57,6 +57,12 @@ def copy_machine_region(source: Region, dest: Region) -> dict[Operation, Operati
     return ops
 
 
+def successor_blocks(op: Operation) -> tuple[Block, ...]:
+    """``op``'s successors without building xDSL's ``OpSuccessors`` view (hot loops over
+    copied payloads read them for every op)."""
+    return op._successors  # pyright: ignore[reportPrivateUsage]
+
+
 def _copy_op(op: Operation, copies: dict[Block, Block]) -> Operation:
     """A detached copy of an op without operands, results or regions: the fields
     ``Operation.__init__`` would set, without its checks (the original passed them)."""
@@ -65,7 +71,7 @@ def _copy_op(op: Operation, copies: dict[Block, Block]) -> Operation:
     new.properties = op.properties.copy()
     new.attributes = op.attributes.copy()
     new.location = op.location
-    successors = op._successors  # pyright: ignore[reportPrivateUsage]
+    successors = successor_blocks(op)
     if successors:
         new.successors = [copies.get(block, block) for block in successors]
     return new

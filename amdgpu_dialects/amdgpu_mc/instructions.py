@@ -254,6 +254,12 @@ class InstructionOpBase(IRDLOperation):
     # -- verification --------------------------------------------------------------------
 
     def verify_(self) -> None:
+        self.verify_operands()
+
+    def verify_operands(self) -> None:
+        """The instruction against its target's tables: the opcode exists and spells this
+        mnemonic, and each operand fits its slot (what a pass that only replaced operands
+        can break; xDSL's generic checks of the op's structure are not repeated)."""
         processor = enclosing_processor(self)
         if processor is None:
             return

@@ -56,6 +56,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -327,7 +328,7 @@ def body_key(payload: PayloadOp) -> Hashable:
     blocks (by index), block by block. Equal keys, equal code."""
     index = {block: position for position, block in enumerate(payload.body.blocks)}
     return tuple(tuple((op.name, tuple(op.properties.items()), tuple(op.attributes.items()),
-                        tuple(index.get(block, -1) for block in op.successors))
+                        tuple(index.get(block, -1) for block in successor_blocks(op)))
                        for op in block.ops) for block in payload.body.blocks)
 
 
@@ -339,7 +340,10 @@ def _verify(payload: PayloadOp, site: Site) -> None:
             try:
                 # The rewrite only replaced operands: what the op's own verifier checks
                 # (each operand against its slot); the generic structure is unchanged.
-                op.verify_()
+                if isinstance(op, InstructionOpBase):
+                    op.verify_operands()
+                else:
+                    op.verify()
             except VerifyException as error:
                 raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: the "
                                           f"allocated code does not verify: {error}") from None

@@ -119,30 +119,42 @@ class _Code:
     """A template with one choice of saves: what the allocator allocates.
 
     ``allocations`` indexes the reusable allocations by the units they examined, then by
-    the pools' bits there. The examined mask of the last reuse is tried first: neighbouring
-    points tend to share it."""
+    the dead units among those (the pool that differs most between points), then by the
+    rest of the pools there. The examined mask of the last reuse is tried first:
+    neighbouring points tend to share it."""
 
     body: PayloadOp
     analysis: PayloadCode
-    allocations: dict[int, dict[tuple[int, int, int, int], _Allocation]] = field(
-        default_factory=dict[int, dict[tuple[int, int, int, int], _Allocation]])
+    allocations: dict[int, dict[int, list[_Allocation]]] = field(
+        default_factory=dict[int, dict[int, list[_Allocation]]])
     last_examined: int | None = None
 
     def reusable(self, pools: Pools) -> _Allocation | None:
         last = self.last_examined
-        if last is not None:
-            found = self.allocations[last].get(_masked(pools, last))
-            if found is not None:
-                return found
-        for examined, known in self.allocations.items():
-            found = known.get(_masked(pools, examined))
-            if found is not None:
-                self.last_examined = examined
-                return found
+        if last is not None and (found := self._find(pools, last)) is not None:
+            return found
+        dead = pools.dead
+        for examined, by_dead in self.allocations.items():
+            candidates = by_dead.get(dead & examined)
+            if candidates is None:
+                continue
+            masked = _masked(pools, examined)
+            for allocation in candidates:
+                if allocation.pools == masked:
+                    self.last_examined = examined
+                    return allocation
         return None
 
+    def _find(self, pools: Pools, examined: int) -> _Allocation | None:
+        candidates = self.allocations[examined].get(pools.dead & examined)
+        if candidates is None:
+            return None
+        masked = _masked(pools, examined)
+        return next((found for found in candidates if found.pools == masked), None)
+
     def add(self, allocation: _Allocation) -> None:
-        self.allocations.setdefault(allocation.examined, {})[allocation.pools] = allocation
+        by_dead = self.allocations.setdefault(allocation.examined, {})
+        by_dead.setdefault(allocation.pools[0], []).append(allocation)
         self.last_examined = allocation.examined
 
 

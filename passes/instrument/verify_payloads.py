@@ -79,11 +79,14 @@ class Violation:
 class _Point:
     function: str
     index: int
-    instruction: str
+    #: The instruction's text, or the instruction (its text is made only for a finding).
+    instruction: str | InstructionOpBase
 
     def violation(self, payload: PayloadOp, message: str) -> Violation:
-        return Violation(payload.hook.string_value(), self.function, self.index,
-                         self.instruction, message)
+        text = self.instruction if isinstance(self.instruction, str) \
+            else instruction_text(self.instruction)
+        return Violation(payload.hook.string_value(), self.function, self.index, text,
+                         message)
 
 
 def _live_state(liveness: Liveness, op: InstructionOpBase) -> int:
@@ -260,7 +263,7 @@ def _check_function(function: FunctionLikeOp, liveness: Liveness,
             if not pending:
                 continue
             if isinstance(op, InstructionOpBase):
-                point = _Point(name, index_of[id(op)], instruction_text(op))
+                point = _Point(name, index_of[id(op)], op)
                 violations += _PointChecker(liveness, liveness.effects, point,
                                             op, bodies).check(pending)
             else:
