@@ -14,15 +14,13 @@ from pathlib import Path
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
-from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.drivers.opt_main import load_hooks, merge_hooks
+from luthier.drivers.pipeline import pipeline_context
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
@@ -37,10 +35,7 @@ EXAMPLES = ["instr_count", "opcode_histogram", "memory_trace", "kernarg_reader"]
 
 
 def _context() -> Context:
-    context = Context()
-    for dialect in (Builtin, make_dialect(), INSTR, arith.Arith, scf.Scf):
-        context.load_dialect(dialect)
-    return context
+    return pipeline_context()
 
 
 def _instrumented(path: Path, hook: Path, ctx: Context) -> ModuleOp:
