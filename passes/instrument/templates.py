@@ -280,10 +280,12 @@ class _PointLowering:
         self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
 
     def run(self) -> None:
-        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
-        for function in over("lower-hooks", functions, "function"):
-            for group in _points(payload_sites(function)):
-                self._lower_point(group)
+        # Per point, not per function: one kernel of a library can hold most of its points.
+        points = [group for function in self.code_object.body.ops
+                  if isinstance(function, FunctionLikeOp)
+                  for group in _points(payload_sites(function))]
+        for group in over("lower-hooks", points, "point"):
+            self._lower_point(group)
 
     def _lower_point(self, group: Sequence[tuple[PayloadOp, Site]]) -> None:
         """The payloads in front of one instruction: what a later one reads, an earlier
