@@ -36,7 +36,7 @@ not touched.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
 
@@ -75,6 +75,8 @@ MAX_STEPS = 100_000
 #: the few bytes an insertion (a skip branch and an island) moves the branch, its target or
 #: its island, so the best place is always among those weighed.
 _MARGIN = 16
+#: A key position after every island a round puts at a slot.
+_LAST = 1 << 62
 
 
 def _fail(function: str, reason: str) -> PassFailedException:
@@ -127,9 +129,11 @@ class _Round:
 
 @dataclass
 class _Spot:
-    """A candidate place for an island, weighed for one branch."""
+    """A candidate place for an island, weighed for one branch: at ``slot``, after the
+    first ``position`` islands this round already put there."""
 
     slot: int
+    position: int
     #: Bytes a skip branch over the island adds there (0 where control never falls).
     before: int
     #: How far the island would be from the branch's target.
@@ -162,6 +166,9 @@ class _FunctionRelaxer:
         self.placed: dict[int, list[Block]] = {}
         #: Slots where this round cut a block with a skip branch.
         self.skipped: set[int] = set()
+        #: The same, ascending: after their islands control never falls, as at a block
+        #: that ends in an unconditional transfer.
+        self.opened: list[int] = []
         #: This round's islands: island -> its slot.
         self.new_island_slot: dict[Block, int] = {}
 
@@ -285,15 +292,18 @@ class _FunctionRelaxer:
         self.shifts = Shifts(len(self.layout.ops))
         self.placed = {}
         self.skipped = set()
+        self.opened = []
         self.new_island_slot = {}
 
-    def _key(self, block: Block) -> int:
-        """The slot an insertion must precede to move ``block``'s start: an insertion at
-        slot ``g`` moves it when ``g < key``."""
+    def _key(self, block: Block) -> tuple[int, int]:
+        """What an insertion must precede to move ``block``'s start: an island at
+        ``position`` of slot ``g`` moves it when ``(g, 2 * position) < key``. A block of
+        the round's layout moves with any insertion before its first op; an island of
+        this round, with any insertion at an earlier slot or before it at its own."""
         slot = self.new_island_slot.get(block)
         if slot is not None:
-            return slot
-        return self.layout.first[block]
+            return slot, 2 * self.placed[slot].index(block) + 1
+        return self.layout.first[block] - 1, _LAST
 
     def _start(self, block: Block) -> int:
         """Where ``block`` starts now."""
@@ -306,19 +316,19 @@ class _FunctionRelaxer:
             before += self.branch_size
         return before + self.branch_size * self.placed[slot].index(block)
 
-    def _branch_end(self, branch: InstructionOpBase, block: Block) -> tuple[int, int]:
-        """Where ``branch`` (the last op of ``block``) ends now, and its key: an insertion
-        at slot ``g`` moves it when ``g < key``."""
-        slot = self.new_island_slot.get(block)
-        if slot is not None:
-            return self._start(block) + self.branch_size, slot
+    def _branch_end(self, branch: InstructionOpBase,
+                    block: Block) -> tuple[int, tuple[int, int]]:
+        """Where ``branch`` (the last op of ``block``) ends now, and its key (as
+        :meth:`_key`'s: what an insertion must precede to move it)."""
+        if block in self.new_island_slot:
+            return self._start(block) + self.branch_size, self._key(block)
         slot = self.layout.slot[branch]
-        return self.layout.end[slot] + self.shifts.before(slot), slot
+        return self.layout.end[slot] + self.shifts.before(slot), (slot - 1, _LAST)
 
-    def _spot_offset(self, slot: int) -> int:
-        """Where a new island at ``slot`` (or its skip branch) would start: after the op
-        and after whatever this round already put there."""
-        return self.layout.end[slot] + self.shifts.before(slot) + self.shifts.at(slot)
+    def _slot_offset(self, slot: int) -> int:
+        """Where slot ``slot`` is now: the end of its op, before anything this round put
+        there (ascending with the slot, so slots bisect by it)."""
+        return self.layout.end[slot] + self.shifts.before(slot)
 
     # -- the fixed point -----------------------------------------------------------------
 
@@ -337,7 +347,29 @@ class _FunctionRelaxer:
             if not self.placed:
                 return len(self.islands)
             self.rounds += 1
+            settled = self._all_reach()
             self._materialise()
+            if settled:
+                return len(self.islands)
+
+    def _all_reach(self) -> bool:
+        """Whether every branch, the round's islands' included, reaches its target now
+        (the round's offsets are exact: no need to lay the function out to know)."""
+        for branch in self.layout.branches:
+            block = branch.parent_block()
+            assert block is not None
+            here, _ = self._branch_end(branch, block)
+            if not in_range(self._start(branch.successors[0]) - here, self.reach):
+                return False
+        for island in self.new_island_slot:
+            branch = island.last_op
+            assert isinstance(branch, InstructionOpBase)
+            here, _ = self._branch_end(branch, island)
+            if not in_range(self._start(branch.successors[0]) - here, self.reach):
+                return False
+        # Each skip branch jumps over its slot's islands.
+        return all(in_range(self.branch_size * len(self.placed[slot]), self.reach)
+                   for slot in self.skipped)
 
     def _relax_if_needed(self, branch: InstructionOpBase, block: Block) -> None:
         """Relax ``branch`` if it does not reach its target now; then the island, if it
@@ -402,47 +434,57 @@ class _FunctionRelaxer:
             current = last.successors[0] if last is not None and last.successors else None
         return current is block
 
-    def _choose_spot(self, target: Block, here: int, key: int) -> _Spot | None:
+    def _choose_spot(self, target: Block, here: int,
+                     key: tuple[int, int]) -> _Spot | None:
         """The spot closest to ``target`` from which the island still gets there sooner;
-        a spot control never falls into first (no cost on any path), a skip spot else.
-        Ties go to the spot first in layout."""
-        natural = self._closest(self.layout.natural, False, target, here, key)
+        a spot control never falls into first (no cost on any path: the end of a block
+        that ends in an unconditional transfer, or the end of an island this round put
+        behind a skip branch), a skip spot else. Ties go to the spot first in layout."""
+        natural = self._closest((self.layout.natural, self.opened), False, target, here, key)
         if natural is not None:
             return natural
-        return self._closest(self.layout.skips, True, target, here, key)
+        return self._closest((self.layout.skips,), True, target, here, key)
 
-    def _closest(self, slots: list[int], skip: bool, target: Block, here: int,
-                 key: int) -> _Spot | None:
-        """The best of ``slots`` for a branch ending at ``here`` (moved by insertions
-        before ``key``). How far an island is from the target falls towards the target
-        and rises past it, and the slots the branch reaches are contiguous, so the best
-        lies next to the target or next to an end of the reach: only the slots around
-        those three points are weighed."""
+    def _closest(self, lists: tuple[list[int], ...], skip: bool, target: Block, here: int,
+                 key: tuple[int, int]) -> _Spot | None:
+        """The best slot of ``lists`` (each ascending) for a branch ending at ``here``
+        (moved by insertions before ``key``). How far an island is from the target falls
+        towards the target and rises past it, and the slots the branch reaches are
+        contiguous, so the best lies next to the target or next to an end of the reach:
+        only the slots around those three points are weighed."""
         target_start = self._start(target)
         distance = abs(target_start - here)
         candidates: set[int] = set()
-        for anchor in (here - self.reach, target_start, here + self.reach):
-            self._around(slots, anchor, candidates)
+        for slots in lists:
+            for anchor in (here - self.reach, target_start, here + self.reach):
+                self._around(slots, anchor, candidates)
         target_key = self._key(target)
         best: _Spot | None = None
+        size = self.branch_size
         for slot in sorted(candidates):
-            before = self.branch_size if skip and slot not in self.skipped else 0
-            added = before + self.branch_size
-            branch_end = here + added if slot < key else here
-            moved_target = target_start + added if slot < target_key else target_start
-            island = self._spot_offset(slot) + before
-            if not in_range(island - branch_end, self.reach):
-                continue
-            remaining = abs(moved_target - (island + self.branch_size))
-            if remaining < distance and (best is None or remaining < best.remaining):
-                best = _Spot(slot, before, remaining)
+            if skip and slot in self.skipped:
+                continue  # cut already: its islands' places are natural ones
+            before = size if skip else 0
+            added = before + size
+            base = self._slot_offset(slot) + (size if slot in self.skipped else 0) + before
+            # Right after the op (or its skip branch), or after any island already there.
+            for position in range(len(self.placed.get(slot, ())) + 1):
+                insertion = (slot, 2 * position)
+                branch_end = here + added if insertion < key else here
+                moved = target_start + added if insertion < target_key else target_start
+                island = base + size * position
+                if not in_range(island - branch_end, self.reach):
+                    continue
+                remaining = abs(moved - (island + size))
+                if remaining < distance and (best is None or remaining < best.remaining):
+                    best = _Spot(slot, position, before, remaining)
         return best
 
     def _around(self, slots: list[int], anchor: int, into: set[int]) -> None:
         """Add to ``into`` the unguarded slots within ``_MARGIN`` bytes of ``anchor`` and
         the nearest one beyond that margin on each side."""
         guarded = self.layout.guarded
-        middle = bisect_left(slots, anchor, key=self._spot_offset)
+        middle = bisect_left(slots, anchor, key=self._slot_offset)
         index = middle - 1
         while index >= 0:
             slot = slots[index]
@@ -450,7 +492,7 @@ class _FunctionRelaxer:
             if guarded[slot]:
                 continue
             into.add(slot)
-            if self._spot_offset(slot) < anchor - _MARGIN:
+            if self._slot_offset(slot) < anchor - _MARGIN:
                 break
         index = middle
         while index < len(slots):
@@ -459,7 +501,7 @@ class _FunctionRelaxer:
             if guarded[slot]:
                 continue
             into.add(slot)
-            if self._spot_offset(slot) > anchor + _MARGIN:
+            if self._slot_offset(slot) > anchor + _MARGIN:
                 break
 
     # -- inserting -----------------------------------------------------------------------
@@ -474,8 +516,9 @@ class _FunctionRelaxer:
         self.by_final.setdefault(final, []).append(island)
         if spot.before:
             self.skipped.add(spot.slot)
+            insort(self.opened, spot.slot)
         self.shifts.insert(spot.slot, spot.before + self.branch_size)
-        self.placed.setdefault(spot.slot, []).append(island)
+        self.placed.setdefault(spot.slot, []).insert(spot.position, island)
         self.new_island_slot[island] = spot.slot
         return island
 
