@@ -30,7 +30,8 @@ MAPPED_FOLDERS: dict[str, str] = {
 
 #: Non-Python files installed with a package, as globs relative to the package folder.
 PACKAGE_DATA: dict[str, list[str]] = {
-    f"{NAMESPACE}.amdgpu_dialects.isa": ["tables/*.json", "tables/*.json.gz"],
+    f"{NAMESPACE}.amdgpu_dialects.isa": ["tables/*.json", "tables/*.json.gz", "tables/*.compact"],
+    f"{NAMESPACE}.drivers": ["luthier_opt_help.json"],
 }
 
 

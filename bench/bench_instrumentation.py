@@ -43,7 +43,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect  # noqa: E402
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp  # noqa: E402
 from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
 from luthier.amdgpu_dialects.instr.ops import PayloadOp  # noqa: E402
-from luthier.drivers.luthier_opt import load_hooks, merge_hooks  # noqa: E402
+from luthier.drivers.opt_main import load_hooks, merge_hooks  # noqa: E402
 from luthier.frontend.codeobj import read_code_object  # noqa: E402
 from luthier.frontend.codeobj.model import CodeObject, Kernel  # noqa: E402
 from luthier.frontend.lift import lift_code_object  # noqa: E402

@@ -1,34 +1,49 @@
 #!/usr/bin/env python3
-"""Lift speed and memory of luthier (code object -> amdgpu_mc IR) against llvm-objdump-19.
+"""Lift speed, the identity round trip and memory of luthier against llvm-objdump-19.
 
-On one code object (by default the largest gfx90a object of the third-party corpus,
-``build/thirdparty/codeobjects/``, fetched by ``test/corpus/thirdparty/fetch.sh``: rocrand,
-about 55 thousand instructions; ``test/corpus/bench/kernels.gfx90a.co`` with a note when it is
-missing), in one process, this measures:
+Inputs (``--input PATH``, repeatable, chooses others): the largest gfx90a object of the
+third-party corpus (``build/thirdparty/codeobjects/``, fetched by
+``test/corpus/thirdparty/fetch.sh``: rocrand, about 55 thousand instructions;
+``test/corpus/bench/kernels.gfx90a.co`` with a note when it is missing) and a generated
+object of about 320 thousand instructions (``test/corpus/bench/big_object.py``, built with
+clang-19 on first use into ``build/bench/``, not committed; ``--no-big`` skips it). For each,
+in one process:
 
 * ``read``: ``read_code_object`` (ELF, notes, metadata, kernel descriptors);
 * ``lift``: ``lift_code_object`` (decode, print mnemonics, CFG recovery, symbolization, op
   creation). The first run is reported apart as ``cold``: it also loads the decoder and
   printer tables. The ``warm`` figure is the median of ``--runs`` more runs, each starting
-  with the decoder and printer memos cleared (repeats within the object still count);
+  with the decoder and printer memos cleared (repeats within the object still count). It
+  lifts as ``luthier-opt`` does, with ``LiftOptions.freeze_result`` (the IR is not scanned
+  by the collector when collection resumes; the bench gives it back between runs);
 * ``emit``: ``emit_code_object`` on the lifted module, and whether its bytes equal the input
   (or, for another toolchain's object, whether every function and descriptor does);
 * memory: the peak of ``tracemalloc`` over one read + lift (a separate run: tracing slows it
   down), per instruction, and the growth of the process's maximum RSS over the cold run;
-* ``llvm-objdump-19 -d --mcpu=<processor>`` on the same file, by the child's CPU time, with
-  its own instruction count (it also disassembles padding), and the ratio of the rates.
+* the identity round trip as a user runs it, ``luthier-opt --lift X.co -o Y.co`` (as
+  ``python -m luthier.drivers.luthier_opt``, without a shell wrapper), in a child process:
+  its CPU time (median of ``--runs``, start-up included) and maximum RSS;
+* ``llvm-objdump-19 -d --mcpu=<processor>`` on the same file, by the child's CPU time
+  (median of ``--runs``), with its own instruction count (it also disassembles padding).
 
-Targets: a warm lift at >= 50k instructions per second (CPU) and a tracemalloc peak under
-1 KiB per instruction; each is reported PASS or MISS. This is a measurement script, not a
-test: it exits 0 whatever the figures. ``--profile`` adds a cProfile of one warm lift, top
-entries by cumulative time grouped roughly by stage.
+Targets: a warm lift at >= 100k instructions per second (CPU), a round trip within 2x
+llvm-objdump's CPU time, and a tracemalloc peak under 1 KiB per instruction; each is
+reported PASS or MISS. This is a measurement script, not a test: it exits 0 whatever the
+figures. ``--profile`` adds a cProfile of one warm lift, top entries by cumulative time
+grouped roughly by stage.
+
+How time grows with size (``--scaling``, on by default without ``--input``): the same lift
+and round-trip figures, one run each, on objects from about 2 thousand to 320 thousand
+instructions (corpus kernels, the bench kernels, rocRAND, the generated object at a quarter
+and at full size), with microseconds per instruction and the slope of log(time) over
+log(instructions) between the smallest and the largest (1.0 is linear).
 
 If the whole object cannot be lifted (``LiftError``, e.g. bytes outside any function symbol),
 the kernels are lifted by name instead (``LiftOptions.kernels``), which skips that check; the
 output says so, and emission is then not expected to reproduce the input.
 
-    python bench/bench_lift.py                        # the default object, 3 warm runs
-    python bench/bench_lift.py --runs 1 --profile
+    python bench/bench_lift.py                        # rocRAND + the big object + scaling
+    python bench/bench_lift.py --runs 1 --profile --no-big --no-scaling
     python bench/bench_lift.py --input test/corpus/kernels/elementwise.gfx90a.co --runs 1
 """
 
@@ -39,6 +54,8 @@ import cProfile
 import gc
 import io
 import json
+import math
+import os
 import pstats
 import re
 import resource
@@ -46,6 +63,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -65,12 +83,18 @@ ROOT = Path(__file__).resolve().parents[1]
 THIRDPARTY = ROOT / "build" / "thirdparty" / "codeobjects"
 FALLBACK = ROOT / "test" / "corpus" / "bench"
 OBJDUMP = "llvm-objdump-19"
+#: The generator of the >= 300k-instruction object (built on demand, cached in build/).
+BIG_OBJECT = FALLBACK / "big_object.py"
+#: Corpus objects at the small end of the scaling table.
+SCALING_SMALL = (ROOT / "test" / "corpus" / "kernels" / "scratch.gfx90a.co",
+                 FALLBACK / "kernels.gfx90a.co")
 
 #: An instruction line of ``llvm-objdump -d``: text, then ``// <address>: <words>``.
 OBJDUMP_INSTRUCTION = re.compile(r"^\s+\S.*?//\s*[0-9A-Fa-f]+:(?:\s+[0-9A-Fa-f]{8})+")
 
 #: Targets the figures are compared with.
-TARGET_RATE = 50_000.0
+TARGET_RATE = 100_000.0
+TARGET_ROUND_TRIP_RATIO = 2.0
 TARGET_BYTES_PER_INST = 1024.0
 
 #: Profile groups, first match wins: (group, substrings of the profiled function's label).
@@ -98,11 +122,34 @@ def default_input() -> Path:
     return fallback
 
 
+def big_object(kernels: int | None = None) -> Path | None:
+    """The generated big object (``kernels`` of its kernels; all by default), built with
+    clang-19 on first use; None, with a note, when it cannot be built."""
+    try:
+        completed = subprocess.run(
+            [sys.executable, str(BIG_OBJECT)] + ([] if kernels is None
+                                                 else ["--kernels", str(kernels)]),
+            check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as error:
+        print(f"note: {BIG_OBJECT.relative_to(ROOT)} failed ({error.stderr.strip()}); "
+              "skipping the big object", file=sys.stderr)
+        return None
+    return Path(completed.stdout.strip())
+
+
 def lift(code_object: CodeObject, kernels_only: bool) -> LiftResult:
-    if kernels_only:
-        names = tuple(kernel.function.name for kernel in code_object.kernels)
-        return lift_code_object(code_object, LiftOptions(kernels=names))
-    return lift_code_object(code_object)
+    """Lift as ``luthier-opt`` does, with ``freeze_result``: the IR goes to the collector's
+    permanent generation instead of being scanned when collection resumes (see
+    :func:`collect` for giving it back between runs)."""
+    names = tuple(kernel.function.name for kernel in code_object.kernels) \
+        if kernels_only else ()
+    return lift_code_object(code_object, LiftOptions(kernels=names, freeze_result=True))
+
+
+def collect() -> None:
+    """Give frozen IR back to the collector and collect it (between measured runs)."""
+    gc.unfreeze()
+    gc.collect()
 
 
 def clear_memos(processor: str) -> None:
@@ -142,6 +189,9 @@ class Result:
     tracemalloc_peak_bytes: int
     objdump_instructions: int | None = None
     objdump_cpu: float | None = None
+    round_trip_cpu: float | None = None
+    round_trip_max_rss_bytes: int | None = None
+    round_trip_identical: bool | None = None
     profile_total_seconds: float = 0.0
     profile_groups: dict[str, float] = field(default_factory=lambda: dict[str, float]())
     profile_rows: list[tuple[str, str, int, float]] = field(
@@ -152,7 +202,7 @@ class Result:
 
 
 def one_run(path: Path, kernels_only: bool, warm: bool) -> tuple[Run, LiftResult, bytes]:
-    gc.collect()
+    collect()
     code_object, read_wall, read_cpu = timed(lambda: read_code_object(path))
     if warm:
         clear_memos(cast(CodeObject, code_object).processor)
@@ -189,6 +239,7 @@ def _group(label: str) -> str:
 
 def profile(path: Path, kernels_only: bool, processor: str, top: int, result: Result) -> None:
     """cProfile one warm read + lift; a group's time is its largest cumulative entry."""
+    collect()
     code_object = read_code_object(path)
     clear_memos(processor)
     profiler = cProfile.Profile()
@@ -210,15 +261,64 @@ def profile(path: Path, kernels_only: bool, processor: str, top: int, result: Re
                            for label, calls, _, cumulative in by_cumulative]
 
 
-def run_objdump(objdump: str, processor: str, path: Path) -> tuple[int, float]:
-    """llvm-objdump's instruction count and the CPU time of the child."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    output = subprocess.run([objdump, "-d", f"--mcpu={processor}", str(path)],
-                            check=True, capture_output=True, text=True).stdout
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    count = sum(1 for line in output.splitlines() if OBJDUMP_INSTRUCTION.match(line))
-    return count, cpu
+#: GNU time: a small parent for children whose peak memory is measured (a child forked
+#: from this big process starts with a share of its pages in its RSS; ``ru_maxrss``
+#: survives ``exec``).
+TIME = "/usr/bin/time"
+
+
+def child(command: list[str], keep_output: bool = True) -> tuple[float, int | None, bytes]:
+    """Run ``command``: the child's CPU seconds (user + system), its maximum RSS in bytes
+    (None without GNU time) and its standard output; ``CalledProcessError`` when it fails.
+    Output goes through files so that the child is reaped here by ``wait4``, which reports
+    its CPU time."""
+    with tempfile.TemporaryDirectory() as scratch:
+        rss_file = Path(scratch) / "rss"
+        timed_command = [TIME, "-f", "%M", "-o", str(rss_file), *command] \
+            if os.access(TIME, os.X_OK) else command
+        with (Path(scratch) / "out").open("w+b") as out, \
+                (Path(scratch) / "err").open("w+b") as err:
+            process = subprocess.Popen(timed_command,
+                                       stdout=out if keep_output else subprocess.DEVNULL,
+                                       stderr=err)
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            output, errors = out.read(), err.read()
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command, output, errors)
+        rss = int(rss_file.read_text().split()[-1]) * 1024 if rss_file.exists() else None
+    return usage.ru_utime + usage.ru_stime, rss, output
+
+
+def run_objdump(objdump: str, processor: str, path: Path, runs: int = 1) -> tuple[int, float]:
+    """llvm-objdump's instruction count and the median CPU time of the child."""
+    times: list[float] = []
+    output = b""
+    for _ in range(runs):
+        cpu, _, output = child([objdump, "-d", f"--mcpu={processor}", str(path)])
+        times.append(cpu)
+    count = sum(1 for line in output.decode().splitlines() if OBJDUMP_INSTRUCTION.match(line))
+    return count, statistics.median(times)
+
+
+def run_round_trip(path: Path, runs: int = 1) -> tuple[float, int, bool]:
+    """``luthier-opt --lift X -o Y`` in a child: median CPU seconds, largest maximum RSS
+    (0 when unknown), and whether Y equals what emitting in this process gives."""
+    times: list[float] = []
+    peak = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        output = Path(scratch) / "round_trip.co"
+        command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift", str(path),
+                   "-o", str(output), "--no-progress"]
+        for _ in range(runs):
+            cpu, rss, _ = child(command, keep_output=False)
+            times.append(cpu)
+            peak = max(peak, rss or 0)
+        identical = output.read_bytes() == emit_code_object(
+            lift(read_code_object(path), False).module)
+    return statistics.median(times), peak, identical
 
 
 def bench(path: Path, runs: int, objdump: str | None, top: int | None) -> Result:
@@ -253,7 +353,7 @@ def bench(path: Path, runs: int, objdump: str | None, top: int | None) -> Result
     del lifted
     warm = [one_run(path, kernels_only, warm=True)[0] for _ in range(runs)]
 
-    gc.collect()
+    collect()
     clear_memos(processor)
     tracemalloc.start()
     code_object = read_code_object(path)
@@ -265,7 +365,11 @@ def bench(path: Path, runs: int, objdump: str | None, top: int | None) -> Result
     result = Result(str(path), processor, kernels_only, lift_error, count, emitted_text, cold,
                     warm, rss_growth, peak)
     if objdump is not None:
-        result.objdump_instructions, result.objdump_cpu = run_objdump(objdump, processor, path)
+        result.objdump_instructions, result.objdump_cpu = run_objdump(objdump, processor, path,
+                                                                      runs)
+    if not kernels_only:
+        (result.round_trip_cpu, result.round_trip_max_rss_bytes,
+         result.round_trip_identical) = run_round_trip(path, runs)
     if top is not None:
         profile(path, kernels_only, processor, top, result)
     return result
@@ -319,8 +423,25 @@ def format_report(r: Result, runs: int) -> str:
             "(read + lift)")
     else:
         lines.append("llvm-objdump: skipped")
+    ratio: float | None = None
+    if r.round_trip_cpu is not None and r.round_trip_max_rss_bytes is not None:
+        same = "the same bytes as" if r.round_trip_identical else "NOT the same bytes as"
+        lines.append(
+            f"round trip (luthier-opt --lift X -o Y, child, median of {runs}): "
+            f"{r.round_trip_cpu * 1e3:.0f} ms cpu, {n / r.round_trip_cpu:,.0f} inst/s, max RSS "
+            + (f"{r.round_trip_max_rss_bytes / 2**20:.0f} MiB" if r.round_trip_max_rss_bytes
+               else f"unknown (no {TIME})")
+            + f"; output: {same} emission "
+            "in this process")
+        if r.objdump_cpu:
+            ratio = r.round_trip_cpu / r.objdump_cpu
+            lines.append(f"round trip / llvm-objdump cpu: {ratio:.1f}x")
+    else:
+        lines.append("round trip: skipped (kernels only)")
     lines += [
         f"target lift rate >= {TARGET_RATE:,.0f} inst/s: {_verdict(warm_rate >= TARGET_RATE)}",
+        f"target round trip <= {TARGET_ROUND_TRIP_RATIO:.0f}x llvm-objdump cpu: "
+        + (_verdict(ratio <= TARGET_ROUND_TRIP_RATIO) if ratio is not None else "-"),
         f"target peak memory < {TARGET_BYTES_PER_INST:.0f} B/inst: "
         f"{_verdict(per_inst < TARGET_BYTES_PER_INST)}",
     ]
@@ -336,11 +457,91 @@ def format_report(r: Result, runs: int) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class ScalingRow:
+    """One object of the scaling table: instructions and CPU seconds of each figure."""
+
+    code_object: str
+    instructions: int
+    lift_cpu: float
+    round_trip_cpu: float
+    objdump_cpu: float | None
+
+
+def scaling_inputs(main_inputs: list[Path], with_big: bool) -> list[Path]:
+    """Objects from about 2 thousand to 320 thousand instructions, smallest first."""
+    paths = [path for path in SCALING_SMALL if path.exists()]
+    paths += list(THIRDPARTY.rglob("librocrand.xnack-.gfx90a.co"))
+    if with_big:
+        paths += [path for path in (big_object(12), big_object()) if path is not None]
+    for path in main_inputs:
+        if path not in paths:
+            paths.append(path)
+    return paths
+
+
+def scaling_row(path: Path, objdump: str | None, known: dict[Path, Result]) -> ScalingRow:
+    """The figures of ``path``: from the main run when it was an input, else one run each
+    (after one cold lift, so that tables and memos are loaded)."""
+    result = known.get(path)
+    if result is not None and result.round_trip_cpu is not None:
+        return ScalingRow(str(path), result.instructions, result.median("lift_cpu"),
+                          result.round_trip_cpu, result.objdump_cpu)
+    code_object = read_code_object(path)
+    lift(code_object, False)
+    clear_memos(code_object.processor)
+    collect()
+    lifted, _, lift_cpu = timed(lambda: lift(code_object, False))
+    count = cast(LiftResult, lifted).instruction_count
+    del lifted
+    round_trip_cpu, _, _ = run_round_trip(path)
+    objdump_cpu = run_objdump(objdump, code_object.processor, path)[1] \
+        if objdump is not None else None
+    return ScalingRow(str(path), count, lift_cpu, round_trip_cpu, objdump_cpu)
+
+
+def _slope(small: ScalingRow, large: ScalingRow, name: str) -> str:
+    """d log(time) / d log(instructions) between two rows (1.0: linear)."""
+    if large.instructions <= small.instructions:
+        return "-"
+    ratio = cast(float, getattr(large, name)) / cast(float, getattr(small, name))
+    return f"{math.log(ratio) / math.log(large.instructions / small.instructions):.2f}"
+
+
+def format_scaling(rows: list[ScalingRow]) -> str:
+    lines = ["", "how time grows with size (cpu; lift warm, one run; round trip = "
+             "luthier-opt --lift X -o Y, start-up included):",
+             f"  {'instructions':>12} {'lift ms':>9} {'us/inst':>8} {'round trip ms':>14} "
+             f"{'us/inst':>8} {'objdump ms':>11} {'ratio':>6}  object"]
+    for row in rows:
+        name = Path(row.code_object).name
+        objdump = f"{row.objdump_cpu * 1e3:>11.0f}" if row.objdump_cpu else f"{'-':>11}"
+        ratio = f"{row.round_trip_cpu / row.objdump_cpu:>5.1f}x" if row.objdump_cpu \
+            else f"{'-':>6}"
+        lines.append(
+            f"  {row.instructions:>12,} {row.lift_cpu * 1e3:>9.0f} "
+            f"{row.lift_cpu / row.instructions * 1e6:>8.2f} {row.round_trip_cpu * 1e3:>14.0f} "
+            f"{row.round_trip_cpu / row.instructions * 1e6:>8.2f} {objdump} {ratio}  {name}")
+    if len(rows) >= 2:
+        first, before_last, last = rows[0], rows[-2], rows[-1]
+        lines.append(
+            f"  growth exponent (1.0 = linear), smallest -> largest: lift "
+            f"{_slope(first, last, 'lift_cpu')}, round trip {_slope(first, last, 'round_trip_cpu')}"
+            f"; between the two largest: lift {_slope(before_last, last, 'lift_cpu')}, round "
+            f"trip {_slope(before_last, last, 'round_trip_cpu')}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=3, help="warm runs, median (default 3)")
-    parser.add_argument("--input", type=Path, metavar="PATH",
-                        help="the code object (default: the largest third-party gfx90a one)")
+    parser.add_argument("--input", type=Path, metavar="PATH", action="append",
+                        help="a code object (repeatable; default: the largest third-party "
+                             "gfx90a one and the generated big object)")
+    parser.add_argument("--no-big", action="store_true",
+                        help="do not build or measure the generated big object")
+    parser.add_argument("--scaling", action=argparse.BooleanOptionalAction, default=None,
+                        help="the scaling table (default: on without --input)")
     parser.add_argument("--profile", action="store_true", help="cProfile one warm lift")
     parser.add_argument("--top", type=int, default=25, help="profile rows to show")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
@@ -348,18 +549,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-objdump", action="store_true", help="skip llvm-objdump")
     args = parser.parse_args(argv)
     runs = max(1, cast(int, args.runs))
-    path = cast(Path | None, args.input) or default_input()
+    with_big = not args.no_big
+    paths = cast(list[Path] | None, args.input)
+    if paths is None:
+        paths = [default_input()]
+        big = big_object() if with_big else None
+        if big is not None:
+            paths.append(big)
+    scaling = cast(bool | None, args.scaling)
+    if scaling is None:
+        scaling = args.input is None
     objdump: str | None = None
     if not args.no_objdump:
         objdump = shutil.which(cast(str, args.objdump))
         if objdump is None:
             print(f"note: {args.objdump} not found; skipping the comparison", file=sys.stderr)
     top = cast(int, args.top) if args.profile else None
-    result = bench(path, runs, objdump, top)
-    print(format_report(result, runs))
+    results: dict[Path, Result] = {}
+    for index, path in enumerate(paths):
+        result = results[path] = bench(path, runs, objdump, top)
+        print(("\n" if index else "") + format_report(result, runs), flush=True)
+    rows: list[ScalingRow] = []
+    if scaling:
+        rows = sorted((scaling_row(path, objdump, results)
+                       for path in scaling_inputs(paths, with_big)),
+                      key=lambda row: row.instructions)
+        print(format_scaling(rows))
     json_path = cast(Path | None, args.json)
     if json_path is not None:
-        document = {"runs": runs, "python": sys.version.split()[0], "result": asdict(result)}
+        document = {"runs": runs, "python": sys.version.split()[0],
+                    "result": asdict(results[paths[0]]),
+                    "results": [asdict(result) for result in results.values()],
+                    "scaling": [asdict(row) for row in rows]}
         json_path.write_text(json.dumps(document, indent=2) + "\n")
     return 0
 

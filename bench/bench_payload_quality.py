@@ -47,7 +47,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp  # noqa: E4
 from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
 from luthier.amdgpu_dialects.instr.ops import PayloadOp  # noqa: E402
 from luthier.amdgpu_dialects.isa.target import load_target  # noqa: E402
-from luthier.drivers.luthier_opt import load_hooks, merge_hooks  # noqa: E402
+from luthier.drivers.opt_main import load_hooks, merge_hooks  # noqa: E402
 from luthier.frontend.codeobj import read_code_object  # noqa: E402
 from luthier.frontend.lift import lift_code_object  # noqa: E402
 from luthier.lowering.isel.select import SelectInstructionsPass  # noqa: E402

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError, load_target
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
 from luthier.amdgpu_dialects.mc.hex_input import ByteChunk, HexInputError, parse_hex_input
@@ -150,7 +150,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _argument_parser().parse_args(argv)
     try:
         target = _check_target(args)
-        decoder_for(target)
+        load_target(target)
     except (UsageError, UnknownTargetError) as error:
         sys.stderr.write(f"luthier-mc: error: {error}\n")
         return 2

@@ -254,6 +254,12 @@ class InstructionOpBase(IRDLOperation):
     # -- verification --------------------------------------------------------------------
 
     def verify_(self) -> None:
+        self.verify_operands()
+
+    def verify_operands(self) -> None:
+        """The instruction against its target's tables: the opcode exists and spells this
+        mnemonic, and each operand fits its slot (what a pass that only replaced operands
+        can break; xDSL's generic checks of the op's structure are not repeated)."""
         processor = enclosing_processor(self)
         if processor is None:
             return
@@ -404,6 +410,15 @@ def build_instruction_from_array(mnemonic: str, opcode: str, operands: ArrayAttr
     return _bare_op(instruction_op_class(mnemonic), properties, tuple(successors))
 
 
+def build_plain_instruction(cls: type[InstructionOpBase], opcode: StringAttr,
+                            operands: ArrayAttr[Attribute]) -> InstructionOpBase:
+    """An instruction op without successors from parts resolved beforehand: its class
+    (:func:`instruction_op_class`), interned opcode (:func:`opcode_attr`) and operand
+    array. The lifter resolves them once per distinct encoding and builds every repeat
+    with this alone."""
+    return _bare_op(cls, {"opcode": opcode, "mc_operands": operands}, ())
+
+
 def _bare_op(cls: type[InstructionOpBase], properties: dict[str, Attribute],
              successors: tuple[Block, ...]) -> InstructionOpBase:
     """What ``cls.create(properties=..., successors=...)`` makes, field by field.
@@ -422,9 +437,11 @@ def _bare_op(cls: type[InstructionOpBase], properties: dict[str, Attribute],
     op.attributes = {}
     op.location = UNKNOWN_LOC
     op._successors = successors  # pyright: ignore[reportPrivateUsage]
-    uses = tuple(Use(op, index) for index in range(len(successors)))
-    for successor, use in zip(successors, uses, strict=True):
-        successor.add_use(use)
+    uses: tuple[Use, ...] = ()
+    if successors:
+        uses = tuple(Use(op, index) for index in range(len(successors)))
+        for successor, use in zip(successors, uses, strict=True):
+            successor.add_use(use)
     op._successor_uses = uses  # pyright: ignore[reportPrivateUsage]
     op.regions = ()
     # parent, _next_op and _prev_op keep their class-level defaults (None), as in create.

@@ -15,8 +15,9 @@ an op that is not machine code. Asking its size raises :class:`UnsizedError`, wh
 why; a layout asked to ignore the ops that are not machine code yet (``instr.payload``
 before splicing: they are not application code) gives them no room.
 
-Sizes are memoised per opcode and operand array (both immutable attributes, and lifted
-operand arrays are interned), so a layout is cheap to recompute after the IR changes.
+Encodings, hence sizes, are memoised per opcode and operand array (both immutable
+attributes, and lifted operand arrays are interned), so a layout is cheap to recompute after
+the IR changes, and emission reuses the bytes the layout measured.
 """
 
 from __future__ import annotations
@@ -28,9 +29,7 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.operands import (
-    NotMCOperandError,
-)
+from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -38,8 +37,9 @@ from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 
 #: What a symbolic operand is encoded as until a relocation (or the loader) fills it.
 ZERO_LITERAL = Literal(0)
-#: Memoised sizes: at most this many entries before the memo starts over.
-_MEMO_LIMIT = 1 << 16
+#: Memoised encodings: at most this many entries before the memo starts over (a 320k
+#: instruction object has about 80k distinct operand arrays; an entry is about 250 bytes).
+_MEMO_LIMIT = 1 << 18
 
 
 class UnsizedError(ValueError):
@@ -69,29 +69,61 @@ def _record(op: InstructionOpBase, isa: TargetISA) -> InstrDef:
     return desc
 
 
-#: (target, is a branch, id of opcode, id of operands) -> (opcode, operands, size). The
-#: attributes are kept so that their ids stay theirs while the entry lives.
-_sizes: dict[tuple[str, bool, int, int], tuple[StringAttr, ArrayAttr[Attribute], int]] = {}
+#: (target, is a branch, id of opcode, id of operands) -> (opcode, operands, bytes, whether
+#: an operand is symbolic). The attributes are kept so that their ids stay theirs while the
+#: entry lives.
+_encodings: dict[tuple[str, bool, int, int],
+                 tuple[StringAttr, ArrayAttr[Attribute], bytes, bool]] = {}
+
+
+def instruction_encoding(op: InstructionOpBase, isa: TargetISA) -> tuple[bytes, bool]:
+    """The bytes ``op`` encodes to with a branch offset of 0 and every symbolic operand a
+    zero literal, and whether it has a symbolic operand (whose relocation the caller
+    adds); :class:`UnsizedError` when it cannot be encoded yet.
+
+    Memoised like the sizes, which are these bytes' length: emission takes a non-branch
+    instruction's bytes from here, so an instruction that the layout has sized is not
+    encoded again, and code that repeats an encoding (lifted operand arrays are interned
+    per encoding) is encoded once.
+    """
+    opcode, operands = op.opcode, op.mc_operands
+    key = (isa.name, op.KIND == "branch", id(opcode), id(operands))
+    known = _encodings.get(key)
+    if known is not None and known[0] is opcode and known[1] is operands:
+        return known[2], known[3]
+    desc = _record(op, isa)
+    try:
+        inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
+        data = encoder_for(isa.name).encode(inst, keep_literals=True)
+    except (NotMCOperandError, EncodeError) as error:
+        raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
+    symbolic = bool([attr for attr in operands.data if isinstance(attr, SymbolOperandAttr)])
+    if len(_encodings) >= _MEMO_LIMIT:
+        _encodings.clear()
+    _encodings[key] = (opcode, operands, data, symbolic)
+    return data, symbolic
+
+
+def remember_encoding(target: str, opcode: StringAttr, operands: ArrayAttr[Attribute],
+                      data: bytes) -> None:
+    """Record that a non-branch op of ``target`` with ``opcode`` and ``operands`` (no
+    symbolic operand) encodes to ``data``, so that sizing and emitting it will not encode
+    it again.
+
+    For the lifter, which has the bytes an instruction was decoded from: it passes them
+    only when the encoder gives them back for the decoded instruction, so this is a cache
+    (what is recorded is what :func:`instruction_encoding` would compute), and output
+    never depends on whether an entry was recorded or evicted.
+    """
+    if len(_encodings) >= _MEMO_LIMIT:
+        _encodings.clear()
+    _encodings[(target, False, id(opcode), id(operands))] = (opcode, operands, data, False)
 
 
 def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
     """Bytes ``op`` encodes to when the object is written; :class:`UnsizedError` when it
     cannot be encoded yet."""
-    opcode, operands = op.opcode, op.mc_operands
-    key = (isa.name, op.KIND == "branch", id(opcode), id(operands))
-    known = _sizes.get(key)
-    if known is not None and known[0] is opcode and known[1] is operands:
-        return known[2]
-    desc = _record(op, isa)
-    try:
-        inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
-        size = len(encoder_for(isa.name).encode(inst, keep_literals=True))
-    except (NotMCOperandError, EncodeError) as error:
-        raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
-    if len(_sizes) >= _MEMO_LIMIT:
-        _sizes.clear()
-    _sizes[key] = (opcode, operands, size)
-    return size
+    return len(instruction_encoding(op, isa)[0])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -111,6 +143,12 @@ class FunctionLayout:
     sizes: dict[InstructionOpBase, int]
     #: Bytes of the whole function.
     size: int
+    #: What each instruction op encodes to (:func:`instruction_encoding`: a branch offset
+    #: of 0, symbolic operands as zero literals): emission writes these for every op but
+    #: the branches, without encoding again.
+    encodings: dict[InstructionOpBase, bytes]
+    #: The instruction ops with a symbolic operand (emission adds their relocations).
+    symbolic: set[InstructionOpBase]
 
     def end(self, op: Operation) -> int:
         """The offset just past ``op``."""
@@ -141,14 +179,28 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     block_offsets: dict[Block, int] = {}
     offsets: dict[Operation, int] = {}
     sizes: dict[InstructionOpBase, int] = {}
+    encodings: dict[InstructionOpBase, bytes] = {}
+    symbolic: set[InstructionOpBase] = set()
+    # An instruction op class per mnemonic: classify each class once (isinstance against
+    # xDSL's op classes goes through ABCMeta, slow at tens of thousands of ops).
+    is_instruction: dict[type[Operation], bool] = {}
     offset = 0
     for block in blocks:
         block_offsets[block] = offset
         for op in block.ops:
             offsets[op] = offset
-            if isinstance(op, InstructionOpBase):
-                size = sizes[op] = instruction_size(op, isa)
-                offset += size
+            kind = type(op)
+            instruction = is_instruction.get(kind)
+            if instruction is None:
+                instruction = is_instruction[kind] = issubclass(kind, InstructionOpBase)
+            if instruction:
+                assert isinstance(op, InstructionOpBase)
+                data, has_symbol = instruction_encoding(op, isa)
+                encodings[op] = data
+                sizes[op] = len(data)
+                offset += len(data)
+                if has_symbol:
+                    symbolic.add(op)
             elif not isinstance(op, FallthroughOp) and not payloads_take_no_room:
                 raise UnsizedError(op, f"'{op.name}' is not an instruction")
-    return FunctionLayout(blocks, block_offsets, offsets, sizes, offset)
+    return FunctionLayout(blocks, block_offsets, offsets, sizes, offset, encodings, symbolic)

@@ -10,6 +10,7 @@ Attributes are interned, so a kernel that mentions ``s[4:5]`` a thousand times h
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import ClassVar
 
@@ -119,11 +120,7 @@ class VirtRegAttr(Data[tuple[int, str]]):
     @property
     def sub_units(self) -> tuple[int, int] | None:
         """``(first unit, number of units)`` the sub-register covers; None when whole."""
-        sub = self.sub
-        if not sub:
-            return None
-        indexes = [int(part[3:]) for part in sub.split("_")]
-        return indexes[0], len(indexes)
+        return _sub_units(self.data[1])
 
     def whole(self) -> VirtRegAttr:
         return VirtRegAttr((self.number, self.register_class))
@@ -154,3 +151,13 @@ class VirtRegAttr(Data[tuple[int, str]]):
 
             raise VerifyException(f"'{self.data[1]}' is not a register class with an "
                                   "optional sub-register (SReg_64, SReg_64.sub1)")
+
+
+@functools.cache
+def _sub_units(spelling: str) -> tuple[int, int] | None:
+    """The units ``VReg_64.sub0_sub1``-style spellings cover (a handful of distinct ones)."""
+    parts = spelling.split(".", 1)
+    if len(parts) == 1 or not parts[1]:
+        return None
+    indexes = [int(part[3:]) for part in parts[1].split("_")]
+    return indexes[0], len(indexes)

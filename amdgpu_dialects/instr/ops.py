@@ -447,3 +447,9 @@ class PayloadOp(IRDLOperation):
         super().__init__(properties={"hook": SymbolRefAttr(hook), "args": ArrayAttr(args)},
                          regions=[body if body is not None else Region()])
 
+    @classmethod
+    def empty(cls, hook: SymbolRefAttr, args: ArrayAttr[Attribute]) -> PayloadOp:
+        """An empty payload from attributes already built (``insert-hooks`` places tens of
+        thousands of them, sharing the hook's reference and equal arguments)."""
+        return cls.create(properties={"hook": hook, "args": args}, regions=[Region()])
+

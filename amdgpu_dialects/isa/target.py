@@ -1,21 +1,20 @@
 """The ISA of one AMDGPU target, loaded from the generated tables.
 
 Everything the decoder, printer, encoder and parser know about instructions comes from here;
-they hold no per-instruction knowledge of their own. Loading is done once per target and
-cached, because the tables are a few megabytes of JSON.
+they hold no per-instruction knowledge of their own. A target is loaded the first time it is
+used, from its compact table (``compact.py``), and cached.
 """
 
 from __future__ import annotations
 
 import functools
-import json
+import marshal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from luthier.amdgpu_dialects.isa.compact import SCHEMA, compact_path
 from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
-
-TABLES_DIR = Path(__file__).resolve().parent / "tables"
 
 #: Processor names accepted for ``--mcpu``, mapped to the table that serves them.
 SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
@@ -43,21 +42,6 @@ class RegisterClass:
 
     def contains(self, register: str) -> bool:
         return register in self.members
-
-
-def _expand_members(raw: dict[str, Any]) -> frozenset[str]:
-    """Expand the tables' compressed member runs back to register names."""
-    names: set[str] = set(cast(list[str], raw.get("special", [])))
-    for key, runs in raw.items():
-        if key == "special":
-            continue
-        prefix, dwords_text = key.split(":")
-        dwords = int(dwords_text)
-        for first, last, step in cast(list[list[int]], runs):
-            for start in range(first, last + 1, step or 1):
-                names.add(f"{prefix}{start}" if dwords == 1
-                          else f"{prefix}[{start}:{start + dwords - 1}]")
-    return frozenset(names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,109 +172,71 @@ class TargetISA:
         return "FeatureGFX940Insts" in self.features
 
 
-def _parse_fields(raw: Any) -> tuple[tuple[int, int, int], ...]:
-    return tuple((int(a), int(b), int(c)) for a, b, c in cast(list[list[int]], raw))
-
-
-def _tied_operands(constraints: str) -> dict[str, str]:
-    """``"$vdst = $src2"`` -> ``{"src2": "vdst", "vdst": "src2"}``: each operand's partner."""
-    tied: dict[str, str] = {}
-    for part in constraints.split(","):
-        if "=" not in part:
-            continue
-        lhs, rhs = (s.strip().lstrip("$") for s in part.split("=", 1))
-        tied[rhs] = lhs
-        tied[lhs] = rhs
-    return tied
+_Fields = tuple[tuple[int, int, int], ...]
+#: The compact table's rows (``compact.py`` writes them in this order).
+_ClassRow = tuple[str, int, str, bool, tuple[str, ...]]
+_KindRow = tuple[str, bool, str, str, str, str, str, str, bool, Any, str]
+_SlotRow = tuple[str, int, bool, _Fields]
+#: name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value, then
+#: indexes into the shared operand lists, defs/uses/classes/flags name sets, tied maps
+#: and field maps, then the converter, the pseudo, the image info.
+_InstrRow = tuple[str, str, str, int, str, str, bool, bool, int, int, int, int, int, int, int,
+                  int, int, str, str, int, tuple[str, str, int, int] | None]
 
 
 def _load(path: Path) -> TargetISA:
-    raw = cast(dict[str, Any], json.loads(path.read_text()))
-    classes = {
-        name: RegisterClass(name, int(rc["width"]), str(rc["files"]), bool(rc["align2"]),
-                            _expand_members(cast(dict[str, Any], rc["members"])))
-        for name, rc in cast(dict[str, dict[str, Any]], raw["register_classes"]).items()
-    }
-    kinds: dict[str, OperandKind] = {}
-    for name, k in cast(dict[str, dict[str, Any]], raw["operand_kinds"]).items():
-        match = cast(dict[str, Any] | None, k.get("match")) or {}
-        kinds[name] = OperandKind(
-            name=name,
-            is_register=k["class"] == "reg",
-            register_class=classes.get(cast(str, k.get("rc", ""))),
-            print_method=str(k["print"]),
-            decoder_method=str(k["decode"]),
-            operand_type=str(k["type"]),
-            value_type=str(k.get("vt", "")),
-            match_class=str(match.get("name", "")),
-            optional=bool(match.get("optional", False)),
-            default=cast(int | None, k.get("default")),
-            imm_ty=str(k.get("imm_ty", "")),
-        )
+    """Build the model from a compact table (``compact.py`` documents why it exists and
+    makes it from the JSON table). Objects the table de-duplicates are built once and
+    shared: every instruction with the same operands holds the same slot tuple and index."""
+    (schema, target, features, wavefront_size, raw_classes, raw_kinds, raw_slots,
+     operand_lists, name_sets, field_maps, tied_maps, raw_instructions, raw_aliases,
+     mnemonic_aliases, register_tuples, implicit_registers,
+     foreign_mnemonics) = cast(tuple[Any, ...], marshal.loads(path.read_bytes()))
+    if schema != SCHEMA:
+        raise ValueError(f"{path}: compact table schema {schema}, expected {SCHEMA} "
+                         "(regenerate with python -m luthier.amdgpu_dialects.isa.compact)")
+    classes = {name: RegisterClass(name, width, files, align2, frozenset(members))
+               for name, width, files, align2, members in cast(list[_ClassRow], raw_classes)}
+    kind_list = [
+        OperandKind(name, is_register, classes.get(rc), print_method, decoder_method,
+                    operand_type, value_type, match_class, optional, default, imm_ty)
+        for (name, is_register, rc, print_method, decoder_method, operand_type, value_type,
+             match_class, optional, default, imm_ty) in cast(list[_KindRow], raw_kinds)
+    ]
+    slots = [OperandSlot(name, kind_list[kind], is_def, fields)
+             for name, kind, is_def, fields in cast(list[_SlotRow], raw_slots)]
+    operands = [tuple(slots[i] for i in indices)
+                for indices in cast(list[tuple[int, ...]], operand_lists)]
+    indexes = [{slot.name: i for i, slot in enumerate(slot_tuple)} for slot_tuple in operands]
+    strings = cast(list[tuple[str, ...]], name_sets)
+    sets = [frozenset(names) for names in strings]
+    ties = cast(list[tuple[tuple[str, str], ...]], tied_maps)
+    extras = cast(list[tuple[tuple[str, _Fields], ...]], field_maps)
     instructions: list[InstrDef] = []
-    for e in cast(list[dict[str, Any]], raw["instructions"]):
-        fields = {str(n): _parse_fields(f) for n, f in
-                  cast(dict[str, Any], e.get("fields", {})).items()}
-        slots: list[OperandSlot] = []
-        outs = cast(list[list[str]], e["outs"])
-        for i, (op_name, kind) in enumerate(outs + cast(list[list[str]], e["ins"])):
-            slots.append(OperandSlot(op_name, kinds[kind], i < len(outs),
-                                     fields.pop(op_name, ())))
-        inst = InstrDef(
-            name=e["name"],
-            mnemonic=e["mnemonic"],
-            asm=e["asm"],
-            size=int(e["size"]),
-            namespace=e["ns"],
-            variant=e["variant"],
-            decodable=bool(e["decodable"]),
-            parsable=bool(e["parsable"]),
-            mask=int(e.get("mask", "0"), 16),
-            value=int(e.get("value", "0"), 16),
-            operands=tuple(slots),
-            num_defs=len(outs),
-            tied=_tied_operands(e.get("constraints", "")),
-            defs=tuple(e["defs"]),
-            uses=tuple(e["uses"]),
-            classes=frozenset(e["class"]),
-            flags=frozenset(e["flags"]),
-            asm_match_converter=e.get("asmMatchConverter", ""),
-            pseudo=e.get("pseudoInstr", ""),
-            extra_fields=fields,
-            mimg=MIMGInfo(**e["mimg"]) if "mimg" in e else None,
-        )
-        inst.index = {s.name: i for i, s in enumerate(slots)}
-        instructions.append(inst)
-    aliases: list[Alias] = []
-    mnemonic_aliases: dict[str, str] = {}
-    for a in cast(list[dict[str, Any]], raw["aliases"]):
-        if "from" in a:
-            mnemonic_aliases[a["from"]] = a["to"]
-        else:
-            aliases.append(Alias(a["asm"], a["inst"],
-                                 tuple((str(n), v) for n, v in a["operands"]),
-                                 int(a["priority"]), a["variant"]))
-    tuples = {
-        prefix: {int(n): (int(c), int(s)) for n, (c, s) in sizes.items()}
-        for prefix, sizes in cast(dict[str, dict[str, list[int]]],
-                                  raw["register_tuples"]).items()
-    }
+    for (name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
+         operand_list, num_defs, tied, defs, uses, inst_classes, flags, converter, pseudo,
+         extra_fields, mimg) in cast(list[_InstrRow], raw_instructions):
+        instructions.append(InstrDef(
+            name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
+            operands[operand_list], num_defs, dict(ties[tied]), strings[defs],
+            strings[uses], sets[inst_classes], sets[flags], converter, pseudo,
+            dict(extras[extra_fields]), None if mimg is None else MIMGInfo(*mimg),
+            indexes[operand_list],
+        ))
     return TargetISA(
-        name=raw["target"],
-        features=frozenset(raw["features"]),
-        wavefront_size=int(raw["wavefront_size"]),
+        name=target,
+        features=frozenset(features),
+        wavefront_size=wavefront_size,
         register_classes=classes,
-        operand_kinds=kinds,
+        operand_kinds={kind.name: kind for kind in kind_list},
         instructions=instructions,
         by_name={i.name: i for i in instructions},
-        aliases=aliases,
-        mnemonic_aliases=mnemonic_aliases,
-        register_tuples=tuples,
-        implicit_registers={
-            name: str(r["asm"])
-            for name, r in cast(dict[str, dict[str, Any]], raw["registers"]).items()
-        },
-        foreign_mnemonics=frozenset(cast(list[str], raw.get("foreign_mnemonics", []))),
+        aliases=[Alias(*alias) for alias in raw_aliases],
+        mnemonic_aliases=dict(mnemonic_aliases),
+        register_tuples={prefix: {n: (count, stride) for n, count, stride in sizes}
+                         for prefix, sizes in register_tuples},
+        implicit_registers=dict(implicit_registers),
+        foreign_mnemonics=frozenset(foreign_mnemonics),
     )
 
 
@@ -299,4 +245,4 @@ def load_target(name: str) -> TargetISA:
     """The ISA of processor ``name`` (``gfx90a``...); raises :class:`UnknownTargetError`."""
     if name not in SUPPORTED_TARGETS:
         raise UnknownTargetError(name)
-    return _load(TABLES_DIR / f"{name}.json")
+    return _load(compact_path(name))

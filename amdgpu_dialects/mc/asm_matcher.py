@@ -1,12 +1,12 @@
 """Fit parsed operand items to the instructions a mnemonic can mean, as LLVM's matcher does.
 
-For every target we precompute, once, each mnemonic's candidate instructions in LLVM's
-variant order (the 32-bit encoding first, then VOP3, SDWA, DPP) and each candidate's
-operand pattern from its AsmString: positional operands and literal words (``off``,
-``offen``, ``vcc``) in order, and named operands (``offset:``, ``glc``, ``clamp``...) that
-may come in any order. A statement matches the first candidate whose pattern accepts all
-of its items; the MCInst gets every operand the instruction has, with LLVM's defaults for
-the named operands that were not written.
+For every target we list, once, each mnemonic's candidate instructions in LLVM's variant
+order (the 32-bit encoding first, then VOP3, SDWA, DPP), and make each candidate's operand
+pattern from its AsmString when the mnemonic is first used: positional operands and
+literal words (``off``, ``offen``, ``vcc``) in order, and named operands (``offset:``,
+``glc``, ``clamp``...) that may come in any order. A statement matches the first
+candidate whose pattern accepts all of its items; the MCInst gets every operand the
+instruction has, with LLVM's defaults for the named operands that were not written.
 """
 
 from __future__ import annotations
@@ -183,18 +183,20 @@ class Matcher:
         self.gfx90a = isa.is_gfx90a
         self.wave64 = isa.wavefront_size == 64
         self.has_gds = isa.has_feature("FeatureGDS")
-        candidates: dict[str, list[Pattern]] = {}
+        #: Mnemonic -> its candidates as (instruction, alias AsmString or None), in
+        #: variant order; a candidate's Pattern is made when its mnemonic is first looked
+        #: up (a one-line assembly needs a few of the target's 3,000-odd patterns).
+        entries: dict[str, list[tuple[InstrDef, str | None]]] = {}
         for inst in isa.instructions:
             if not inst.parsable:
                 continue
             asm_mnemonic = inst.asm.split("$", 1)[0].split()[0] if inst.asm.strip() else ""
-            pattern = _pattern(inst)
             keys = {inst.mnemonic, asm_mnemonic}
             keys |= {k[: -len(suffix)] for k in keys for suffix in _SUFFIX_VARIANT
                      if k.endswith(suffix)}
             for key in sorted(keys):
                 if key:
-                    candidates.setdefault(key.lower(), []).append(pattern)
+                    entries.setdefault(key.lower(), []).append((inst, None))
         for alias in isa.aliases:
             mnemonic = alias.asm.split()[0] if alias.asm.split() else ""
             target = isa.by_name.get(alias.inst)
@@ -202,23 +204,44 @@ class Matcher:
             if target is None or mnemonic != mnemonic.lower() or \
                     any(not target.has(n) for n in names):
                 continue
-            candidates.setdefault(mnemonic, []).append(_pattern(target, alias.asm))
-        for patterns in candidates.values():
-            patterns.sort(key=lambda p: _VARIANT_ORDER.get(p.inst.variant, 4))
-        self.candidates = candidates
+            entries.setdefault(mnemonic, []).append((target, alias.asm))
+        for candidates in entries.values():
+            candidates.sort(key=lambda entry: _VARIANT_ORDER.get(entry[0].variant, 4))
+        self._entries = entries
+        self._patterns: dict[str, list[Pattern]] = {}
+        #: (instruction, alias AsmString) -> its Pattern, shared by every mnemonic key.
+        self._pattern_of: dict[tuple[str, str | None], Pattern] = {}
         self._keys_cache: dict[str, frozenset[str]] = {}
+
+    def candidates(self, mnemonic: str) -> list[Pattern] | None:
+        """The patterns of a lower-case mnemonic as written (no suffix handling), in
+        variant order; None if the target has no such mnemonic."""
+        found = self._patterns.get(mnemonic)
+        if found is not None:
+            return found
+        entries = self._entries.get(mnemonic)
+        if entries is None:
+            return None
+        found = list[Pattern]()
+        for inst, asm in entries:
+            pattern = self._pattern_of.get((inst.name, asm))
+            if pattern is None:
+                pattern = self._pattern_of[inst.name, asm] = _pattern(inst, asm)
+            found.append(pattern)
+        self._patterns[mnemonic] = found
+        return found
 
     def lookup(self, mnemonic: str) -> list[Pattern] | None:
         """Candidates of a mnemonic, honouring a forced ``_e32``/``_e64``/... suffix."""
         mnemonic = mnemonic.lower()
-        found = self.candidates.get(mnemonic)
+        found = self.candidates(mnemonic)
         if found is not None:
             return found
         alias = self.isa.mnemonic_aliases.get(mnemonic)
         for suffix, variant in _SUFFIX_VARIANT.items():
             if mnemonic.endswith(suffix):
                 base = mnemonic[: -len(suffix)]
-                base_candidates = self.candidates.get(base)
+                base_candidates = self.candidates(base)
                 if base_candidates is None:
                     return None
                 chosen = [p for p in base_candidates if p.inst.variant == variant
@@ -227,7 +250,7 @@ class Matcher:
                     chosen = [p for p in chosen if "VOP3" not in p.inst.classes]
                 return chosen or None
         if alias is not None:
-            return self.candidates.get(alias)
+            return self.candidates(alias)
         return None
 
     def match(self, mnemonic: str, items: list[Item]) -> Matched:

@@ -85,7 +85,7 @@ class AsmParser:
         for suffix in ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp"):
             if lower.endswith(suffix):
                 base = lower[: -len(suffix)]
-                if self.matcher.candidates.get(base):
+                if self.matcher.candidates(base):
                     return f"{suffix[1:]} variant of this instruction is not supported"
                 if base in self.isa.foreign_mnemonics:
                     return "instruction not supported on this GPU"

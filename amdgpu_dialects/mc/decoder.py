@@ -105,14 +105,27 @@ _MEMO_LIMIT = 1 << 16
 
 
 def _trees_by_prefix(trees: list[_Node], groups: list[list[InstrDef]]) -> list[list[_Node]]:
-    """For each 9-bit prefix of the first dword, the trees that may match a word with it."""
-    out: list[list[_Node]] = []
-    for prefix in range(512):
-        bits = prefix << _PREFIX_SHIFT
-        out.append([
-            tree for tree, group in zip(trees, groups, strict=True)
-            if any((bits ^ inst.value) & inst.mask & _PREFIX_MASK == 0 for inst in group)
-        ])
+    """For each 9-bit prefix of the first dword, the trees that may match a word with it.
+
+    A candidate fixes some prefix bits (``mask``) to ``value`` and leaves the others free,
+    so it matches exactly the prefixes ``value | s`` for every subset ``s`` of its free
+    bits: enumerating those per distinct (mask, value) pair visits each matching prefix
+    once, instead of testing every candidate against all 512 prefixes."""
+    out: list[list[_Node]] = [[] for _ in range(512)]
+    for tree, group in zip(trees, groups, strict=True):
+        prefixes: set[int] = set()
+        for mask, value in {((inst.mask & _PREFIX_MASK) >> _PREFIX_SHIFT,
+                             (inst.value & _PREFIX_MASK) >> _PREFIX_SHIFT) for inst in group}:
+            free = ~mask & 0x1FF
+            fixed = value & mask
+            subset = free
+            while True:
+                prefixes.add(fixed | subset)
+                if not subset:
+                    break
+                subset = (subset - 1) & free
+        for prefix in prefixes:
+            out[prefix].append(tree)
     return out
 
 

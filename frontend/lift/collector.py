@@ -16,12 +16,20 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_paused() -> Generator[None]:
-    """Disable the cyclic collector inside the block; restore its previous state after."""
+def collector_paused(*, freeze: bool = False) -> Generator[None]:
+    """Disable the cyclic collector inside the block; restore its previous state after.
+
+    With ``freeze``, every object tracked so far goes to the permanent generation
+    (``gc.freeze``) before collection resumes: for IR that lives until the process ends,
+    whose first collection would otherwise scan all of it (everything built while paused
+    is in the youngest generation) and whose exit would walk it again.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()

@@ -16,10 +16,14 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
     build_instruction,
-    build_instruction_from_array,
+    build_plain_instruction,
+    instruction_op_class,
+    opcode_attr,
     operand_array,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.layout import remember_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -35,6 +39,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
@@ -52,6 +57,12 @@ class LiftOptions:
     kernels: tuple[str, ...] = ()
     #: Called with (done, total) instruction counts while decoding (progress bars).
     progress: Callable[[int, int], None] | None = None
+    #: The IR will live as long as the process (a command-line tool): move it to the
+    #: cyclic collector's permanent generation (``gc.freeze``) before collection resumes,
+    #: so that no later collection, nor the one at exit, walks it again (on a
+    #: 320k-instruction object that is 2.4 s at exit and 0.5 s when the lift ends; the
+    #: cost is that garbage cycles among these objects are never collected).
+    freeze_result: bool = False
 
 
 @dataclass
@@ -76,13 +87,16 @@ class _FunctionLifter:
         self.processor = code_object.processor
         self.decoder = decoder_for(self.processor)
         self.printer = printer_for(self.processor)
+        self.encoder = encoder_for(self.processor)
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
-        #: Printed mnemonic per opcode, and operand attributes per instruction encoding:
-        #: code repeats a lot, and a repeat then costs two look-ups.
+        #: Printed mnemonic per opcode, and the parts of the op per instruction encoding
+        #: (an instruction that is neither a branch nor symbolized: its op depends on its
+        #: bytes alone): code repeats a lot, and a repeat then costs a look-up.
         self.mnemonics: dict[str, str] = {}
-        self.operand_arrays: dict[bytes, ArrayAttr[Attribute]] = {}
+        self.plain_parts: dict[bytes, tuple[type[InstructionOpBase], StringAttr,
+                                            ArrayAttr[Attribute]]] = {}
 
     def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
         decoded: list[DecodedInst] = []
@@ -118,16 +132,21 @@ class _FunctionLifter:
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
         symbolized_positions = {at for at, _ in symbolized}
+        plain_parts = self.plain_parts
         for block in blocks:
             ir_block = ir_blocks[block.start]
             ops: list[Operation] = []
             for inst in block.instructions:
-                ops.append(self._instruction(inst, position, symbolized, symbolized_positions,
-                                             block, ir_blocks))
+                parts = plain_parts.get(inst.mc.encoding)
+                if parts is not None and position not in symbolized_positions:
+                    ops.append(build_plain_instruction(*parts))
+                else:
+                    ops.append(self._instruction(inst, position, symbolized,
+                                                 symbolized_positions, block, ir_blocks))
                 position += 1
             if block.falls_through:
                 ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
-            ir_block.add_ops(ops)
+            _append_new_ops(ir_block, ops)
         region_blocks = list(ir_blocks.values())
         if any(blocks[0].start in block.successors for block in blocks):
             # A region's entry block cannot be a branch target (MLIR's rule): enter through
@@ -141,11 +160,15 @@ class _FunctionLifter:
         is_branch = inst.kind == "branch" and inst is block.instructions[-1]
         encoding = inst.mc.encoding
         if not is_branch and position not in symbolized_positions and encoding:
-            operands = self.operand_arrays.get(encoding)
-            if operands is None:
-                operands = self.operand_arrays[encoding] = operand_array(
-                    [operand_attribute(value) for value in inst.mc.operands])
-            return build_instruction_from_array(inst.mnemonic, inst.mc.desc.name, operands)
+            parts = self.plain_parts.get(encoding)
+            if parts is None:
+                operands = operand_array([operand_attribute(value)
+                                          for value in inst.mc.operands])
+                parts = self.plain_parts[encoding] = (
+                    instruction_op_class(inst.mnemonic), opcode_attr(inst.mc.desc.name),
+                    operands)
+                self._remember_encoding(inst, operands)
+            return build_plain_instruction(*parts)
         attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
         for index in range(len(attrs)):
             expression = symbolized.get((position, index))
@@ -158,6 +181,40 @@ class _FunctionLifter:
         return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
 
 
+    def _remember_encoding(self, inst: DecodedInst, operands: ArrayAttr[Attribute]) -> None:
+        """Let the layout and the emitter take an unchanged instruction's bytes from its
+        input instead of encoding its op again (once per distinct encoding: the operand
+        arrays are interned per encoding). Only bytes that the encoder gives back for the
+        decoded instruction are offered, so output is what re-encoding would give."""
+        mc = inst.mc
+        try:
+            canonical = self.encoder.encode(mc, keep_literals=True) == mc.encoding
+        except EncodeError:
+            return
+        if canonical:
+            remember_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands,
+                              mc.encoding)
+
+
+def _append_new_ops(block: Block, ops: list[Operation]) -> None:
+    """``block.add_ops(ops)`` for an empty block and ops just built (in no block, with no
+    region that could contain ``block``), without the per-op checks and calls of
+    ``add_op`` -> ``insert_op_after`` (tens of thousands of ops per object): every op gets
+    ``parent``, ``_prev_op`` and ``_next_op`` as ``insert_op_after`` sets them."""
+    assert block.first_op is None
+    previous: Operation | None = None
+    for op in ops:
+        op.parent = block
+        op._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+        op._next_op = None  # pyright: ignore[reportPrivateUsage]
+        if previous is not None:
+            previous._next_op = op  # pyright: ignore[reportPrivateUsage]
+        previous = op
+    if ops:
+        block._first_op = ops[0]  # pyright: ignore[reportPrivateUsage]
+        block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
+
+
 def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
     text = code_object.text
     assert text is not None
@@ -168,7 +225,7 @@ def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
 def lift_code_object(code_object: CodeObject,
                      options: LiftOptions = LiftOptions()) -> LiftResult:
     """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`."""
-    with collector_paused():
+    with collector_paused(freeze=options.freeze_result):
         return _lift_code_object(code_object, options)
 
 

@@ -2,7 +2,9 @@
 
 Where each instruction and block lies comes from the one layout of the dialect
 (:func:`~luthier.amdgpu_dialects.amdgpu_mc.layout.function_layout`: sizes never depend on
-branch offsets), so each instruction is encoded once, branch offsets included. Symbolic
+branch offsets), and the layout's own encodings are what is written: an instruction is
+encoded once, when the layout sizes it (and once per distinct opcode and operand array,
+which the layout memoises), except a branch, encoded again with its offset. Symbolic
 operands are encoded as a zero literal plus a relocation at the literal's offset, as an
 assembler does.
 """
@@ -25,6 +27,7 @@ from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.relocations import literal_relocation
 from luthier.frontend.codeobj.spec import RelocationSpec
 from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.progress import over
 
 
 @dataclass
@@ -51,9 +54,8 @@ class TextEncoder:
         self.isa = isa
         self.encoder = encoder
 
-    def _encode(self, op: InstructionOpBase, function: str, offset: int,
-                relocations: list[RelocationSpec], branch_offset: int = 0) -> bytes:
-        desc = self.isa.by_name[op.opcode.data]  # the layout checked the record
+    def _relocate(self, op: InstructionOpBase, function: str, offset: int,
+                  relocations: list[RelocationSpec]) -> None:
         for attr in op.mc_operands.data:
             if not isinstance(attr, SymbolOperandAttr):
                 continue
@@ -66,6 +68,12 @@ class TextEncoder:
             relocations.append(RelocationSpec(offset + literal_offset(op, self.isa),
                                               relocation.number, reference.symbol,
                                               reference.addend))
+
+    def _encode_branch(self, op: InstructionOpBase, function: str, offset: int,
+                       relocations: list[RelocationSpec], branch_offset: int) -> bytes:
+        """A branch's bytes, encoded now: its offset is not in the memoised encoding."""
+        desc = self.isa.by_name[op.opcode.data]  # the layout checked the record
+        self._relocate(op, function, offset, relocations)
         try:
             inst = op.to_mcinst(desc, ZERO_LITERAL, branch_offset & 0xFFFF)
             return self.encoder.encode(inst, keep_literals=True)
@@ -80,15 +88,20 @@ class TextEncoder:
         except UnsizedError as error:
             raise EmitError(f"{name}: {error}") from None
         out = bytearray()
+        encodings, symbolic = layout.encodings, layout.symbolic
         for inner, at in layout.instructions():
-            branch = 0
-            if inner.KIND == "branch":
-                target = layout.block_offsets[inner.successors[0]]
-                branch = (target - (at + 4)) // 4
-                if not -(1 << 15) <= branch < (1 << 15):
-                    raise EmitError(f"{name}: {inner.mnemonic} at {at:#x} cannot reach "
-                                    "its target (more than 128 KiB away)")
-            data = self._encode(inner, name, start + at, relocations, branch)
+            if inner.KIND != "branch":
+                # The layout's bytes: an unchanged instruction is not encoded again.
+                if inner in symbolic:
+                    self._relocate(inner, name, start + at, relocations)
+                out += encodings[inner]
+                continue
+            target = layout.block_offsets[inner.successors[0]]
+            branch = (target - (at + 4)) // 4
+            if not -(1 << 15) <= branch < (1 << 15):
+                raise EmitError(f"{name}: {inner.mnemonic} at {at:#x} cannot reach "
+                                "its target (more than 128 KiB away)")
+            data = self._encode_branch(inner, name, start + at, relocations, branch)
             assert len(data) == layout.sizes[inner], (name, inner.mnemonic)
             out += data
         return bytes(out)
@@ -98,7 +111,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
                 padding: int, leading: int = 0) -> TextSection:
     text = TextSection(b"")
     data = bytearray(padding_bytes("s_nop", leading))
-    for function in functions:
+    for function in over("emit", functions, "function"):
         start = _align(len(data), function.code_alignment)
         data += padding_bytes(function.fill, start - len(data))
         code = TextEncoder(isa, encoder).encode_function(function, start, text.relocations)

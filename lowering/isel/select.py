@@ -14,6 +14,7 @@ function and the instrumented instruction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -33,6 +34,7 @@ from luthier.lowering.isel.intrinsics import lower_intrinsic
 from luthier.lowering.isel.memory import lower_atomic, lower_load, lower_store
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import divergent_values, width_of
+from luthier.lowering.progress import over
 
 _WIDTHS = (1, 32, 64)
 
@@ -89,20 +91,25 @@ class SelectInstructionsPass(ModulePass):
     name = "select-instructions"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for payload in list(payloads(op)):
-            if not payload.body.blocks:
-                raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
-                                          "the payload is empty; run inline-hooks first")
-            if _is_machine_code(payload):
-                continue
-            code_object = enclosing_code_object(payload)
-            assert code_object is not None
-            processor = code_object.processor
-            if processor not in SUPPORTED_TARGETS:
-                raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
-                                          f"unsupported target {processor}")
-            try:
-                select_payload(payload, processor)
-            except (SelectionError, MCBuildError) as error:
-                raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
-                                          f"{error}") from None
+        select_payloads(list(payloads(op)))
+
+
+def select_payloads(targets: Sequence[PayloadOp]) -> None:
+    """Select machine code for the inlined payloads among ``targets``."""
+    for payload in over("select-instructions", targets, "payload"):
+        if not payload.body.blocks:
+            raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
+                                      "the payload is empty; run inline-hooks first")
+        if _is_machine_code(payload):
+            continue
+        code_object = enclosing_code_object(payload)
+        assert code_object is not None
+        processor = code_object.processor
+        if processor not in SUPPORTED_TARGETS:
+            raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
+                                      f"unsupported target {processor}")
+        try:
+            select_payload(payload, processor)
+        except (SelectionError, MCBuildError) as error:
+            raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
+                                      f"{error}") from None

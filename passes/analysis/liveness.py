@@ -64,6 +64,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
 )
 from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.lowering.progress import over
 from luthier.passes.analysis import exec_state
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG, block_name
 from luthier.passes.analysis.effects import Effect, EffectError, EffectTable
@@ -117,7 +118,8 @@ class Liveness:
         isa = load_target(code_object.processor)
         self.effects = EffectTable(isa)
         self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
-                     for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
+                     for op in over("liveness", [op for op in code_object.body.ops
+                                                  if isinstance(op, FunctionLikeOp)], "function")}
         self.resolve = resolve if resolve is not None else _resolver(self.cfgs.values())
         self.warnings: list[str] = []
         self.functions: dict[str, FunctionLiveness] = {}

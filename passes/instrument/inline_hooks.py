@@ -15,6 +15,7 @@ a body are left alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -39,6 +40,7 @@ from luthier.amdgpu_dialects.instr.attributes import (
     register_bits,
 )
 from luthier.amdgpu_dialects.instr.ops import HookOp, PayloadOp, ReadRegOp, WriteRegOp
+from luthier.lowering.progress import over
 
 
 def _address_value(arg: AddressArgAttr) -> list[Operation]:
@@ -113,13 +115,17 @@ class InlineHooksPass(ModulePass):
     name = "inline-hooks"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        hooks = {hook.sym_name.data: hook for hook in op.walk() if isinstance(hook, HookOp)}
-        payloads = [payload for payload in op.walk() if isinstance(payload, PayloadOp)]
-        for payload in payloads:
-            if payload.body.blocks:
-                continue
-            name = payload.hook.string_value()
-            hook = hooks.get(name)
-            if hook is None:
-                raise PassFailedException(f"inline-hooks: @{name}: no instr.hook of that name")
-            inline_into(payload, hook)
+        inline_payloads(op, [payload for payload in op.walk() if isinstance(payload, PayloadOp)])
+
+
+def inline_payloads(module: ModuleOp, targets: Sequence[PayloadOp]) -> None:
+    """Inline the hooks of ``module`` into the empty payloads among ``targets``."""
+    hooks = {hook.sym_name.data: hook for hook in module.walk() if isinstance(hook, HookOp)}
+    for payload in over("inline-hooks", targets, "payload"):
+        if payload.body.blocks:
+            continue
+        name = payload.hook.string_value()
+        hook = hooks.get(name)
+        if hook is None:
+            raise PassFailedException(f"inline-hooks: @{name}: no instr.hook of that name")
+        inline_into(payload, hook)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
@@ -273,6 +273,12 @@ class InsertHooksPass(ModulePass):
             if len(static) == len(insert.args.data):
                 _check_args(insert, hook, list(insert.args.data), "")
             placed = 0
+            reference = SymbolRefAttr(name)
+            # Arguments that need no point (constants, registers, addresses) are one
+            # attribute shared by every payload of the insertion.
+            static_args = None if any(isinstance(arg, OperandArgAttr | SiteArgAttr)
+                                      for arg in insert.args.data) \
+                else ArrayAttr(list(insert.args.data))
             for code_object in code_objects:
                 if code_object.processor not in SUPPORTED_TARGETS:
                     continue
@@ -286,11 +292,15 @@ class InsertHooksPass(ModulePass):
                         isinstance(arg, SiteArgAttr) and arg.data == "offset"
                         for arg in insert.args.data) else None
                     for index, point in points:
+                        if static_args is not None:
+                            _insert_before(point, PayloadOp.empty(reference, static_args))
+                            placed += 1
+                            continue
                         args = [_resolve(insert, function, point, arg, index, isa, offsets)
                                 for arg in insert.args.data]
                         _check_args(insert, hook, args,
                                     f"@{function.sym_name.data}, {point.mnemonic}: ")
-                        _insert_before(point, PayloadOp(name, args))
+                        _insert_before(point, PayloadOp.empty(reference, ArrayAttr(args)))
                         placed += 1
             if placed == 0:
                 raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")

@@ -33,6 +33,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import (
     describe_point,
     enclosing_code_object,
@@ -40,6 +41,7 @@ from luthier.amdgpu_dialects.instr.points import (
     payloads,
 )
 from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference
+from luthier.lowering.progress import over
 from luthier.passes.instrument.virtualize import max_vreg
 from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state
@@ -111,29 +113,35 @@ class LowerIntrinsicsPass(ModulePass):
     name = "lower-intrinsics"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for payload in list(payloads(op)):
-            code_object = enclosing_code_object(payload)
-            assert code_object is not None
-            builder = InstBuilder(code_object.processor)
-            fresh = [max_vreg(payload) + 1]
-            kernel = enclosing_function(payload)
-            with_homes = isinstance(kernel, KernelOp) and has_homes(kernel)
-            for intrinsic in [child for child in payload.body.walk()
-                              if isinstance(child, MCIntrinsicOp)]:
-                block = intrinsic.parent_block()
-                assert block is not None
-                try:
-                    if intrinsic.intrinsic.data not in STATE_INTRINSICS:
-                        expanded = expand(intrinsic, builder, fresh)
-                    elif with_homes:
-                        assert isinstance(kernel, KernelOp)
-                        expanded = expand_state(intrinsic, builder, fresh, kernel)
-                    else:
-                        continue
-                except (MCBuildError, StateAccessError) as error:
-                    raise PassFailedException(f"lower-intrinsics: {describe_point(payload)}: "
-                                              f"{error}") from None
-                for inst in expanded:
-                    block.insert_op_before(inst, intrinsic)
-                intrinsic.detach()
-                intrinsic.erase()
+        for payload in over("lower-intrinsics", list(payloads(op)), "payload"):
+            lower_payload_intrinsics(payload)
+
+
+def lower_payload_intrinsics(payload: PayloadOp) -> None:
+    """Expand the intrinsics of one payload (those reading entry state only where its
+    kernel has homes)."""
+    code_object = enclosing_code_object(payload)
+    assert code_object is not None
+    builder = InstBuilder(code_object.processor)
+    fresh = [max_vreg(payload) + 1]
+    kernel = enclosing_function(payload)
+    with_homes = isinstance(kernel, KernelOp) and has_homes(kernel)
+    for intrinsic in [child for child in payload.body.walk()
+                      if isinstance(child, MCIntrinsicOp)]:
+        block = intrinsic.parent_block()
+        assert block is not None
+        try:
+            if intrinsic.intrinsic.data not in STATE_INTRINSICS:
+                expanded = expand(intrinsic, builder, fresh)
+            elif with_homes:
+                assert isinstance(kernel, KernelOp)
+                expanded = expand_state(intrinsic, builder, fresh, kernel)
+            else:
+                continue
+        except (MCBuildError, StateAccessError) as error:
+            raise PassFailedException(f"lower-intrinsics: {describe_point(payload)}: "
+                                      f"{error}") from None
+        for inst in expanded:
+            block.insert_op_before(inst, intrinsic)
+        intrinsic.detach()
+        intrinsic.erase()

@@ -109,20 +109,31 @@ def save_state(code_object: CodeObjectOp, liveness: Liveness,
         needed = liveness.live_before(point) | later_reads.get(key, 0)
         later_reads[key] = later_reads.get(key, 0) | read_units(payload)
         clobbered = written_units(payload, isa) & needed & ~intended_units(payload)
-        names = [name for name in SAVED if clobbered & units_of(name)]
-        if not names:
-            continue
-        number = max_vreg(payload) + 1
-        entry = payload.body.blocks.first
-        exit_ = exit_block(payload)
-        assert entry is not None and exit_.last_op is not None
-        for name in names:
-            slot = VirtRegAttr.of(number, "SReg_64" if name == "vcc" else "SReg_32")
-            number += 1
-            first = entry.first_op
-            assert first is not None
-            entry.insert_op_before(_save(builder, name, slot), first)
-            exit_.insert_op_before(_restore(builder, name, slot), exit_.last_op)
+        insert_saves(payload, saved_registers(clobbered), builder)
+
+
+def saved_registers(clobbered: int) -> tuple[str, ...]:
+    """Which of SCC, VCC and M0 a payload that clobbers ``clobbered`` (units it writes that
+    are needed after it) saves, in :data:`SAVED` order."""
+    return tuple(name for name in SAVED if clobbered & units_of(name))
+
+
+def insert_saves(payload: PayloadOp, names: tuple[str, ...], builder: InstBuilder) -> None:
+    """Save ``names`` into fresh virtual registers at the payload's entry and restore them
+    before its ``instr.return``."""
+    if not names:
+        return
+    number = max_vreg(payload) + 1
+    entry = payload.body.blocks.first
+    exit_ = exit_block(payload)
+    assert entry is not None and exit_.last_op is not None
+    for name in names:
+        slot = VirtRegAttr.of(number, "SReg_64" if name == "vcc" else "SReg_32")
+        number += 1
+        first = entry.first_op
+        assert first is not None
+        entry.insert_op_before(_save(builder, name, slot), first)
+        exit_.insert_op_before(_restore(builder, name, slot), exit_.last_op)
 
 
 @dataclass(frozen=True)

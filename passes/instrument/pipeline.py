@@ -20,11 +20,13 @@ from xdsl.passes import ModulePass
 
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.lowering.isel.select import SelectInstructionsPass
+from luthier.lowering.progress import over
 from luthier.passes.instrument.inline_hooks import InlineHooksPass
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
 from luthier.passes.instrument.payload_state import SavePayloadStatePass
 from luthier.passes.instrument.regalloc import AllocatePayloadRegistersPass
+from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
 from luthier.passes.instrument.verify_payloads import VerifyPayloadsPass
 from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
 from luthier.passes.preamble.sva import PlaceSVAPass
@@ -57,6 +59,10 @@ class LowerHooksPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if any(isinstance(child, InsertOp) for child in op.walk()):
             InsertHooksPass().apply(ctx, op)
-        for stage in lowering_passes(self.allow_budget_growth, self.spill,
-                                     self.spill_vgprs_to_agprs, self.assume_live):
+        options = AllocationOptions(self.allow_budget_growth, self.spill,
+                                    self.spill_vgprs_to_agprs, self.assume_live)
+        if lower_hooks_with_templates(ctx, op, options) is not None:
+            return
+        for stage in over("lower-hooks", lowering_passes(self.allow_budget_growth, self.spill,
+                          self.spill_vgprs_to_agprs, self.assume_live), "pass"):
             stage.apply(ctx, op)

@@ -46,15 +46,17 @@ sees; it only costs time.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -67,9 +69,10 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.registers import tuple_name
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
-from luthier.passes.analysis.liveness import instructions
+from luthier.passes.analysis.liveness import Liveness, instructions
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
     PayloadCode,
@@ -133,6 +136,17 @@ def payload_sites(function: FunctionLikeOp) -> list[tuple[PayloadOp, Site]]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Reusable:
+    """What an allocation that spilled nothing read of its point: the pools, and the units
+    whose pool bits any decision (or the record's budget growth) depended on. Another
+    point of the same payload code whose pools agree on ``examined`` gets the same homes
+    and the same record (:mod:`.allocation_memo`)."""
+
+    pools: Pools
+    examined: int
+
+
 class _Failure(Exception):
     """Allocation of one payload failed: the reason, for the diagnostic."""
 
@@ -142,7 +156,7 @@ class PayloadAllocator:
 
     def __init__(self, code_object: CodeObjectOp, allow_budget_growth: bool = True,
                  spill: bool = True, spill_vgprs_to_agprs: bool = True,
-                 assume_live: bool = False) -> None:
+                 assume_live: bool = False, liveness: Liveness | None = None) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
         self.isa: TargetISA = load_target(self.processor)
@@ -153,34 +167,42 @@ class PayloadAllocator:
         #: Where the instrumentation stack starts per function (built on first use).
         self.stack = StackLayout(code_object)
         try:
-            self.free = FreeRegisters(code_object)
+            self.free = FreeRegisters(code_object, liveness)
         except EffectError as error:
             raise PassFailedException(f"{PASS_NAME}: {error}") from None
         #: FunctionLikeOp -> the SVA and work-item homes of the kernels that may run it: dead
         #: for the application, but holding the state payloads read.
         self.reserved = reserved_units(code_object)
+        #: Allocated bodies that verified (see :meth:`_verify`).
+        self.verified: set[Hashable] = set()
 
     def run(self) -> None:
-        for function in [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]:
-            sites = payload_sites(function)
-            codes = [self._analyze(payload, site) for payload, site in sites]
-            for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
-                later = 0
-                for (_, other_site), other in zip(sites[position + 1:], codes[position + 1:],
-                                                  strict=True):
-                    if other_site.point is site.point:
-                        later |= other.physical_reads()
-                self._allocate(payload, site, code, later)
+        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("allocate-payload-registers", functions, "function"):
+            self.run_function(function)
 
-    def _analyze(self, payload: PayloadOp, site: Site) -> PayloadCode:
+    def run_function(self, function: FunctionLikeOp) -> None:
+        """Allocate the payloads of one function."""
+        sites = payload_sites(function)
+        codes = [self.analyze(payload, site) for payload, site in sites]
+        for position, ((payload, site), code) in enumerate(zip(sites, codes, strict=True)):
+            later = 0
+            for (_, other_site), other in zip(sites[position + 1:], codes[position + 1:],
+                                              strict=True):
+                if other_site.point is site.point:
+                    later |= other.physical_reads()
+            self.allocate(payload, site, code, later)
+
+    def analyze(self, payload: PayloadOp, site: Site) -> PayloadCode:
         try:
             return analyze_payload(payload, self.isa)
         except PayloadError as error:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {error}") \
                 from None
 
-    def _pools(self, site: Site, code: PayloadCode, later_reads: int,
-               spill: bool) -> Pools:
+    def pools(self, site: Site, code: PayloadCode, later_reads: int, spill: bool) -> Pools:
+        """What the allocator may draw from at ``site`` (with ``spill``, also the live
+        application registers that may be saved)."""
         point = site.point
         dead_here = self.free.dead_before(point) & ~self.reserved.get(
             site.function.sym_name.data, 0)
@@ -196,17 +218,26 @@ class PayloadAllocator:
                 & ~self.reserved.get(site.function.sym_name.data, 0)
         return Pools(dead_here & ~later_reads, allowed, budget, spillable)
 
-    def _allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
-                  later_reads: int) -> None:
+    def allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
+                 later_reads: int,
+                 copies: Mapping[Operation, Operation] | None = None) -> Reusable | None:
+        """Replace the payload's virtual registers by homes at ``site``, verify and record
+        the allocation; what made the choice, when nothing had to be spilled (a spill plan
+        depends on the function's stack, so it is not reused). ``code`` is the analysis of
+        the payload's ops, or of the ops ``copies`` maps to them."""
         plan = SpillPlan()
-        pools = self._pools(site, code, later_reads, False)
-        result = Allocator(code, self.isa, pools).run()
+        pools = self.pools(site, code, later_reads, False)
+        allocator = Allocator(code, self.isa, pools)
+        result = allocator.run()
+        reusable: Reusable | None = None
+        if result.failed is None:
+            reusable = Reusable(pools, allocator.examined | code.physical_units & _ALLOCATABLE)
         try:
             if result.failed is not None:
                 failed = result.failed
                 if not self.spill:
                     raise _Failure(self._shortage(code, pools, failed, "spilling is off"))
-                pools = self._pools(site, code, later_reads, True)
+                pools = self.pools(site, code, later_reads, True)
                 result = Allocator(code, self.isa, pools).run()
                 if result.failed is not None:
                     raise _Failure(self._shortage(code, pools, result.failed,
@@ -224,10 +255,20 @@ class PayloadAllocator:
         except _Failure as failure:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {failure}") \
                 from None
-        _rewrite(code, result)
+        _rewrite(code, result, copies)
         emit_spill_code(plan, list(payload.body.blocks), self.processor)
-        _verify(payload, site)
+        self._verify(payload, site)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
+        return reusable
+
+    def _verify(self, payload: PayloadOp, site: Site) -> None:
+        """Verify the allocated ops, once per distinct body (payloads of one hook often get
+        the same homes, and op verification is a large share of allocating)."""
+        key = body_key(payload)
+        if key in self.verified:
+            return
+        _verify(payload, site)
+        self.verified.add(key)
 
     def _stack_access(self, site: Site) -> StackAccess:
         """The stack of the payloads of ``site``'s function: GFX942 reaches slots with the
@@ -257,15 +298,17 @@ def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAt
 _MOVES = frozenset({"s_mov_b32", "s_mov_b64", "v_mov_b32_e32"})
 
 
-def _rewrite(code: PayloadCode, result: Assignment) -> None:
-    """Virtual registers become their homes; copies that became no-ops are deleted."""
+def _rewrite(code: PayloadCode, result: Assignment,
+             copies: Mapping[Operation, Operation] | None = None) -> None:
+    """Virtual registers become their homes (in the analysed ops, or in their ``copies``);
+    copies that became no-ops are deleted."""
 
     def mapped(attrs: tuple[Attribute, ...]) -> list[Attribute]:
         return [_home(code, result, attr) if isinstance(attr, VirtRegAttr) else attr
                 for attr in attrs]
 
     for item in code.items:
-        op = item.op
+        op = item.op if copies is None else copies[item.op]
         if isinstance(op, InstructionOpBase):
             if not any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
                 continue
@@ -280,13 +323,27 @@ def _rewrite(code: PayloadCode, result: Assignment) -> None:
             op.properties["uses"] = ArrayAttr(mapped(op.uses.data))
 
 
+def body_key(payload: PayloadOp) -> Hashable:
+    """A payload body as a value: each op's name, properties, attributes and successor
+    blocks (by index), block by block. Equal keys, equal code."""
+    index = {block: position for position, block in enumerate(payload.body.blocks)}
+    return tuple(tuple((op.name, tuple(op.properties.items()), tuple(op.attributes.items()),
+                        tuple(index.get(block, -1) for block in successor_blocks(op)))
+                       for op in block.ops) for block in payload.body.blocks)
+
+
 def _verify(payload: PayloadOp, site: Site) -> None:
     for block in payload.body.blocks:
         for op in block.ops:
             if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
                 continue
             try:
-                op.verify()
+                # The rewrite only replaced operands: what the op's own verifier checks
+                # (each operand against its slot); the generic structure is unchanged.
+                if isinstance(op, InstructionOpBase):
+                    op.verify_operands()
+                else:
+                    op.verify()
             except VerifyException as error:
                 raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: the "
                                           f"allocated code does not verify: {error}") from None

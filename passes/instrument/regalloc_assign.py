@@ -163,6 +163,9 @@ class Allocator:
         self.isa = isa
         self.pools = pools
         self.aligned_vectors = isa.subtarget.needs_aligned_vgpr_tuples
+        #: Every unit whose pool bits a decision read: pools that agree with ``pools`` on
+        #: these units lead to the same decisions, so :mod:`.allocation_memo` may reuse them.
+        self.examined = 0
 
     def run(self) -> Assignment:
         result = Assignment()
@@ -205,6 +208,7 @@ class Allocator:
             if hint.number != vreg.number:
                 continue
             units = units_of(hint.register)
+            self.examined |= units
             if units & blocked or not self._legal(vreg, hint.register):
                 continue
             if units.bit_count() != vreg.units:
@@ -236,6 +240,7 @@ class Allocator:
             step = 2 if prefix != "s" and vreg.units > 1 and self.aligned_vectors else 1
             for start in range(0, FILES[prefix] - vreg.units + 1, step):
                 units = file_range(prefix, start, vreg.units)
+                self.examined |= units
                 if units & blocked or units & ~available:
                     continue
                 name = tuple_name(prefix, start, vreg.units)

@@ -24,7 +24,8 @@ them and changes nothing. :func:`verify_payloads` returns them for tests and pip
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import cast
 
 from xdsl.context import Context
@@ -41,7 +42,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     VECTOR_MASK,
     UnknownRegisterError,
     format_units,
-    unit_bits,
     units_of,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -51,9 +51,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError, EffectTable
 from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
-from luthier.passes.instrument.verify_flow import run
+from luthier.passes.instrument.verify_flow import FlowResult, run
 from luthier.passes.instrument.verify_machine_code import payload_code
 from luthier.passes.instrument.verify_symbolic import orig
 
@@ -78,11 +79,14 @@ class Violation:
 class _Point:
     function: str
     index: int
-    instruction: str
+    #: The instruction's text, or the instruction (its text is made only for a finding).
+    instruction: str | InstructionOpBase
 
     def violation(self, payload: PayloadOp, message: str) -> Violation:
-        return Violation(payload.hook.string_value(), self.function, self.index,
-                         self.instruction, message)
+        text = self.instruction if isinstance(self.instruction, str) \
+            else instruction_text(self.instruction)
+        return Violation(payload.hook.string_value(), self.function, self.index, text,
+                         message)
 
 
 def _live_state(liveness: Liveness, op: InstructionOpBase) -> int:
@@ -142,16 +146,61 @@ def _clobber_messages(bad: int, app: int, later: list[tuple[str, int]]) -> list[
     return messages
 
 
+@dataclass(frozen=True, slots=True)
+class _Execution:
+    """A payload body's machine-code problems and symbolic execution (``result`` is None
+    when the body is not machine code or the execution failed with ``error``)."""
+
+    is_machine_code: bool
+    problems: list[str]
+    result: FlowResult | None
+    error: str | None
+
+
+@dataclass
+class BodyCache:
+    """Payloads known to have equal bodies (``keys``: payload -> a key its equals share,
+    given by whoever copied the bodies) and the executions found so far per key. The
+    point-specific check still runs for every payload; only the symbolic execution of a
+    body already seen is reused."""
+
+    keys: dict[PayloadOp, Hashable] = field(default_factory=dict[PayloadOp, Hashable])
+    #: The application's liveness per code object, when the caller has it already (it
+    #: does not depend on the payloads).
+    liveness: dict[CodeObjectOp, Liveness] = field(
+        default_factory=dict[CodeObjectOp, Liveness])
+    executions: dict[Hashable, _Execution] = field(default_factory=dict[Hashable, _Execution])
+
+
 class _PointChecker:
     """Checks the payloads in front of one instrumented instruction, last first: what a
     later payload reads is what the earlier ones must leave alone."""
 
     def __init__(self, liveness: Liveness, effects: EffectTable, point: _Point,
-                 op: InstructionOpBase) -> None:
+                 op: InstructionOpBase, bodies: BodyCache) -> None:
         self.effects = effects
         self.point = point
         self.app = _live_state(liveness, op)
         self.isa = effects.isa
+        self.bodies = bodies
+
+    def _execute(self, payload: PayloadOp) -> _Execution:
+        """The payload's symbolic execution, shared by payloads of the same body."""
+        key = self.bodies.keys.get(payload)
+        if key is not None and (known := self.bodies.executions.get(key)) is not None:
+            return known
+        code, problems = payload_code(payload, self.isa)
+        result: FlowResult | None = None
+        error: str | None = None
+        if code is not None:
+            try:
+                result = run(code, self.effects)
+            except EffectError as failure:
+                error = str(failure)
+        execution = _Execution(code is not None, problems, result, error)
+        if key is not None:
+            self.bodies.executions[key] = execution
+        return execution
 
     def check(self, payloads: list[PayloadOp]) -> list[Violation]:
         found: list[list[Violation]] = []
@@ -162,10 +211,10 @@ class _PointChecker:
             mine: list[Violation] = []
             writes, problems = _writes(payload)
             exec_written |= bool(writes & EXEC_MASK)
-            code, code_problems = payload_code(payload, self.isa)
-            problems += code_problems
+            execution = self._execute(payload)
+            problems += execution.problems
             mine += [self.point.violation(payload, problem) for problem in problems]
-            if code is None:
+            if not execution.is_machine_code:
                 found.append(mine)
                 later.insert(0, (payload.hook.string_value(), 0))
                 continue
@@ -175,20 +224,21 @@ class _PointChecker:
                 # will be switched off then is not known, so both parts must survive.
                 app, reads = _both_parts(app), _both_parts(reads)
             need = (app | reads) & ~writes
-            try:
-                result = run(code, self.effects)
-            except EffectError as error:
-                mine.append(self.point.violation(payload, str(error)))
+            result = execution.result
+            if result is None:
+                mine.append(self.point.violation(payload, execution.error or ""))
                 found.append(mine)
                 continue
             if not result.reaches_exit:
                 mine.append(self.point.violation(payload, "never reaches instr.return"))
             bad = 0
             exposed = result.exposed
+            checked = need | writes
             for state in result.exit_states:
-                for slot in unit_bits(need | writes):
-                    value = state.get(slot)
-                    if value != orig(slot):
+                # Only the slots the payload changed can differ from their entry content:
+                # the check is linear in the payload, not in what is live at the point.
+                for slot, value in state.slots.items():
+                    if checked >> slot & 1 and value != orig(slot):
                         bad |= (1 << slot) & need
                         exposed |= value.origin
             mine += [self.point.violation(payload, message)
@@ -199,7 +249,8 @@ class _PointChecker:
         return [violation for group in reversed(found) for violation in group]
 
 
-def _check_function(function: FunctionLikeOp, liveness: Liveness) -> list[Violation]:
+def _check_function(function: FunctionLikeOp, liveness: Liveness,
+                    bodies: BodyCache) -> list[Violation]:
     name = function.sym_name.data
     index_of = {id(op): index for index, op in enumerate(instructions(function))}
     violations: list[Violation] = []
@@ -212,9 +263,9 @@ def _check_function(function: FunctionLikeOp, liveness: Liveness) -> list[Violat
             if not pending:
                 continue
             if isinstance(op, InstructionOpBase):
-                point = _Point(name, index_of[id(op)], instruction_text(op))
+                point = _Point(name, index_of[id(op)], op)
                 violations += _PointChecker(liveness, liveness.effects, point,
-                                            op).check(pending)
+                                            op, bodies).check(pending)
             else:
                 point = _Point(name, -1, op.name)
                 violations += [point.violation(payload, "not before an instruction")
@@ -225,8 +276,11 @@ def _check_function(function: FunctionLikeOp, liveness: Liveness) -> list[Violat
     return violations
 
 
-def verify_payloads(target: ModuleOp | CodeObjectOp) -> list[Violation]:
-    """Every violation of the payloads in ``target`` (a module or one code object)."""
+def verify_payloads(target: ModuleOp | CodeObjectOp,
+                    bodies: BodyCache | None = None) -> list[Violation]:
+    """Every violation of the payloads in ``target`` (a module or one code object);
+    ``bodies`` shares the execution of equal bodies between points."""
+    bodies = BodyCache() if bodies is None else bodies
     code_objects = [target] if isinstance(target, CodeObjectOp) else \
         [op for op in target.ops if isinstance(op, CodeObjectOp)]
     violations: list[Violation] = []
@@ -234,10 +288,10 @@ def verify_payloads(target: ModuleOp | CodeObjectOp) -> list[Violation]:
         if code_object.processor not in SUPPORTED_TARGETS:
             continue
         load_target(code_object.processor)
-        liveness = Liveness(code_object)
-        for function in code_object.body.ops:
-            if isinstance(function, FunctionLikeOp):
-                violations += _check_function(function, liveness)
+        liveness = bodies.liveness.get(code_object) or Liveness(code_object)
+        functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("verify-payloads", functions, "function"):
+            violations += _check_function(function, liveness, bodies)
     return violations
 
 
@@ -249,9 +303,14 @@ class VerifyPayloadsPass(ModulePass):
     name = "verify-payloads"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        try:
-            violations = verify_payloads(op)
-        except EffectError as error:
-            raise PassFailedException(f"verify-payloads: {error}") from None
-        if violations:
-            raise PassFailedException("; ".join(str(violation) for violation in violations))
+        check_payloads(op)
+
+
+def check_payloads(module: ModuleOp, bodies: BodyCache | None = None) -> None:
+    """Raise, with one line per finding, unless every payload of ``module`` is sound."""
+    try:
+        violations = verify_payloads(module, bodies)
+    except EffectError as error:
+        raise PassFailedException(f"verify-payloads: {error}") from None
+    if violations:
+        raise PassFailedException("; ".join(str(violation) for violation in violations))

@@ -15,6 +15,7 @@ diagnostic naming the hook, the function and the instruction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -30,6 +31,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.intrinsics import register_class_of
+from luthier.lowering.progress import over
 from luthier.passes.instrument.copies import (
     copy_between,
     copy_from,
@@ -122,7 +124,12 @@ class VirtualizePhysRegsPass(ModulePass):
     name = "virtualize-phys-regs"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for payload in list(payloads(op)):
-            code_object = enclosing_code_object(payload)
-            assert code_object is not None
-            virtualize(payload, code_object.processor)
+        virtualize_payloads(list(payloads(op)))
+
+
+def virtualize_payloads(targets: Sequence[PayloadOp]) -> None:
+    """Virtualize the application registers ``targets`` read and write."""
+    for payload in over("virtualize-phys-regs", targets, "payload"):
+        code_object = enclosing_code_object(payload)
+        assert code_object is not None
+        virtualize(payload, code_object.processor)

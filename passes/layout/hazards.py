@@ -78,6 +78,19 @@ class HazardModel:
         self.isa = isa
         self.effects = EffectTable(isa)
         self.rules = self._rules()
+        #: Per distinct instruction (its properties: opcode and operands), the units each
+        #: rule's writer and reader side see. Instrumented code repeats a few payload
+        #: instructions tens of thousands of times.
+        self._masks: dict[tuple[object, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def masks(self, op: InstructionOpBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(writes, reads)``: per rule, the units ``op`` makes unsafe and reads."""
+        key = tuple(op.properties.values())
+        found = self._masks.get(key)
+        if found is None:
+            found = self._masks[key] = (tuple(rule.writes(op) for rule in self.rules),
+                                        tuple(rule.reads(op) for rule in self.rules))
+        return found
 
     def classes(self, op: InstructionOpBase) -> frozenset[str]:
         desc = op.instr_def(self.isa)
@@ -174,13 +187,14 @@ class _Function:
         self.ops = [[op for op in block.ops if isinstance(op, InstructionOpBase)]
                     for block in cfg.blocks]
         everything = [op for ops in self.ops for op in ops]
-        writes = {id(op): [rule.writes(op) for rule in model.rules] for op in everything}
+        masks = {id(op): model.masks(op) for op in everything}
+        writes = {key: list(both[0]) for key, both in masks.items()}
         #: Only rules with a writer somewhere in the function can fire.
         self.rules = [k for k in range(len(model.rules))
                       if any(masks[k] for masks in writes.values())]
         self.writes = writes
-        self.reads = {id(op): [model.rules[k].reads(op) if k in self.rules else 0
-                               for k in range(len(model.rules))] for op in everything}
+        self.reads = {key: [both[1][k] if k in self.rules else 0
+                            for k in range(len(model.rules))] for key, both in masks.items()}
 
     def before(self, index: int, position: int) -> Iterator[tuple[InstructionOpBase, int]]:
         """Every (instruction, wait states between it and the reader) on some path back

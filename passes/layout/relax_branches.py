@@ -61,6 +61,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
+from luthier.lowering.progress import over
 from luthier.passes.layout.shifts import Shifts
 
 #: Bytes a SOPP branch reaches backward from the instruction after it (2**15 words); it
@@ -584,8 +585,9 @@ def relax_branches(code_object: CodeObjectOp, reach: int = HARDWARE_REACH) -> in
         raise PassFailedException(f"relax-branches: reach is a multiple of 4 from "
                                   f"{MINIMUM_REACH} to {HARDWARE_REACH}, not {reach}")
     isa = load_target(code_object.processor)
-    return sum(relax_function(op, isa, reach).islands for op in code_object.body.ops
-               if isinstance(op, FunctionLikeOp))
+    return sum(relax_function(op, isa, reach).islands
+               for op in over("relax-branches", [op for op in code_object.body.ops
+                                                  if isinstance(op, FunctionLikeOp)], "function"))
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
+from luthier.lowering.progress import over
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
 
@@ -241,8 +242,9 @@ def splice_payloads(code_object: CodeObjectOp) -> int:
     """Splice the payloads of every function of ``code_object``; returns their number."""
     isa = load_target(code_object.processor)
     hazards = HazardModel(isa)  # one effect table for every function
-    return sum(splice_function(op, isa, hazards) for op in code_object.body.ops
-               if isinstance(op, FunctionLikeOp))
+    return sum(splice_function(op, isa, hazards)
+               for op in over("splice-payloads", [op for op in code_object.body.ops
+                                                   if isinstance(op, FunctionLikeOp)], "function"))
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,13 @@ in the benchmark's function extraction cannot hide a disagreement.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -137,6 +139,49 @@ def test_benchmark_runs_on_a_tiny_input(tmp_path: Path) -> None:
         assert result["objdump_instructions"] >= result["instructions"]
 
 
+LIFT_BENCH = ROOT / "bench" / "bench_lift.py"
+BIG_OBJECT = CORPUS / "big_object.py"
+
+
+def test_lift_benchmark_reports_the_round_trip_and_the_scaling(tmp_path: Path) -> None:
+    """bench_lift.py measures ``luthier-opt --lift X -o Y`` in a child (CPU, peak memory,
+    same bytes as emitting in-process) and prints how time grows with size; only that the
+    figures are there is asserted, never a speed."""
+    report = tmp_path / "lift.json"
+    small = ROOT / "test" / "corpus" / "kernels" / "elementwise.gfx90a.co"
+    command = [sys.executable, str(LIFT_BENCH), "--runs", "1", "--input", str(small),
+               "--scaling", "--no-big", "--json", str(report)]
+    if shutil.which(OBJDUMP) is None:
+        command.append("--no-objdump")
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "round trip (luthier-opt --lift X -o Y" in run.stdout
+    assert "output: the same bytes as emission in this process" in run.stdout
+    assert "how time grows with size" in run.stdout
+    assert "growth exponent" in run.stdout
+    document = json.loads(report.read_text())
+    (result,) = document["results"]
+    assert result["round_trip_cpu"] > 0 and result["round_trip_identical"] is True
+    rows = document["scaling"]
+    assert len(rows) >= 2
+    assert [row["instructions"] for row in rows] == sorted(row["instructions"] for row in rows)
+
+
+def test_big_object_generator_scales_with_its_arguments() -> None:
+    """The big object's HIP source (built on demand, not committed) grows with the kernel
+    and step counts, and is the same text every time (its cache key)."""
+    spec = importlib.util.spec_from_file_location("big_object", BIG_OBJECT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    hip_source = cast(Callable[[int, int], str], module.hip_source)
+    small, larger = hip_source(2, 10), hip_source(2, 40)
+    assert small == hip_source(2, 10)
+    assert small.count("__global__ void big_") == 2
+    assert hip_source(5, 10).count("__global__ void big_") == 5
+    assert len(larger) > 3 * len(small) // 2
+
+
 @needs_objdump
 @pytest.mark.parametrize("code_object", CODE_OBJECTS, ids=[path.name for path in CODE_OBJECTS])
 def test_decode_and_print_agree_with_objdump(code_object: Path) -> None:
@@ -203,3 +248,15 @@ def test_corpus_covers_the_common_encoding_classes(code_object: Path) -> None:
                     r"^ds_read2_", r"^ds_bpermute_", r"^ds_(add|max)_", r"^global_atomic_",
                     r"^global_load_", r"_e64$", r"^v_fma_f64", r"^(buffer|scratch)_store_"):
         assert has(pattern), f"no instruction matches {pattern} in {code_object.name}"
+
+
+def test_startup_benchmark_runs() -> None:
+    """bench/bench_startup.py times each start-up case and prints a row for each."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_startup.py"), "--runs",
+                          "1", "--importtime"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for label in ("luthier-opt --help", "luthier-mc one-word assembly",
+                  "luthier-mc one-word disassembly", "slowest imports of"):
+        assert label in run.stdout
+    rows = [line for line in run.stdout.splitlines() if line.startswith("luthier-")]
+    assert len(rows) == 3 and all(" ms " in row for row in rows)

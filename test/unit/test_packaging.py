@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_FOLDER = Path("amdgpu_dialects/isa/tables")
 TABLE_PACKAGE = "luthier.amdgpu_dialects.isa"
-TABLE_PATTERNS = ("*.json", "*.json.gz")
+TABLE_PATTERNS = ("*.json", "*.json.gz", "*.compact")
 
 
 def load_setup() -> tuple[dict[str, str], Callable[[Path], dict[str, str]]]:

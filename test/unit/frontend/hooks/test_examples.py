@@ -25,7 +25,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.instr.attributes import ConstArgAttr
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.drivers.luthier_opt import LuthierOptMain, load_hooks, merge_hooks
+from luthier.drivers.opt_main import LuthierOptMain, load_hooks, merge_hooks
 from luthier.frontend.codeobj import read_code_objects
 from luthier.frontend.hooks import HookModule, opcode_count, opcode_names
 from luthier.frontend.lift import LiftOptions, lift_code_object

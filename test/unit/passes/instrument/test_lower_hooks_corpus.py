@@ -25,7 +25,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
-from luthier.drivers.luthier_opt import load_hooks, merge_hooks
+from luthier.drivers.opt_main import load_hooks, merge_hooks
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.instrument.pipeline import LowerHooksPass

@@ -1,0 +1,77 @@
+"""Copying machine code regions at the rate instrumentation needs.
+
+Instrumenting every instruction of a library copies an allocated payload body into tens of
+thousands of points. xDSL's ``Region.clone_into`` is general: it maps SSA values, clones
+regions recursively, and builds each op through ``Operation.__init__`` and its checks,
+about 9 µs per op. Machine code after register allocation has none of that: its ops
+(``amdgpu_mc`` instructions, ``instr.return``) have no operands, results or regions, only
+properties, attributes and successor blocks inside the region. :func:`copy_machine_region`
+copies such a region by filling those fields and linking the ops directly (about 1 µs per
+op); any other region goes through ``clone_into``.
+
+This relies on the layout of xDSL's ``Operation`` and ``Block`` (the version is pinned in
+``pyproject.toml``); ``test_copy.py`` checks the copy against ``clone_into``.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, Operation, Region
+
+
+def _is_flat(region: Region) -> bool:
+    """Whether every op of ``region`` is properties, attributes and successors only, and
+    every block has no arguments."""
+    for block in region.blocks:
+        if block.args:
+            return False
+        for op in block.ops:
+            if op._operands or op.results or op.regions:  # pyright: ignore[reportPrivateUsage]
+                return False
+    return True
+
+
+def copy_machine_region(source: Region, dest: Region) -> dict[Operation, Operation]:
+    """Append copies of ``source``'s blocks to ``dest`` (successors mapped to the copies);
+    returns each op of ``source`` -> its copy."""
+    ops: dict[Operation, Operation] = {}
+    if not _is_flat(source):
+        source.clone_into(dest)
+        for old, new in zip(source.walk(), dest.walk(), strict=True):
+            ops[old] = new
+        return ops
+    copies = {block: Block() for block in source.blocks}
+    for block, copy in copies.items():
+        previous: Operation | None = None
+        for op in block.ops:
+            new = _copy_op(op, copies)
+            ops[op] = new
+            new.parent = copy
+            if previous is None:
+                copy._first_op = new  # pyright: ignore[reportPrivateUsage]
+            else:
+                previous._next_op = new  # pyright: ignore[reportPrivateUsage]
+                new._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+            previous = new
+        copy._last_op = previous  # pyright: ignore[reportPrivateUsage]
+        dest.add_block(copy)
+    return ops
+
+
+def successor_blocks(op: Operation) -> tuple[Block, ...]:
+    """``op``'s successors without building xDSL's ``OpSuccessors`` view (hot loops over
+    copied payloads read them for every op)."""
+    return op._successors  # pyright: ignore[reportPrivateUsage]
+
+
+def _copy_op(op: Operation, copies: dict[Block, Block]) -> Operation:
+    """A detached copy of an op without operands, results or regions: the fields
+    ``Operation.__init__`` would set, without its checks (the original passed them)."""
+    cls = type(op)
+    new = cls.__new__(cls)
+    new.properties = op.properties.copy()
+    new.attributes = op.attributes.copy()
+    new.location = op.location
+    successors = successor_blocks(op)
+    if successors:
+        new.successors = [copies.get(block, block) for block in successors]
+    return new

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Instrumentation throughput at real scale: a hook before every instruction of a library
+code object, stage by stage, against llvm-objdump-19 on the same file.
+
+For each hook (default: instr_count, opcode_histogram, memory_trace) a fresh process runs
+what ``luthier-opt --lift --inline-hooks --emit-preamble IN --hooks H -o OUT`` runs, and
+reports the CPU time of each stage (lift, ``lower-hooks``, each stage of
+``finalize-instrumentation``, emission), the insertion points, points per CPU second (over
+the lowering and over the whole run), what the hook templates saved (shapes compiled,
+allocations run and reused) and the process's peak resident memory. ``llvm-objdump-19 -d``
+on the same file, measured in the same run (CPU time of the child), gives the ratio.
+
+``--batch`` also times ``luthier-batch`` over several code objects with ``--jobs 1`` and
+``--jobs 2`` (wall time: the work is split by code object) and checks the outputs are the
+same bytes.
+
+    python bench/bench_points.py                                  # rocRAND gfx90a, ~3 min
+    python bench/bench_points.py --input test/corpus/kernels/lds.gfx90a.co --hook instr_count
+    python bench/bench_points.py --batch --runs 1
+
+Input: the rocRAND gfx90a ``xnack-`` object fetched by ``test/corpus/thirdparty/fetch.sh``
+(about 54,700 instructions), else the bench kernels. A measurement: it never asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS = ROOT / "examples" / "hooks"
+ROCRAND = ROOT / "build" / "thirdparty" / "codeobjects" / "librocrand1" / \
+    "librocrand.xnack-.gfx90a.co"
+FALLBACK = ROOT / "test" / "corpus" / "bench" / "kernels.gfx90a.co"
+
+#: Runs in a fresh process: the stages of the user's command, timed by CPU time.
+_WORKER = r"""
+import json, resource, sys, time
+from pathlib import Path
+from xdsl.dialects.builtin import ModuleOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.drivers.opt_main import load_hooks, merge_hooks
+from luthier.drivers.pipeline import pipeline_context
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.lift import lift_code_object
+from luthier.lowering.emit.object_spec import emit_code_object
+from luthier.passes.instrument.insert_hooks import InsertHooksPass
+from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
+from luthier.passes.layout.descriptors import update_descriptors
+from luthier.passes.layout.relax_branches import relax_branches
+from luthier.passes.layout.splice_payloads import splice_payloads
+from luthier.passes.layout.tool_globals import export_tool_globals
+from luthier.passes.preamble.emit import emit_preambles
+
+path, hooks = sys.argv[1], sys.argv[2]
+clock = time.process_time
+times = {}
+start = clock()
+ctx = pipeline_context()
+module = ModuleOp([lift_code_object(read_code_object(Path(path).read_bytes())).module])
+times["lift"] = clock() - start
+mark = clock()
+merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
+InsertHooksPass().apply(ctx, module)
+points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
+stats = lower_hooks_with_templates(ctx, module, AllocationOptions())
+times["lower-hooks"] = clock() - mark
+code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
+for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
+                    ("splice", splice_payloads)):
+    mark = clock()
+    for code_object in code_objects:
+        stage(code_object)
+    times[name] = clock() - mark
+mark = clock()
+export_tool_globals(module)
+for code_object in code_objects:
+    relax_branches(code_object)
+times["relax"] = clock() - mark
+mark = clock()
+data = emit_code_object(module)
+times["emit"] = clock() - mark
+times["total"] = clock() - start
+print(json.dumps({"times": times, "points": points, "bytes": len(data),
+                  "shapes": stats.shapes, "allocated": stats.allocated,
+                  "reused": stats.reused,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _objdump_seconds(path: Path) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(["llvm-objdump-19", "-d", str(path)], stdout=subprocess.DEVNULL,
+                   check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One run of the worker."""
+
+    times: dict[str, float]
+    points: int
+    bytes: int
+    shapes: int
+    allocated: int
+    reused: int
+    rss_mb: float
+
+
+def _run(path: Path, hooks: Path) -> Result:
+    result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks)],
+                            capture_output=True, text=True, check=True)
+    fields = cast(dict[str, Any], json.loads(result.stdout.splitlines()[-1]))
+    return Result(**fields)
+
+
+def measure(path: Path, hook: str, runs: int) -> None:
+    hooks = HOOKS / f"{hook}.mlir"
+    results = [_run(path, hooks) for _ in range(runs)]
+    objdump = statistics.median(_objdump_seconds(path) for _ in range(3))
+    times = {name: statistics.median(r.times[name] for r in results)
+             for name in results[0].times}
+    last = results[-1]
+    points = last.points
+    stages = "  ".join(f"{name} {seconds:.2f}" for name, seconds in times.items()
+                       if name != "total")
+    print(f"{hook}: {points} points, {times['total']:.2f} s CPU "
+          f"({points / times['total']:.0f} points/s; lower-hooks "
+          f"{points / max(times['lower-hooks'], 1e-9):.0f} points/s), "
+          f"peak {last.rss_mb:.0f} MB, output {last.bytes} bytes")
+    print(f"    stages (CPU s, median of {runs}): {stages}")
+    print(f"    templates: {last.shapes} shapes, {last.allocated} allocations run, "
+          f"{last.reused} reused")
+    print(f"    llvm-objdump-19 -d: {objdump:.3f} s CPU; luthier / objdump = "
+          f"{times['total'] / objdump:.0f}x")
+
+
+def batch(inputs: list[Path], runs: int) -> None:
+    walls: dict[int, float] = {}
+    digests: dict[int, dict[str, bytes]] = {}
+    for jobs in (1, 2):
+        samples: list[float] = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as out:
+                start = time.perf_counter()
+                subprocess.run(["luthier-batch", *map(str, inputs), "--hooks",
+                                str(HOOKS / "instr_count.mlir"), "-o", out, "--jobs",
+                                str(jobs), "--no-progress"], check=True)
+                samples.append(time.perf_counter() - start)
+                digests[jobs] = {p.name: p.read_bytes() for p in Path(out).iterdir()}
+        walls[jobs] = statistics.median(samples)
+    same = "same bytes" if digests[1] == digests[2] else "DIFFERENT BYTES"
+    print(f"luthier-batch over {len(inputs)} code objects: --jobs 1 {walls[1]:.1f} s, "
+          f"--jobs 2 {walls[2]:.1f} s wall, speed-up {walls[1] / walls[2]:.2f}x ({same})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--input", type=Path, default=None)
+    parser.add_argument("--hook", action="append", default=[],
+                        help="example hooks (default: instr_count, opcode_histogram, "
+                             "memory_trace)")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--batch", action="store_true",
+                        help="also time luthier-batch --jobs 1 and 2 over the corpus bundles")
+    args = parser.parse_args()
+    path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
+    print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
+        measure(path, hook, args.runs)
+    if args.batch:
+        corpus = ROOT / "test" / "corpus" / "kernels"
+        batch(sorted(corpus.glob("*.hipfb")), args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

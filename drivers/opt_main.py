@@ -1,0 +1,415 @@
+"""``luthier-opt``'s machinery: xdsl-opt with the luthier dialects, passes and frontends.
+
+``luthier_opt.py`` is the entry point and documents the tool; it imports this module (and
+with it xDSL) only when there is work to do, so ``luthier-opt --help`` starts fast.
+
+A user's mistake (a corrupt file, an unknown kernel, IR that does not parse or verify) is
+one line on stderr, ``luthier-opt: error: <input>: <reason>``, exit status 1, and no output
+file: output is written to a temporary file that replaces ``-o`` only on success.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import runpy
+import sys
+import tempfile
+from collections.abc import Sequence
+from io import StringIO
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
+from luthier.drivers.listing import list_contents
+from luthier.drivers.progress import LiftProgress, showing_progress
+from luthier.frontend.asm import AsmError
+from luthier.frontend.codeobj import CodeObjectError, read_code_objects
+from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
+from luthier.lowering.elf.relocatable import assemble_relocatable
+from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
+
+DESCRIPTION = "luthier-opt: lift, instrument and emit AMDGPU code objects"
+#: Input extensions read as binary code objects / bundles / host programs and lifted.
+BINARY_EXTENSIONS = ("co", "hsaco", "o", "elf", "hipfb", "fatbin", "out", "so")
+#: Input extensions read as LLVM-syntax AMDGPU assembly.
+ASSEMBLY_EXTENSIONS = ("s", "S", "asm")
+EMIT_FORMATS = ("mlir", "asm", "obj", "co")
+#: Output extension -> format, when --emit is not given.
+EMIT_BY_EXTENSION = {"mlir": "mlir", "s": "asm", "o": "obj", "co": "co", "hsaco": "co"}
+
+
+class UserError(Exception):
+    """A mistake in the input or the command line: reported in one line, exit status 1."""
+
+
+class _Buffer(StringIO):
+    """Output held until the run succeeds (xdsl-opt closes its stream when done)."""
+
+    def close(self) -> None:
+        pass
+
+
+class LuthierOptMain(xDSLOptMain):
+    """xdsl-opt with the luthier dialects, passes and code-object frontends."""
+
+    #: The ``--hooks`` file's module, parsed on first use.
+    _hooks: ModuleOp | None = None
+    #: The module the lifter made last, while nothing else has touched it.
+    _lifted: ModuleOp | None = None
+    #: Whether the module entering the pass pipeline is a lifter's output, unchanged.
+    _input_is_lifted: bool = False
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
+
+        for name, factory in LUTHIER_DIALECTS.items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from luthier.passes.registry import LUTHIER_PASSES
+
+        for name, factory in LUTHIER_PASSES.items():
+            self.available_passes.setdefault(name, factory)
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+        for extension in BINARY_EXTENSIONS:
+            self.available_frontends[extension] = self._lift
+        for extension in ASSEMBLY_EXTENSIONS:
+            self.available_frontends[extension] = self._assemble_and_lift
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        group = arg_parser.add_argument_group("luthier")
+        group.add_argument("--lift", action="store_true",
+                           help="lift the input code object into amdgpu_mc IR (implied for "
+                                "code object, bundle and fat binary inputs)")
+        group.add_argument("--kernel", action="append", default=[], metavar="NAME",
+                           help="lift only this kernel (repeatable)")
+        group.add_argument("--offload-arch", metavar="ARCH",
+                           help="the bundle entry to lift (gfx90a, gfx942:xnack-, ...)")
+        group.add_argument("--emit", choices=EMIT_FORMATS, default=None,
+                           help="output format (default: from the -o extension, else mlir)")
+        group.add_argument("--no-progress", action="store_true",
+                           help="no progress bar on stderr")
+        group.add_argument("--list", action="store_true",
+                           help="list the code objects a file holds (bundle entries with "
+                                "their --offload-arch IDs, targets, kernels) and stop")
+        group.add_argument("--hooks", metavar="FILE",
+                           help="add a tool's globals, hooks and insertions to the input "
+                                "before the passes: MLIR text (.mlir) or a Python file "
+                                "(.py) defining a module-level `hooks` (a HookModule or "
+                                "a ModuleOp)")
+        group.add_argument("--inline-hooks", action="store_true",
+                           help="lower the hooks into the code before the -p passes: "
+                                "insert, inline, select, allocate into dead registers and "
+                                "verify (the lower-hooks pass)")
+        group.add_argument("--emit-preamble", action="store_true",
+                           help="after the passes, make the instrumented code emittable: "
+                                "kernel preambles for the state payloads need, payloads "
+                                "spliced into the code, the tool's globals exported, "
+                                "descriptors and metadata updated, branches relaxed (the "
+                                "finalize-instrumentation pass)")
+        group.add_argument("--report", action="store_true",
+                           help="after the passes, print the static cost of every "
+                                "instrumentation point and kernel to stderr (registers, "
+                                "spills, instructions added, budget and occupancy); with "
+                                "--emit-preamble also each kernel's code bytes, register "
+                                "counts, scratch and waves per SIMD before and after")
+
+    # -- frontends -----------------------------------------------------------------------
+
+    def _assemble_and_lift(self, stream: IO[bytes]) -> ModuleOp:
+        name = self.get_input_name()
+        try:
+            text = stream.read().decode()
+        except UnicodeDecodeError as error:
+            raise UserError(f"{name}: not assembly text ({error.reason} at byte "
+                            f"{error.start})") from None
+        return self._lift_bytes(assemble_relocatable(text, name))
+
+    def _lift(self, stream: IO[bytes]) -> ModuleOp:
+        return self._lift_bytes(stream.read())
+
+    def _lift_bytes(self, data: bytes) -> ModuleOp:
+        name = self.get_input_name()
+        code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
+        progress = LiftProgress(f"lift {os.path.basename(name)}")
+        options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
+                              freeze_result=True)
+        modules: list[Operation] = []
+        try:
+            for code_object in code_objects:
+                result = lift_code_object(code_object, options)
+                for warning in result.warnings:
+                    print(f"luthier-opt: warning: {code_object.name}: {warning}",
+                          file=sys.stderr)
+                modules.append(result.module)
+        finally:
+            progress.close()
+        self._lifted = ModuleOp(modules)
+        return self._lifted
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
+            raise UserError(f"{self.args.input_file}: no such file")
+        try:
+            return super().prepare_input()
+        except ValueError as error:
+            raise UserError(f"{self.get_input_name()}: {error}") from None
+
+    def setup_pipeline(self) -> None:
+        """xdsl-opt's pipeline, whose callback verifies the module before the first pass
+        and after each one, minus the first verification when the module is a lifter's
+        output that nothing has changed (the rule is in :meth:`apply_passes`)."""
+        super().setup_pipeline()
+        verify_between_passes = self.pipeline.callback
+        if verify_between_passes is None:
+            return
+
+        def callback(previous: ModulePass | None, module: ModuleOp,
+                     following: ModulePass | None) -> None:
+            if previous is not None or not self._input_is_lifted:
+                verify_between_passes(previous, module, following)
+                return
+            disable_verify = self.args.disable_verify
+            self.args.disable_verify = True
+            try:
+                verify_between_passes(previous, module, following)
+            finally:
+                self.args.disable_verify = disable_verify
+
+        self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """The passes, after merging ``--hooks`` in: every input chunk (and every
+        ``--emit`` format) gets the tool's ops, parsed once.
+
+        What is verified: xdsl-opt verifies the whole module before the first pass (even
+        when there is none) and after each pass. The first is skipped when the module is
+        the lifter's output and nothing has changed it yet (no ``--hooks``, no
+        ``--inline-hooks``): the lifter builds every op from a decoded instruction of the
+        target's own tables, so it is valid by construction, and verifying it cost half
+        of an identity round trip (``--lift X.co -o Y.co``). Text input (``.mlir``), a
+        merged hooks file and every pass that runs are still verified as before."""
+        self._input_is_lifted = (prog is self._lifted and self.args.hooks is None
+                                 and not self.args.inline_hooks)
+        self._lifted = None
+        if self.args.hooks is not None:
+            if self._hooks is None:
+                self._hooks = load_hooks(self.ctx, self.args.hooks)
+            merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+        if self.args.inline_hooks:
+            from luthier.passes.instrument.pipeline import LowerHooksPass
+
+            LowerHooksPass().apply(self.ctx, prog)
+        super().apply_passes(prog)
+        if self.args.report:
+            from luthier.passes.instrument.report import PrintInstrumentationReportPass
+
+            PrintInstrumentationReportPass().apply(self.ctx, prog)
+        if self.args.emit_preamble:
+            from luthier.passes.layout.footprint import footprints, format_footprints
+            from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
+            before = footprints(prog) if self.args.report else []
+            FinalizeInstrumentationPass().apply(self.ctx, prog)
+            if self.args.report:
+                sys.stderr.write("".join(line + "\n" for line in format_footprints(
+                    before, footprints(prog))))
+
+    def prepare_output(self) -> IO[str]:
+        self._buffer = _Buffer()
+        return self._buffer
+
+    def emit_format(self) -> str:
+        if self.args.emit is not None:
+            return self.args.emit
+        path = self.args.output_file
+        extension = os.path.splitext(path)[1].lstrip(".") if path else ""
+        return EMIT_BY_EXTENSION.get(extension, "mlir")
+
+    def run(self) -> None:
+        with showing_progress(not self.args.no_progress, sys.stderr):
+            self._run()
+
+    def _run(self) -> None:
+        if self.args.list:
+            self._list()
+            return
+        emit = self.emit_format()
+        if emit == "mlir":
+            super().run()
+            self._commit(self._buffer.getvalue().encode())
+            return
+        chunks, extension = self.prepare_input()
+        if len(chunks) != 1:
+            raise UserError(f"--emit={emit} writes one object; --split-input-file gives "
+                            f"{len(chunks)} inputs")
+        stream, _ = chunks[0]
+        module = self.parse_chunk(stream, extension)
+        stream.close()
+        if module is None:
+            raise UserError(f"{self.get_input_name()}: nothing to emit")
+        self.apply_passes(module)
+        try:
+            if emit == "asm":
+                data = emit_assembly(module).encode()
+            elif emit == "co":
+                data = emit_code_object(module)
+            else:
+                data = emit_relocatable(module)
+        except EmitError as error:
+            raise UserError(f"{self.get_input_name()}: {error}") from None
+        if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
+            raise UserError(f"--emit={emit} output is binary: give -o FILE")
+        self._commit(data)
+
+    def _list(self) -> None:
+        name = self.get_input_name()
+        if self.args.input_file is None:
+            data = sys.stdin.buffer.read()
+        else:
+            if not os.path.isfile(self.args.input_file):
+                raise UserError(f"{self.args.input_file}: no such file")
+            with open(self.args.input_file, "rb") as stream:
+                data = stream.read()
+        self._commit("".join(line + "\n" for line in list_contents(data, name)).encode())
+
+    def _commit(self, data: bytes) -> None:
+        path = self.args.output_file
+        if path is None or path == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+            return
+        if os.path.exists(path) and not os.path.isfile(path):
+            # /dev/null, a FIFO, a terminal: write into it; replacing it with a regular
+            # file (the atomic rename below) would break the system's /dev/null.
+            with open(path, "wb") as stream:
+                stream.write(data)
+            return
+        directory = os.path.dirname(os.path.abspath(path))
+        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".luthier-opt-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it 0600
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+
+#: The ops a hooks file may hold.
+HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
+
+
+def load_hooks(ctx: Context, path: str) -> ModuleOp:
+    """The ``instr`` module of a hooks file: parsed MLIR, or what a Python file leaves in
+    its module-level ``hooks``. Every mistake is a :class:`UserError` naming ``path``."""
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file (--hooks)")
+    extension = os.path.splitext(path)[1]
+    if extension == ".mlir":
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        try:
+            module = Parser(ctx, text, path).parse_module()
+        except ParseError as error:
+            raise UserError(one_line(error)) from None
+    elif extension == ".py":
+        module = _run_hooks_script(path)
+    else:
+        raise UserError(f"{path}: --hooks takes a .mlir or a .py file")
+    try:
+        module.verify()
+    except (VerifyException, DiagnosticException) as error:
+        raise UserError(f"{path}: {one_line(error)}") from None
+    for op in module.ops:
+        if not isinstance(op, HOOK_FILE_OPS):
+            raise UserError(f"{path}: a hooks file holds instr.global, instr.hook and "
+                            f"instr.insert ops, not {op.name}")
+    return module
+
+
+def _run_hooks_script(path: str) -> ModuleOp:
+    """Run a Python hooks file and take its ``hooks``; what it raises is one line."""
+    from luthier.frontend.hooks import HookModule
+
+    try:
+        namespace = runpy.run_path(path, run_name="__luthier_hooks__")
+        hooks = namespace.get("hooks")
+        module = hooks.module if isinstance(hooks, HookModule) else hooks
+    except (Exception, SystemExit) as error:  # the user's code: report, do not trace
+        message = str(error).strip().splitlines()
+        detail = f": {message[0]}" if message else ""
+        raise UserError(f"{path}: {type(error).__name__}{detail}") from None
+    if not isinstance(module, ModuleOp):
+        found = "nothing" if hooks is None else type(hooks).__name__
+        raise UserError(f"{path}: defines no module-level `hooks` (a HookModule or a "
+                        f"ModuleOp); found {found}")
+    return module
+
+
+def merge_hooks(module: ModuleOp, hooks: ModuleOp, input_name: str, path: str) -> None:
+    """Append copies of the hooks file's ops to ``module``; a global or hook name both
+    define is an error (which one ``@name`` means would be a guess)."""
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, GlobalOp | HookOp)}
+    for op in hooks.ops:
+        if isinstance(op, GlobalOp | HookOp) and op.sym_name.data in taken:
+            raise UserError(f"{path}: @{op.sym_name.data} is defined both here and in "
+                            f"{input_name}")
+    for op in hooks.ops:
+        module.body.block.add_op(op.clone())
+
+
+def printable(text: str) -> str:
+    """Names from a corrupt file can hold control characters: show them escaped, so the
+    diagnostic stays one readable line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def one_line(error: BaseException) -> str:
+    """A parse, verification or pass error as the one line the user sees."""
+    text = str(error).strip()
+    if isinstance(error, ParseError):
+        location = text.splitlines()[0].split(" ", 1)[0] if text else "<input>"
+        return f"{location}: {error.msg}"
+    if isinstance(error, DiagnosticException | VerifyException):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[0] if lines else type(error).__name__
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Run ``luthier-opt`` on ``argv``; the exit status."""
+    try:
+        LuthierOptMain(description=DESCRIPTION, args=argv).run()
+    except (UserError, CodeObjectError, LiftError, AsmError) as error:
+        print(f"luthier-opt: error: {printable(str(error))}", file=sys.stderr)
+        return 1
+    except (ParseError, DiagnosticException, VerifyException) as error:
+        print(f"luthier-opt: error: {printable(one_line(error))}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 1
+    except OSError as error:
+        print(f"luthier-opt: error: {error.filename or ''}: {error.strerror or error}",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,61 @@
+"""The whole of ``luthier-opt --lift --inline-hooks --emit-preamble X.co --hooks H -o Y.co``
+as one function on bytes: what batch workers run (:mod:`.batch`).
+
+The hooks come as MLIR text (a Python hooks file is run once by the caller and printed), so
+a task is plain data that any worker process, on this machine or on a cluster, can take.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.codeobj.errors import CodeObjectError
+from luthier.frontend.lift import LiftError, lift_code_object
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.object_spec import emit_code_object
+
+
+class PipelineError(Exception):
+    """Why a code object could not be processed, in one line."""
+
+
+@functools.cache
+def pipeline_context() -> Context:
+    """xDSL's dialects and luthier's, loaded on first use (one per process)."""
+    from xdsl.dialects import get_all_dialects
+
+    from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
+
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **LUTHIER_DIALECTS}.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def instrument_bytes(data: bytes, name: str, hooks: str | None) -> bytes:
+    """Lift the code object ``data``; with ``hooks`` (MLIR text), insert, lower and finalize
+    them; emit the result. Every failure is a :class:`PipelineError` of one line."""
+    from luthier.drivers.opt_main import UserError, merge_hooks, one_line
+    from luthier.passes.instrument.pipeline import LowerHooksPass
+    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
+    ctx = pipeline_context()
+    try:
+        module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
+        if hooks is not None:
+            hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
+            merge_hooks(module, hook_module, name, "<hooks>")
+            LowerHooksPass().apply(ctx, module)
+            FinalizeInstrumentationPass().apply(ctx, module)
+        return emit_code_object(module)
+    except (CodeObjectError, LiftError, EmitError, UserError) as error:
+        raise PipelineError(str(error).splitlines()[0] if str(error) else type(error).__name__) \
+            from None
+    except (ParseError, DiagnosticException, VerifyException) as error:
+        raise PipelineError(one_line(error)) from None

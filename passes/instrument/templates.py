@@ -1,0 +1,347 @@
+"""Hook templates: ``lower-hooks`` compiling each hook once per insertion shape.
+
+The passes of :func:`~luthier.passes.instrument.pipeline.lowering_passes` lower every
+payload on its own, so instrumenting every instruction of a library compiled the same hook
+tens of thousands of times. Most of that work does not depend on the point:
+
+* inlining, instruction selection, ``virtualize-phys-regs`` and ``lower-intrinsics`` give
+  the same code to every payload of one *shape* (target, hook, bound arguments): they run
+  once, on the shape's first payload, and a copy of the result is the :class:`Template`;
+* ``save-payload-state`` only chooses which of SCC, VCC and M0 to save, from what is live at
+  the point: the template plus those saves is the allocator's input, a :class:`_Code`,
+  built once per (shape, saves);
+* the allocator reads the point only through its pools of registers, and records which
+  units its decisions looked at (:attr:`~.regalloc.Reusable.examined`). A later point with
+  the same code whose pools agree with an earlier allocation's on those units would take
+  the same decisions, so it gets that allocation's machine code and record: a few mask
+  comparisons and a copy of the allocated body;
+* ``verify-payloads`` still checks every point against the application's liveness there;
+  only the symbolic execution of a body is shared by the payloads that copied it
+  (:class:`~.verify_payloads.BodyCache`).
+
+The IR is the one the passes give one by one (``test/unit/passes/instrument/
+test_templates.py`` compares both on the corpus). Allocations that spill (the plan depends
+on the function's stack) are not reused, and code objects whose hooks read the kernel's
+entry state (the homes ``place-sva`` picks depend on every payload of the kernel and of its
+callees) and modules whose payloads already have bodies are lowered by the passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation
+
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_region
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.points import payloads
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.lowering.isel.select import select_payloads
+from luthier.lowering.progress import over
+from luthier.passes.analysis.liveness import Liveness
+from luthier.passes.instrument.inline_hooks import inline_payloads
+from luthier.passes.instrument.lower_intrinsics import lower_payload_intrinsics
+from luthier.passes.instrument.payload_state import (
+    insert_saves,
+    intended_units,
+    read_units,
+    save_state,
+    saved_registers,
+    written_units,
+)
+from luthier.passes.instrument.regalloc import (
+    PayloadAllocator,
+    Site,
+    body_key,
+    has_payloads,
+    payload_sites,
+)
+from luthier.passes.instrument.regalloc_assign import Pools
+from luthier.passes.instrument.regalloc_model import PayloadCode
+from luthier.passes.instrument.verify_payloads import BodyCache, check_payloads
+from luthier.passes.instrument.virtualize import virtualize_payloads
+from luthier.passes.preamble.sva import STATE_INTRINSICS, place_sva
+
+#: What makes payloads lower alike: the target, the hook's name and the bound arguments.
+Shape = tuple[str, str, Attribute]
+
+
+@dataclass(frozen=True)
+class AllocationOptions:
+    """The allocator's options (see :class:`~.regalloc.AllocatePayloadRegistersPass`)."""
+
+    allow_budget_growth: bool = True
+    spill: bool = True
+    spill_vgprs_to_agprs: bool = True
+    assume_live: bool = False
+
+    def allocator(self, code_object: CodeObjectOp,
+                  liveness: Liveness | None = None) -> PayloadAllocator:
+        return PayloadAllocator(code_object, self.allow_budget_growth, self.spill,
+                                self.spill_vgprs_to_agprs, self.assume_live, liveness)
+
+
+@dataclass
+class Template:
+    """One shape lowered up to register allocation, detached from any point."""
+
+    #: A payload holding the lowered body (not in any block).
+    body: PayloadOp
+    #: The ``writes`` attribute inlining gave (the registers the hook writes on purpose).
+    writes: Attribute | None
+    #: Units the code writes, the hook writes on purpose, and the code names as operands.
+    written: int
+    intended: int
+    reads: int
+
+
+@dataclass(frozen=True, eq=False)
+class _Allocation:
+    """An allocated body, for points whose pools agree with ``pools`` on ``examined``."""
+
+    examined: int
+    pools: tuple[int, int, int, int]
+    body: PayloadOp
+    record: Attribute
+    #: The body as a value (:func:`~.regalloc.body_key`): allocations that gave the same
+    #: code share one symbolic execution in the verifier.
+    key: Hashable
+
+
+@dataclass
+class _Code:
+    """A template with one choice of saves: what the allocator allocates.
+
+    ``allocations`` indexes the reusable allocations by the units they examined, then by
+    the dead units among those (the pool that differs most between points), then by the
+    rest of the pools there. The examined mask of the last reuse is tried first:
+    neighbouring points tend to share it."""
+
+    body: PayloadOp
+    analysis: PayloadCode
+    allocations: dict[int, dict[int, list[_Allocation]]] = field(
+        default_factory=dict[int, dict[int, list[_Allocation]]])
+    last_examined: int | None = None
+
+    def reusable(self, pools: Pools) -> _Allocation | None:
+        last = self.last_examined
+        if last is not None and (found := self._find(pools, last)) is not None:
+            return found
+        dead = pools.dead
+        for examined, by_dead in self.allocations.items():
+            candidates = by_dead.get(dead & examined)
+            if candidates is None:
+                continue
+            masked = _masked(pools, examined)
+            for allocation in candidates:
+                if allocation.pools == masked:
+                    self.last_examined = examined
+                    return allocation
+        return None
+
+    def _find(self, pools: Pools, examined: int) -> _Allocation | None:
+        candidates = self.allocations[examined].get(pools.dead & examined)
+        if candidates is None:
+            return None
+        masked = _masked(pools, examined)
+        return next((found for found in candidates if found.pools == masked), None)
+
+    def add(self, allocation: _Allocation) -> None:
+        by_dead = self.allocations.setdefault(allocation.examined, {})
+        by_dead.setdefault(allocation.pools[0], []).append(allocation)
+        self.last_examined = allocation.examined
+
+
+def _masked(pools: Pools, examined: int) -> tuple[int, int, int, int]:
+    return (pools.dead & examined, pools.allowed & examined, pools.budget & examined,
+            pools.spillable & examined)
+
+
+def shape_of(payload: PayloadOp, processor: str) -> Shape:
+    return (processor, payload.hook.string_value(), payload.args)
+
+
+def _reads_entry_state(payload: PayloadOp) -> bool:
+    return any(isinstance(op, MCIntrinsicOp) and op.intrinsic.data in STATE_INTRINSICS
+               for op in payload.body.walk())
+
+
+def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Operation]:
+    """Give ``payload`` a copy of ``source``'s body instead of its own; returns each op
+    of ``source`` -> its copy."""
+    for block in list(payload.body.blocks):
+        payload.body.detach_block(block)
+        block.erase(safe_erase=False)
+    return copy_machine_region(source.body, payload.body)
+
+
+@dataclass
+class TemplateStats:
+    """What the templates saved: payloads, shapes compiled, allocations run and reused."""
+
+    points: int = 0
+    shapes: int = 0
+    allocated: int = 0
+    reused: int = 0
+
+
+def lower_hooks_with_templates(ctx: Context, module: ModuleOp,
+                               options: AllocationOptions) -> TemplateStats | None:
+    """Lower every payload of ``module`` (inserted, not inlined yet) through templates;
+    None, doing nothing, when some payload already has a body (the passes handle that)."""
+    code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    found = [(code_object, list(payloads(code_object))) for code_object in code_objects]
+    if any(payload.body.blocks for _, members in found for payload in members):
+        return None
+    stats = TemplateStats(points=sum(len(members) for _, members in found))
+    firsts: dict[Shape, PayloadOp] = {}
+    for code_object, members in found:
+        for payload in members:
+            firsts.setdefault(shape_of(payload, code_object.processor), payload)
+    leaders = list(firsts.values())
+    stats.shapes = len(leaders)
+    # Stage by stage over the leaders, so that a failing hook fails as the passes fail.
+    inline_payloads(module, leaders)
+    select_payloads(leaders)
+    virtualize_payloads(leaders)
+    stateful = {shape for shape, first in firsts.items() if _reads_entry_state(first)}
+    selected = {shape: first.clone() for shape, first in firsts.items()}
+    for shape, first in firsts.items():
+        if shape not in stateful:
+            lower_payload_intrinsics(first)
+    bodies = BodyCache(keys={})
+    templated: list[tuple[CodeObjectOp, dict[Shape, Template]]] = []
+    by_passes: list[CodeObjectOp] = []
+    for code_object, members in found:
+        if not members:
+            continue
+        shapes = {shape_of(payload, code_object.processor) for payload in members}
+        if shapes & stateful:
+            for payload in members:
+                if not payload.body.blocks:
+                    _replace_body(payload, selected[shape_of(payload, code_object.processor)])
+                    _copy_writes(payload, selected[shape_of(payload, code_object.processor)])
+            by_passes.append(code_object)
+        else:
+            templated.append((code_object, {shape: _template(firsts[shape], code_object)
+                                            for shape in shapes}))
+    for code_object in by_passes:
+        place_sva(code_object)
+    for code_object in by_passes:
+        _lower_by_passes(code_object, options)
+    for code_object, templates in templated:
+        _PointLowering(code_object, templates, options, bodies, stats).run()
+    check_payloads(module, bodies)
+    return stats
+
+
+def _copy_writes(payload: PayloadOp, source: PayloadOp) -> None:
+    writes = source.attributes.get("writes")
+    if writes is not None:
+        payload.attributes["writes"] = writes
+
+
+def _template(first: PayloadOp, code_object: CodeObjectOp) -> Template:
+    isa = load_target(code_object.processor)
+    return Template(first.clone(), first.attributes.get("writes"), written_units(first, isa),
+                    intended_units(first), read_units(first))
+
+
+def _lower_by_passes(code_object: CodeObjectOp, options: AllocationOptions) -> None:
+    """``lower-intrinsics``, ``save-payload-state`` and ``allocate-payload-registers`` on
+    one code object, as the passes do."""
+    members = list(payloads(code_object))
+    for payload in members:
+        lower_payload_intrinsics(payload)
+    save_state(code_object, Liveness(code_object), members)
+    if code_object.processor in SUPPORTED_TARGETS and has_payloads(code_object):
+        options.allocator(code_object).run()
+
+
+class _PointLowering:
+    """The per-point part of the lowering for one code object: saves, allocation."""
+
+    def __init__(self, code_object: CodeObjectOp, templates: dict[Shape, Template],
+                 options: AllocationOptions, bodies: BodyCache, stats: TemplateStats) -> None:
+        self.code_object = code_object
+        self.stats = stats
+        self.templates = templates
+        self.isa = load_target(code_object.processor)
+        self.builder = InstBuilder(code_object.processor)
+        self.liveness = bodies.liveness[code_object] = Liveness(code_object)
+        self.allocator = options.allocator(code_object, self.liveness)
+        self.bodies = bodies
+        self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
+
+    def run(self) -> None:
+        functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
+        for function in over("lower-hooks", functions, "function"):
+            for group in _points(payload_sites(function)):
+                self._lower_point(group)
+
+    def _lower_point(self, group: Sequence[tuple[PayloadOp, Site]]) -> None:
+        """The payloads in front of one instruction: what a later one reads, an earlier
+        one keeps (its saves) or leaves alone (its allocation)."""
+        live = self.liveness.live_before(group[0][1].point)
+        state_reads = allocation_reads = 0
+        planned: list[tuple[PayloadOp, Site, Template, _Code, int]] = []
+        for payload, site in reversed(group):
+            template = self.templates[shape_of(payload, self.code_object.processor)]
+            clobbered = template.written & (live | state_reads) & ~template.intended
+            state_reads |= template.reads
+            code = self._code(payload, site, template, saved_registers(clobbered))
+            planned.append((payload, site, template, code, allocation_reads))
+            allocation_reads |= code.analysis.physical_reads()
+        for payload, site, template, code, later in reversed(planned):
+            self._allocate(payload, site, template, code, later)
+
+    def _code(self, payload: PayloadOp, site: Site, template: Template,
+              saves: tuple[str, ...]) -> _Code:
+        key = (shape_of(payload, self.code_object.processor), saves)
+        code = self.codes.get(key)
+        if code is None:
+            body = template.body.clone()
+            insert_saves(body, saves, self.builder)
+            code = self.codes[key] = _Code(body, self.allocator.analyze(body, site))
+        return code
+
+    def _allocate(self, payload: PayloadOp, site: Site, template: Template, code: _Code,
+                  later: int) -> None:
+        pools = self.allocator.pools(site, code.analysis, later, False)
+        if template.writes is not None:
+            payload.attributes["writes"] = template.writes
+        allocation = code.reusable(pools)
+        if allocation is not None:
+            _replace_body(payload, allocation.body)
+            payload.attributes["allocation"] = allocation.record
+            self.bodies.keys[payload] = allocation.key
+            self.stats.reused += 1
+            return
+        self.stats.allocated += 1
+        copies = _replace_body(payload, code.body)
+        reusable = self.allocator.allocate(payload, site, code.analysis, later, copies)
+        if reusable is None:
+            return
+        kept = PayloadOp.empty(payload.hook, payload.args)
+        copy_machine_region(payload.body, kept.body)
+        allocation = _Allocation(reusable.examined, _masked(reusable.pools, reusable.examined),
+                                 kept, payload.attributes["allocation"], body_key(payload))
+        code.add(allocation)
+        self.bodies.keys[payload] = allocation.key
+
+
+def _points(sites: list[tuple[PayloadOp, Site]]) -> list[list[tuple[PayloadOp, Site]]]:
+    """``sites`` grouped by instrumented instruction, in layout order."""
+    groups: list[list[tuple[PayloadOp, Site]]] = []
+    for entry in sites:
+        if groups and groups[-1][0][1].point is entry[1].point:
+            groups[-1].append(entry)
+        else:
+            groups.append([entry])
+    return groups
