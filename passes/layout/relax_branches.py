@@ -28,8 +28,12 @@ order and gives every one that does not reach an island (and the island, if it i
 too far, the next link of its chain), measuring offsets through the bytes the round has
 inserted so far (:class:`~luthier.passes.layout.shifts.Shifts`, logarithmic per question)
 and finding the best place by bisection over the round's candidate places; the islands
-enter the IR when the round ends. A branch an island of the same round pushed out of reach
-again is met by the next round; rounds stop when one adds nothing (a few, in practice).
+enter the IR when the round ends. A round sweeps forward links in ascending order (an
+island's own link waits until the sweep reaches it) and backward links in descending order,
+so the round's later islands mostly land beyond the links already placed. Links that a later
+island still pushed out of reach are mended by further sweeps of the same round, with slack
+(:data:`SLACK`) so that the mending islands do not break the links they land in; rounds stop
+when one settles (one or two, in practice; three for 200 branches crossing densely).
 Application instructions keep their ops and order; a function whose branches all reach is
 not touched.
 """
@@ -72,6 +76,18 @@ MINIMUM_REACH = 16
 #: Relaxations one function may need before the pass gives up (a safety net: each one
 #: moves a branch strictly closer to its target, so this is never reached in practice).
 MAX_STEPS = 100_000
+#: Once a sweep over a round's branches leaves some link broken, later links are placed a
+#: further ``1 / SLACK`` of the reach short of it where a place allows (up to half of it).
+#: Placed at its full reach, a link breaks as soon as a later island lands between the
+#: branch and its island, and mending it costs an island that breaks others: where far
+#: branches cross densely (islands a fifth of a reach window or more) that feedback made
+#: each round add more islands than the one before and never settle. With slack, links
+#: survive the islands that land in them afterwards. A function that settles in its first
+#: sweep (every realistic one) gets every island at its full reach, as before.
+SLACK = 8
+#: Sweeps a round may make over its branches before it lays the function out again: the
+#: later ones mend, with the round's exact offsets, links that its later islands broke.
+SWEEPS = 8
 #: Bytes around a bisection point within which every candidate place is weighed: more than
 #: the few bytes an insertion (a skip branch and an island) moves the branch, its target or
 #: its island, so the best place is always among those weighed.
@@ -158,6 +174,9 @@ class _FunctionRelaxer:
         #: (instructions never change, so this is computed once per op).
         self.pc_points: dict[Operation, tuple[int, ...]] = {}
         self.branch_size = 0
+        #: Bytes short of its full reach a link is placed where a place allows; grows
+        #: with each sweep that leaves a link broken (see :data:`SLACK`).
+        self.margin = 0
         self.steps = 0
         self.rounds = 0
         # The current round's state (see _begin_round).
@@ -172,6 +191,8 @@ class _FunctionRelaxer:
         self.opened: list[int] = []
         #: This round's islands: island -> its slot.
         self.new_island_slot: dict[Block, int] = {}
+        #: Branches (their blocks) the round's backward sweep already holds.
+        self.pending_back: set[Block] = set()
 
     # -- checks and sizes ----------------------------------------------------------------
 
@@ -295,6 +316,7 @@ class _FunctionRelaxer:
         self.skipped = set()
         self.opened = []
         self.new_island_slot = {}
+        self.pending_back = set()
 
     def _key(self, block: Block) -> tuple[int, int]:
         """What an insertion must precede to move ``block``'s start: an island at
@@ -341,17 +363,26 @@ class _FunctionRelaxer:
         self.measure()
         while True:
             self._begin_round()
-            for branch in self.layout.branches:
-                block = branch.parent_block()
-                assert block is not None
-                self._relax_if_needed(branch, block)
+            self._sweep([self._block(branch) for branch in self.layout.branches])
             if not self.placed:
                 return len(self.islands)
             self.rounds += 1
             settled = self._all_reach()
+            for _ in range(SWEEPS - 1):
+                if settled:
+                    break
+                # Mend, with the round's exact offsets, the links its later islands broke.
+                self._widen_margin()
+                self._sweep(sorted([*map(self._block, self.layout.branches),
+                                    *self.new_island_slot], key=self._end_of))
+                settled = self._all_reach()
             self._materialise()
             if settled:
                 return len(self.islands)
+            self._widen_margin()
+
+    def _widen_margin(self) -> None:
+        self.margin = min(self.reach // 2, self.margin + self.reach // SLACK) // 4 * 4
 
     def _all_reach(self) -> bool:
         """Whether every branch, the round's islands' included, reaches its target now
@@ -372,32 +403,103 @@ class _FunctionRelaxer:
         return all(in_range(self.branch_size * len(self.placed[slot]), self.reach)
                    for slot in self.skipped)
 
-    def _relax_if_needed(self, branch: InstructionOpBase, block: Block) -> None:
-        """Relax ``branch`` if it does not reach its target now; then the island, if it
-        is itself too far, and so on down the chain."""
-        while True:
-            target = branch.successors[0]
-            here, key = self._branch_end(branch, block)
-            if in_range(self._start(target) - here, self.reach):
-                return
-            if self.steps >= MAX_STEPS:
-                raise _fail(self.name, f"branches still out of range after {self.steps} "
-                            "relaxations")
-            self.steps += 1
-            island = self._reusable_island(branch, block, here)
-            if island is not None:
-                branch.successors = [island, *branch.successors[1:]]
-                return
-            spot = self._choose_spot(target, here, key)
-            if spot is None:
-                raise _fail(self.name, f"{branch.mnemonic} at "
-                            f"{here - self.branch_size:#x} is out of range and "
-                            "no place within its reach can hold a branch island")
-            island = self._place_island(spot, target)
+    @staticmethod
+    def _block(branch: InstructionOpBase) -> Block:
+        block = branch.parent_block()
+        assert block is not None
+        return block
+
+    def _end_of(self, block: Block) -> int:
+        """Where the branch ending ``block`` ends now."""
+        branch = block.last_op
+        assert isinstance(branch, InstructionOpBase)
+        return self._branch_end(branch, block)[0]
+
+    def _sweep(self, blocks: list[Block]) -> None:
+        """Relax the round's branches one link at a time, forward links in ascending
+        order of where they start, then backward links in descending order. A link placed
+        at its full reach breaks when a later island of the round lands between its
+        branch and its island; in these orders later islands land beyond it (a forward
+        link's island is met when the sweep reaches it, not at once)."""
+        ahead: list[tuple[int, int, Block]] = []
+        behind: list[tuple[int, int, Block]] = []
+        self.pending_back = set()
+        for block in blocks:
+            here = self._end_of(block)
+            while ahead and ahead[0][0] <= here:
+                _, _, island = heappop(ahead)
+                self._follow(island, ahead, behind)
+            self._follow(block, ahead, behind)
+        while ahead:
+            _, _, island = heappop(ahead)
+            self._follow(island, ahead, behind)
+        while behind:
+            _, _, island = heappop(behind)
+            self._follow(island, ahead, behind)
+            while ahead:  # a backward link whose island overshot: finish it at once
+                _, _, island = heappop(ahead)
+                self._relax_if_needed(island)
+
+    def _follow(self, block: Block, ahead: list[tuple[int, int, Block]],
+                behind: list[tuple[int, int, Block]]) -> None:
+        """One link of ``block``'s branch, if it does not reach: the island it placed
+        (or the branch itself, for a backward link met in the forward sweep) waits in
+        ``ahead`` or ``behind`` for its turn."""
+        branch = block.last_op
+        assert isinstance(branch, InstructionOpBase)
+        here, _ = self._branch_end(branch, block)
+        delta = self._start(branch.successors[0]) - here
+        if in_range(delta, self.reach):
+            return
+        if delta < 0 and block not in self.pending_back:
+            self.pending_back.add(block)
+            heappush(behind, (-here, self.steps + len(self.pending_back) * MAX_STEPS, block))
+            return
+        island = self._relax_once(branch, block)
+        if island is None:
+            return
+        island_branch = island.last_op
+        assert isinstance(island_branch, InstructionOpBase)
+        end, _ = self._branch_end(island_branch, island)
+        self.pending_back.add(island)
+        order = self.steps
+        if self._start(island_branch.successors[0]) >= end:
+            heappush(ahead, (end, order, island))
+        else:
+            heappush(behind, (-end, order, island))
+
+    def _relax_if_needed(self, block: Block) -> None:
+        """Relax ``block``'s branch if it does not reach its target now; then the island,
+        if it is itself too far, and so on down the chain."""
+        current: Block | None = block
+        while current is not None:
+            branch = current.last_op
+            assert isinstance(branch, InstructionOpBase)
+            current = self._relax_once(branch, current)
+
+    def _relax_once(self, branch: InstructionOpBase, block: Block) -> Block | None:
+        """Relax ``branch`` (the last op of ``block``) by one link if it does not reach
+        its target now: the new island, whose own branch may not reach yet, or None."""
+        target = branch.successors[0]
+        here, key = self._branch_end(branch, block)
+        if in_range(self._start(target) - here, self.reach):
+            return None
+        if self.steps >= MAX_STEPS:
+            raise _fail(self.name, f"branches still out of range after {self.steps} "
+                        "relaxations")
+        self.steps += 1
+        island = self._reusable_island(branch, block, here)
+        if island is not None:
             branch.successors = [island, *branch.successors[1:]]
-            island_branch = island.last_op
-            assert isinstance(island_branch, InstructionOpBase)
-            branch, block = island_branch, island
+            return None
+        spot = self._choose_spot(target, here, key)
+        if spot is None:
+            raise _fail(self.name, f"{branch.mnemonic} at "
+                        f"{here - self.branch_size:#x} is out of range and "
+                        "no place within its reach can hold a branch island")
+        island = self._place_island(spot, target)
+        branch.successors = [island, *branch.successors[1:]]
+        return island
 
     # -- choosing where the island goes --------------------------------------------------
 
@@ -441,13 +543,18 @@ class _FunctionRelaxer:
         a spot control never falls into first (no cost on any path: the end of a block
         that ends in an unconditional transfer, or the end of an island this round put
         behind a skip branch), a skip spot else. Ties go to the spot first in layout."""
-        natural = self._closest((self.layout.natural, self.opened), False, target, here, key)
-        if natural is not None:
-            return natural
-        return self._closest((self.layout.skips,), True, target, here, key)
+        for margin in dict.fromkeys((self.margin, 0)):
+            natural = self._closest((self.layout.natural, self.opened), False, target, here,
+                                    key, margin)
+            if natural is not None:
+                return natural
+            skip = self._closest((self.layout.skips,), True, target, here, key, margin)
+            if skip is not None:
+                return skip
+        return None
 
     def _closest(self, lists: tuple[list[int], ...], skip: bool, target: Block, here: int,
-                 key: tuple[int, int]) -> _Spot | None:
+                 key: tuple[int, int], margin: int) -> _Spot | None:
         """The best slot of ``lists`` (each ascending) for a branch ending at ``here``
         (moved by insertions before ``key``). How far an island is from the target falls
         towards the target and rises past it, and the slots the branch reaches are
@@ -457,7 +564,7 @@ class _FunctionRelaxer:
         distance = abs(target_start - here)
         candidates: set[int] = set()
         for slots in lists:
-            for anchor in (here - self.reach, target_start, here + self.reach):
+            for anchor in (here - self.reach + margin, target_start, here + self.reach - margin):
                 self._around(slots, anchor, candidates)
         target_key = self._key(target)
         best: _Spot | None = None
@@ -474,7 +581,7 @@ class _FunctionRelaxer:
                 branch_end = here + added if insertion < key else here
                 moved = target_start + added if insertion < target_key else target_start
                 island = base + size * position
-                if not in_range(island - branch_end, self.reach):
+                if not in_range(island - branch_end, self.reach - margin):
                     continue
                 remaining = abs(moved - (island + size))
                 if remaining < distance and (best is None or remaining < best.remaining):
