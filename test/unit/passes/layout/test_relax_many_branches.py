@@ -10,6 +10,7 @@ places the islands of every far branch (and the further links of their chains) a
 
 from __future__ import annotations
 
+import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Operation
@@ -24,23 +25,25 @@ from luthier.passes.layout.relax_branches import in_range, relax_function
 
 HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", '
           'e_flags = 1343 : i64, abi_version = 3 : i64}> {\n')
-#: Branches in the function; each targets the unit SHIFT units on (wrapping to the start).
+#: Branches in the function; each targets the unit ``shift`` units on (wrapping to the
+#: start).
 UNITS = 200
-SHIFT = 40
-#: Padding instructions before each branch.
-NOPS = 3
-#: Bytes a branch reaches in this test (a unit is 32 bytes: every branch is far).
+#: Bytes a branch reaches in this test (every branch is far).
 REACH = 512
 
 
-def _function() -> FunctionLikeOp:
-    """UNITS units of a conditional branch block (3 nops, s_cmp, s_cbranch: 20 bytes) and
-    a block ending in s_endpgm (12 bytes, a place for islands); branch ``i`` jumps to unit
-    ``i + SHIFT``: 1,280 bytes forward, or (the last SHIFT) about 5 KB back."""
+def _unit_bytes(nops: int) -> int:
+    return 4 * nops + 8 + 12
+
+
+def _function(nops: int, shift: int) -> FunctionLikeOp:
+    """UNITS units of a conditional branch block (``nops`` nops, s_cmp, s_cbranch) and a
+    block ending in s_endpgm (12 bytes, a place for islands); branch ``i`` jumps to unit
+    ``i + shift`` forward, or (the last ``shift``) most of the function back."""
     lines = ["amdgpu_mc.func @f {"]
     for unit in range(UNITS):
-        target = (unit + SHIFT) % UNITS
-        lines += [f"^bb{2 * unit}:", *["amdgpu_mc.s_nop 0"] * NOPS,
+        target = (unit + shift) % UNITS
+        lines += [f"^bb{2 * unit}:", *["amdgpu_mc.s_nop 0"] * nops,
                   "amdgpu_mc.s_cmp_eq_u32 s0, 0",
                   f"amdgpu_mc.s_cbranch_scc1 ^bb{2 * target}, ^bb{2 * unit + 1}",
                   f"^bb{2 * unit + 1}:", "amdgpu_mc.s_nop 0", "amdgpu_mc.s_nop 0",
@@ -76,8 +79,16 @@ def _destination(block: Block, application: set[Operation]) -> Block:
     raise AssertionError("a cycle of islands")
 
 
-def test_two_hundred_far_branches_relax_in_a_few_rounds() -> None:
-    function = _function()
+@pytest.mark.parametrize(("nops", "shift"), [
+    # 32-byte units, 1,280 bytes forward, 5 KB back: 64 paths cross every point, so
+    # islands fill half of each reach window (links placed at full reach kept breaking
+    # each other: more islands every round, never settling).
+    (3, 40),
+    # 160-byte units, 650 bytes forward, 31 KB back: chains of 60 islands, sparse.
+    (35, 5),
+], ids=["dense", "long-chains"])
+def test_two_hundred_far_branches_relax_in_a_few_rounds(nops: int, shift: int) -> None:
+    function = _function(nops, shift)
     isa = load_target("gfx90a")
     application = _ops(function)
     branches = [op for op in application
@@ -107,8 +118,9 @@ def test_two_hundred_far_branches_relax_in_a_few_rounds() -> None:
         assert _destination(branch.successors[0], kept) is targets[branch]
         fall = branch.successors[1]
         assert _destination(fall, kept).first_op is application[application.index(branch) + 1]
-    # Chains: a backward branch 5 KB from its target needs 10 or more islands.
-    assert done.islands >= UNITS + SHIFT * (5000 // REACH)
+    # Chains: a backward branch is about (UNITS - shift) units from its target.
+    back = (UNITS - shift - 1) * _unit_bytes(nops)
+    assert done.islands >= UNITS + shift * (back // REACH)
     assert done.islands == len([op for op in added if op.parent_block() is not None
                                 and len(list(op.parent_block().ops)) == 1])  # pyright: ignore
     assert 1 <= done.rounds <= 4
