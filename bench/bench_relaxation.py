@@ -3,7 +3,7 @@
 with the kernel.
 
 The kernels are test/corpus/bench/branchy.<size>.gfx90a.co (gen_branchy.py: a loop around a
-switch of many cases; 5k, 10k, 20k and 40k instructions, about one branch in three
+switch of many cases; 5k, 10k and 20k instructions, about one branch in three
 instructions). Each is instrumented before every instruction with
 examples/hooks/instr_count.mlir, as ``luthier-opt --lift --inline-hooks --emit-preamble IN.co
 --hooks instr_count.mlir -o OUT.co`` would, in this process, and each stage is timed in CPU
@@ -64,7 +64,7 @@ from luthier.passes.preamble.emit import emit_preambles  # noqa: E402
 
 KERNELS = ROOT / "test" / "corpus" / "bench"
 HOOKS = ROOT / "examples" / "hooks"
-SIZES = ("5k", "10k", "20k", "40k")
+SIZES = ("5k", "10k", "20k")
 STAGES = ("lift", "lowering", "preamble", "splicing", "relaxation", "emission")
 OBJDUMP = "llvm-objdump-19"
 
