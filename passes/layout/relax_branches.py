@@ -21,13 +21,28 @@ A place between a PC-relative operand (``sym@rel32@lo+4``) and the instruction i
 measured from is never used: bytes there would change the operand's value.
 
 Inserting an island moves the code after it, which can push other branches out of range,
-so the pass repeats until every branch reaches (a fixed point). Application instructions
-keep their ops and order; a function whose branches all reach is not touched.
+so the pass repeats until every branch reaches (a fixed point). It works in rounds, so that
+a function of hundreds of thousands of instructions with hundreds of far branches relaxes in
+near-linear time: a round lays the function out once, then walks its branches in layout
+order and gives every one that does not reach an island (and the island, if it is itself
+too far, the next link of its chain), measuring offsets through the bytes the round has
+inserted so far (:class:`~luthier.passes.layout.shifts.Shifts`, logarithmic per question)
+and finding the best place by bisection over the round's candidate places; the islands
+enter the IR when the round ends. A round sweeps forward links in ascending order (an
+island's own link waits until the sweep reaches it) and backward links in descending order,
+so the round's later islands mostly land beyond the links already placed. Links that a later
+island still pushed out of reach are mended by further sweeps of the same round, with slack
+(:data:`SLACK`) so that the mending islands do not break the links they land in; rounds stop
+when one settles (one or two, in practice; three for 200 branches crossing densely).
+Application instructions keep their ops and order; a function whose branches all reach is
+not touched.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -38,9 +53,7 @@ from xdsl.utils.exceptions import PassFailedException
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
-    FunctionLayout,
     UnsizedError,
-    function_layout,
     instruction_size,
     literal_offset,
 )
@@ -53,6 +66,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
 from luthier.lowering.progress import over
+from luthier.passes.layout.shifts import Shifts
 
 #: Bytes a SOPP branch reaches backward from the instruction after it (2**15 words); it
 #: reaches ``HARDWARE_REACH - 4`` forward.
@@ -62,6 +76,24 @@ MINIMUM_REACH = 16
 #: Relaxations one function may need before the pass gives up (a safety net: each one
 #: moves a branch strictly closer to its target, so this is never reached in practice).
 MAX_STEPS = 100_000
+#: Once a sweep over a round's branches leaves some link broken, later links are placed a
+#: further ``1 / SLACK`` of the reach short of it where a place allows (up to half of it).
+#: Placed at its full reach, a link breaks as soon as a later island lands between the
+#: branch and its island, and mending it costs an island that breaks others: where far
+#: branches cross densely (islands a fifth of a reach window or more) that feedback made
+#: each round add more islands than the one before and never settle. With slack, links
+#: survive the islands that land in them afterwards. A function that settles in its first
+#: sweep (every realistic one) gets every island at its full reach, as before.
+SLACK = 8
+#: Sweeps a round may make over its branches before it lays the function out again: the
+#: later ones mend, with the round's exact offsets, links that its later islands broke.
+SWEEPS = 8
+#: Bytes around a bisection point within which every candidate place is weighed: more than
+#: the few bytes an insertion (a skip branch and an island) moves the branch, its target or
+#: its island, so the best place is always among those weighed.
+_MARGIN = 16
+#: A key position after every island a round puts at a slot.
+_LAST = 1 << 62
 
 
 def _fail(function: str, reason: str) -> PassFailedException:
@@ -87,43 +119,46 @@ def in_range(delta: int, reach: int) -> bool:
     return -reach <= delta <= reach - 4
 
 
-@dataclass(frozen=True)
-class _Spot:
-    """Where an island can go: before op ``index`` of ``block`` (``index`` = the number of
-    ops: after the block), at byte ``offset``; ``skip`` when control reaches the spot, so
-    an ``s_branch`` over the island must come first."""
+@dataclass
+class _Round:
+    """The function's layout at the start of a round, by slot: slot ``g`` is op ``g`` of
+    the function in layout order, and the boundary right after it (where an island can
+    go). Offsets count from the function's first byte."""
 
-    block: Block
-    index: int
-    offset: int
-    skip: bool
+    ops: list[Operation] = field(default_factory=lambda: list[Operation]())
+    #: Offset of each op's first byte and just past its last.
+    start: list[int] = field(default_factory=lambda: list[int]())
+    end: list[int] = field(default_factory=lambda: list[int]())
+    #: Slot of each op.
+    slot: dict[Operation, int] = field(default_factory=lambda: dict[Operation, int]())
+    #: Slot of each block's first op.
+    first: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
+    #: Ends of blocks that control never falls past (islands there cost no path anything).
+    natural: list[int] = field(default_factory=lambda: list[int]())
+    #: Boundaries between two ops of a block (an island there needs a skip branch).
+    skips: list[int] = field(default_factory=lambda: list[int]())
+    #: Slots inside a PC-relative span, where no island may go.
+    guarded: bytearray = field(default_factory=bytearray)
+    #: The branches (last ops of blocks), in layout order.
+    branches: list[InstructionOpBase] = field(
+        default_factory=lambda: list[InstructionOpBase]())
 
 
 @dataclass
-class _Layout:
-    """The function's layout (counted from its first byte), with each block's layout
-    index and op count."""
+class _Spot:
+    """A candidate place for an island, weighed for one branch: at ``slot``, after the
+    first ``position`` islands this round already put there."""
 
-    code: FunctionLayout
-    blocks: tuple[Block, ...]
-    index: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
-    start: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
-    end: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
-    #: Ops in each block (a spot after the block is at this index).
-    count: dict[Block, int] = field(default_factory=lambda: dict[Block, int]())
-
-
-@dataclass(frozen=True)
-class _Guard:
-    """Bytes inserted anywhere in ``[low, high]`` would change a PC-relative operand."""
-
-    low: int
-    high: int
+    slot: int
+    position: int
+    #: Bytes a skip branch over the island adds there (0 where control never falls).
+    before: int
+    #: How far the island would be from the branch's target.
+    remaining: int
 
 
 class _FunctionRelaxer:
-    """Relaxes one function: islands added until every branch reaches, the layout
-    measured again after each."""
+    """Relaxes one function: rounds of islands until every branch reaches."""
 
     def __init__(self, function: FunctionLikeOp, isa: TargetISA, reach: int) -> None:
         self.function = function
@@ -133,7 +168,31 @@ class _FunctionRelaxer:
         self.builder = InstBuilder(isa.name)
         #: Island -> the block its chain of islands ends at.
         self.islands: dict[Block, Block] = {}
+        #: The islands of each chain's end, in the order they were made.
+        self.by_final: dict[Block, list[Block]] = {}
+        #: PC-relative operands' measuring points, from each instruction's first byte
+        #: (instructions never change, so this is computed once per op).
+        self.pc_points: dict[Operation, tuple[int, ...]] = {}
         self.branch_size = 0
+        #: Bytes short of its full reach a link is placed where a place allows; grows
+        #: with each sweep that leaves a link broken (see :data:`SLACK`).
+        self.margin = 0
+        self.steps = 0
+        self.rounds = 0
+        # The current round's state (see _begin_round).
+        self.layout = _Round()
+        self.shifts = Shifts(0)
+        #: Islands made in this round, in order, at each slot.
+        self.placed: dict[int, list[Block]] = {}
+        #: Slots where this round cut a block with a skip branch.
+        self.skipped: set[int] = set()
+        #: The same, ascending: after their islands control never falls, as at a block
+        #: that ends in an unconditional transfer.
+        self.opened: list[int] = []
+        #: This round's islands: island -> its slot.
+        self.new_island_slot: dict[Block, int] = {}
+        #: Branches (their blocks) the round's backward sweep already holds.
+        self.pending_back: set[Block] = set()
 
     # -- checks and sizes ----------------------------------------------------------------
 
@@ -174,35 +233,125 @@ class _FunctionRelaxer:
     def _branch(self, target: Block) -> InstructionOpBase:
         return self.builder.branch("s_branch", [target])
 
-    def layout(self) -> _Layout:
-        try:
-            code = function_layout(self.function, self.isa)
-        except UnsizedError as error:
-            raise _fail(self.name, str(error)) from None
-        layout = _Layout(code, code.blocks)
-        for index, block in enumerate(code.blocks):
-            layout.index[block] = index
-            layout.start[block] = code.block_offsets[block]
-            layout.end[block] = code.block_end(block)
-            layout.count[block] = sum(1 for _ in block.ops)
+    def _lay_out(self) -> _Round:
+        """The function's layout by slot, its candidate places and its guarded slots."""
+        layout = _Round()
+        offset = 0
+        for block in self.function.body.blocks:
+            ops = list(block.ops)
+            layout.first[block] = len(layout.ops)
+            for op in ops:
+                size = 0
+                if isinstance(op, InstructionOpBase):
+                    try:
+                        size = instruction_size(op, self.isa)
+                    except UnsizedError as error:
+                        raise _fail(self.name, str(error)) from None
+                layout.slot[op] = len(layout.ops)
+                layout.ops.append(op)
+                layout.start.append(offset)
+                offset += size
+                layout.end.append(offset)
+            last_slot = len(layout.ops) - 1
+            layout.skips.extend(range(layout.first[block], last_slot))
+            if _ends_control(block):
+                layout.natural.append(last_slot)
+            if _is_branch(block.last_op):
+                last = block.last_op
+                assert isinstance(last, InstructionOpBase)
+                layout.branches.append(last)
+        layout.guarded = self._guarded(layout)
         return layout
 
-    def guards(self, layout: _Layout) -> list[_Guard]:
-        """The spans no island may split: between each PC-relative operand's instruction
-        and the point it is measured from (``literal - addend``, usually the end of an
-        ``s_getpc_b64``), ends included where bytes would land between the two."""
-        guards: list[_Guard] = []
-        for op, offset in layout.code.instructions():
-            if op.KIND == "branch":
+    def _pc_points(self, op: InstructionOpBase) -> tuple[int, ...]:
+        """Where each PC-relative operand of ``op`` is measured from, relative to ``op``'s
+        first byte (``literal - addend``, usually the end of an ``s_getpc_b64``)."""
+        known = self.pc_points.get(op)
+        if known is not None:
+            return known
+        points: list[int] = []
+        for attr in op.mc_operands.data:
+            reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) else None
+            if reference is None or not literal_is_pc_relative(reference.variant):
                 continue
-            for attr in op.mc_operands.data:
-                reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) else None
-                if reference is None or not literal_is_pc_relative(reference.variant):
-                    continue
-                point = offset + literal_offset(op, self.isa) - reference.addend
-                guards.append(_Guard(point, offset) if point <= offset
-                              else _Guard(layout.code.end(op), point))
-        return guards
+            points.append(literal_offset(op, self.isa) - reference.addend)
+        self.pc_points[op] = found = tuple(points)
+        return found
+
+    def _guarded(self, layout: _Round) -> bytearray:
+        """Which slots lie in a span no island may split: between each PC-relative
+        operand's instruction and the point it is measured from, ends included where
+        bytes would land between the two."""
+        spans: list[tuple[int, int]] = []
+        for slot, op in enumerate(layout.ops):
+            if not isinstance(op, InstructionOpBase) or op.KIND == "branch":
+                continue
+            offset = layout.start[slot]
+            for relative in self._pc_points(op):
+                point = offset + relative
+                spans.append((point, offset) if point <= offset else (layout.end[slot], point))
+        guarded = bytearray(len(layout.ops))
+        if not spans:
+            return guarded
+        spans.sort()
+        # Slot ends ascend: one sweep, with the ends of the spans opened so far in a heap
+        # (a span that ended before this slot ends before every later one too).
+        index, open_ends = 0, list[int]()
+        for slot, boundary in enumerate(layout.end):
+            while index < len(spans) and spans[index][0] <= boundary:
+                heappush(open_ends, spans[index][1])
+                index += 1
+            while open_ends and open_ends[0] < boundary:
+                heappop(open_ends)
+            if open_ends:
+                guarded[slot] = 1
+        return guarded
+
+    # -- offsets through this round's insertions -----------------------------------------
+
+    def _begin_round(self) -> None:
+        self.layout = self._lay_out()
+        self.shifts = Shifts(len(self.layout.ops))
+        self.placed = {}
+        self.skipped = set()
+        self.opened = []
+        self.new_island_slot = {}
+        self.pending_back = set()
+
+    def _key(self, block: Block) -> tuple[int, int]:
+        """What an insertion must precede to move ``block``'s start: an island at
+        ``position`` of slot ``g`` moves it when ``(g, 2 * position) < key``. A block of
+        the round's layout moves with any insertion before its first op; an island of
+        this round, with any insertion at an earlier slot or before it at its own."""
+        slot = self.new_island_slot.get(block)
+        if slot is not None:
+            return slot, 2 * self.placed[slot].index(block) + 1
+        return self.layout.first[block] - 1, _LAST
+
+    def _start(self, block: Block) -> int:
+        """Where ``block`` starts now."""
+        slot = self.new_island_slot.get(block)
+        if slot is None:
+            first = self.layout.first[block]
+            return self.layout.start[first] + self.shifts.before(first)
+        before = self.layout.end[slot] + self.shifts.before(slot)
+        if slot in self.skipped:
+            before += self.branch_size
+        return before + self.branch_size * self.placed[slot].index(block)
+
+    def _branch_end(self, branch: InstructionOpBase,
+                    block: Block) -> tuple[int, tuple[int, int]]:
+        """Where ``branch`` (the last op of ``block``) ends now, and its key (as
+        :meth:`_key`'s: what an insertion must precede to move it)."""
+        if block in self.new_island_slot:
+            return self._start(block) + self.branch_size, self._key(block)
+        slot = self.layout.slot[branch]
+        return self.layout.end[slot] + self.shifts.before(slot), (slot - 1, _LAST)
+
+    def _slot_offset(self, slot: int) -> int:
+        """Where slot ``slot`` is now: the end of its op, before anything this round put
+        there (ascending with the slot, so slots bisect by it)."""
+        return self.layout.end[slot] + self.shifts.before(slot)
 
     # -- the fixed point -----------------------------------------------------------------
 
@@ -212,43 +361,145 @@ class _FunctionRelaxer:
         if not any(_is_branch(block.last_op) for block in self.function.body.blocks):
             return 0
         self.measure()
-        steps = 0
         while True:
-            layout = self.layout()
-            branch = self._out_of_range(layout)
-            if branch is None:
+            self._begin_round()
+            self._sweep([self._block(branch) for branch in self.layout.branches])
+            if not self.placed:
                 return len(self.islands)
-            if steps >= MAX_STEPS:
-                raise _fail(self.name, f"branches still out of range after {steps} "
-                            "relaxations")
-            self._relax(branch, layout)
-            steps += 1
+            self.rounds += 1
+            settled = self._all_reach()
+            for _ in range(SWEEPS - 1):
+                if settled:
+                    break
+                # Mend, with the round's exact offsets, the links its later islands broke.
+                self._widen_margin()
+                self._sweep(sorted([*map(self._block, self.layout.branches),
+                                    *self.new_island_slot], key=self._end_of))
+                settled = self._all_reach()
+            self._materialise()
+            if settled:
+                return len(self.islands)
+            self._widen_margin()
 
-    def _out_of_range(self, layout: _Layout) -> InstructionOpBase | None:
-        """The first branch in layout order that does not reach its target."""
-        for block in layout.blocks:
-            last = block.last_op
-            if not _is_branch(last):
-                continue
-            assert isinstance(last, InstructionOpBase)
-            delta = layout.start[last.successors[0]] - layout.end[block]
-            if not in_range(delta, self.reach):
-                return last
-        return None
+    def _widen_margin(self) -> None:
+        self.margin = min(self.reach // 2, self.margin + self.reach // SLACK) // 4 * 4
 
-    def _relax(self, branch: InstructionOpBase, layout: _Layout) -> None:
+    def _all_reach(self) -> bool:
+        """Whether every branch, the round's islands' included, reaches its target now
+        (the round's offsets are exact: no need to lay the function out to know)."""
+        for branch in self.layout.branches:
+            block = branch.parent_block()
+            assert block is not None
+            here, _ = self._branch_end(branch, block)
+            if not in_range(self._start(branch.successors[0]) - here, self.reach):
+                return False
+        for island in self.new_island_slot:
+            branch = island.last_op
+            assert isinstance(branch, InstructionOpBase)
+            here, _ = self._branch_end(branch, island)
+            if not in_range(self._start(branch.successors[0]) - here, self.reach):
+                return False
+        # Each skip branch jumps over its slot's islands.
+        return all(in_range(self.branch_size * len(self.placed[slot]), self.reach)
+                   for slot in self.skipped)
+
+    @staticmethod
+    def _block(branch: InstructionOpBase) -> Block:
         block = branch.parent_block()
         assert block is not None
-        target = branch.successors[0]
-        island = self._reusable_island(branch, block, layout)
+        return block
+
+    def _end_of(self, block: Block) -> int:
+        """Where the branch ending ``block`` ends now."""
+        branch = block.last_op
+        assert isinstance(branch, InstructionOpBase)
+        return self._branch_end(branch, block)[0]
+
+    def _sweep(self, blocks: list[Block]) -> None:
+        """Relax the round's branches one link at a time, forward links in ascending
+        order of where they start, then backward links in descending order. A link placed
+        at its full reach breaks when a later island of the round lands between its
+        branch and its island; in these orders later islands land beyond it (a forward
+        link's island is met when the sweep reaches it, not at once)."""
+        ahead: list[tuple[int, int, Block]] = []
+        behind: list[tuple[int, int, Block]] = []
+        self.pending_back = set()
+        for block in blocks:
+            here = self._end_of(block)
+            while ahead and ahead[0][0] <= here:
+                _, _, island = heappop(ahead)
+                self._follow(island, ahead, behind)
+            self._follow(block, ahead, behind)
+        while ahead:
+            _, _, island = heappop(ahead)
+            self._follow(island, ahead, behind)
+        while behind:
+            _, _, island = heappop(behind)
+            self._follow(island, ahead, behind)
+            while ahead:  # a backward link whose island overshot: finish it at once
+                _, _, island = heappop(ahead)
+                self._relax_if_needed(island)
+
+    def _follow(self, block: Block, ahead: list[tuple[int, int, Block]],
+                behind: list[tuple[int, int, Block]]) -> None:
+        """One link of ``block``'s branch, if it does not reach: the island it placed
+        (or the branch itself, for a backward link met in the forward sweep) waits in
+        ``ahead`` or ``behind`` for its turn."""
+        branch = block.last_op
+        assert isinstance(branch, InstructionOpBase)
+        here, _ = self._branch_end(branch, block)
+        delta = self._start(branch.successors[0]) - here
+        if in_range(delta, self.reach):
+            return
+        if delta < 0 and block not in self.pending_back:
+            self.pending_back.add(block)
+            heappush(behind, (-here, self.steps + len(self.pending_back) * MAX_STEPS, block))
+            return
+        island = self._relax_once(branch, block)
         if island is None:
-            spot = self._choose_spot(block, target, layout)
-            if spot is None:
-                raise _fail(self.name, f"{branch.mnemonic} at "
-                            f"{layout.code.offsets[branch]:#x} is out of range and "
-                            "no place within its reach can hold a branch island")
-            island = self._insert_island(spot, target)
+            return
+        island_branch = island.last_op
+        assert isinstance(island_branch, InstructionOpBase)
+        end, _ = self._branch_end(island_branch, island)
+        self.pending_back.add(island)
+        order = self.steps
+        if self._start(island_branch.successors[0]) >= end:
+            heappush(ahead, (end, order, island))
+        else:
+            heappush(behind, (-end, order, island))
+
+    def _relax_if_needed(self, block: Block) -> None:
+        """Relax ``block``'s branch if it does not reach its target now; then the island,
+        if it is itself too far, and so on down the chain."""
+        current: Block | None = block
+        while current is not None:
+            branch = current.last_op
+            assert isinstance(branch, InstructionOpBase)
+            current = self._relax_once(branch, current)
+
+    def _relax_once(self, branch: InstructionOpBase, block: Block) -> Block | None:
+        """Relax ``branch`` (the last op of ``block``) by one link if it does not reach
+        its target now: the new island, whose own branch may not reach yet, or None."""
+        target = branch.successors[0]
+        here, key = self._branch_end(branch, block)
+        if in_range(self._start(target) - here, self.reach):
+            return None
+        if self.steps >= MAX_STEPS:
+            raise _fail(self.name, f"branches still out of range after {self.steps} "
+                        "relaxations")
+        self.steps += 1
+        island = self._reusable_island(branch, block, here)
+        if island is not None:
+            branch.successors = [island, *branch.successors[1:]]
+            return None
+        spot = self._choose_spot(target, here, key)
+        if spot is None:
+            raise _fail(self.name, f"{branch.mnemonic} at "
+                        f"{here - self.branch_size:#x} is out of range and "
+                        "no place within its reach can hold a branch island")
+        island = self._place_island(spot, target)
         branch.successors = [island, *branch.successors[1:]]
+        return island
 
     # -- choosing where the island goes --------------------------------------------------
 
@@ -256,22 +507,22 @@ class _FunctionRelaxer:
         return self.islands.get(block, block)
 
     def _reusable_island(self, branch: InstructionOpBase, block: Block,
-                         layout: _Layout) -> Block | None:
+                         here: int) -> Block | None:
         """An island already going (through its chain) where ``branch`` goes, within
         reach and closer to that target: sharing it costs no bytes."""
         target = branch.successors[0]
         final = self._final(target)
-        goal = layout.start[final]
-        here = layout.end[block]
+        goal = self._start(final)
         best: tuple[int, Block] | None = None
-        for island, destination in self.islands.items():
-            if destination is not final or island is target:
+        for island in self.by_final.get(final, ()):
+            if island is target:
                 continue
-            if not in_range(layout.start[island] - here, self.reach):
+            start = self._start(island)
+            if not in_range(start - here, self.reach):
                 continue
             if self._chain_contains(island, block):
                 continue
-            remaining = abs(goal - layout.end[island])
+            remaining = abs(goal - (start + self.branch_size))
             if remaining < abs(goal - here) and (best is None or remaining < best[0]):
                 best = (remaining, island)
         return best[1] if best is not None else None
@@ -286,100 +537,153 @@ class _FunctionRelaxer:
             current = last.successors[0] if last is not None and last.successors else None
         return current is block
 
-    def _choose_spot(self, block: Block, target: Block, layout: _Layout) -> _Spot | None:
+    def _choose_spot(self, target: Block, here: int,
+                     key: tuple[int, int]) -> _Spot | None:
         """The spot closest to ``target`` from which the island still gets there sooner;
-        a spot control never falls into first (no cost on any path), a skip spot else."""
-        guards = self.guards(layout)
-        natural = [spot for spot in self._natural_spots(layout) if self._allowed(spot, guards)]
-        chosen = self._closest(natural, block, target, layout)
-        if chosen is not None:
-            return chosen
-        skips = [spot for spot in self._skip_spots(block, layout)
-                 if self._allowed(spot, guards)]
-        return self._closest(skips, block, target, layout)
+        a spot control never falls into first (no cost on any path: the end of a block
+        that ends in an unconditional transfer, or the end of an island this round put
+        behind a skip branch), a skip spot else. Ties go to the spot first in layout."""
+        for margin in dict.fromkeys((self.margin, 0)):
+            natural = self._closest((self.layout.natural, self.opened), False, target, here,
+                                    key, margin)
+            if natural is not None:
+                return natural
+            skip = self._closest((self.layout.skips,), True, target, here, key, margin)
+            if skip is not None:
+                return skip
+        return None
 
-    @staticmethod
-    def _allowed(spot: _Spot, guards: list[_Guard]) -> bool:
-        return not any(guard.low <= spot.offset <= guard.high for guard in guards)
+    def _closest(self, lists: tuple[list[int], ...], skip: bool, target: Block, here: int,
+                 key: tuple[int, int], margin: int) -> _Spot | None:
+        """The best slot of ``lists`` (each ascending) for a branch ending at ``here``
+        (moved by insertions before ``key``). How far an island is from the target falls
+        towards the target and rises past it, and the slots the branch reaches are
+        contiguous, so the best lies next to the target or next to an end of the reach:
+        only the slots around those three points are weighed."""
+        target_start = self._start(target)
+        distance = abs(target_start - here)
+        candidates: set[int] = set()
+        for slots in lists:
+            for anchor in (here - self.reach + margin, target_start, here + self.reach - margin):
+                self._around(slots, anchor, candidates)
+        target_key = self._key(target)
+        best: _Spot | None = None
+        size = self.branch_size
+        for slot in sorted(candidates):
+            if skip and slot in self.skipped:
+                continue  # cut already: its islands' places are natural ones
+            before = size if skip else 0
+            added = before + size
+            base = self._slot_offset(slot) + (size if slot in self.skipped else 0) + before
+            # Right after the op (or its skip branch), or after any island already there.
+            for position in range(len(self.placed.get(slot, ())) + 1):
+                insertion = (slot, 2 * position)
+                branch_end = here + added if insertion < key else here
+                moved = target_start + added if insertion < target_key else target_start
+                island = base + size * position
+                if not in_range(island - branch_end, self.reach - margin):
+                    continue
+                remaining = abs(moved - (island + size))
+                if remaining < distance and (best is None or remaining < best.remaining):
+                    best = _Spot(slot, position, before, remaining)
+        return best
 
-    def _natural_spots(self, layout: _Layout) -> list[_Spot]:
-        return [_Spot(block, layout.count[block], layout.end[block], False)
-                for block in layout.blocks if _ends_control(block)]
-
-    def _skip_spots(self, branch_block: Block, layout: _Layout) -> list[_Spot]:
-        """Every boundary between two ops of a block within reach of the branch (the end
-        of a block that falls through counts: its fall-through becomes the skip)."""
-        here = layout.end[branch_block]
-        low, high = here - self.reach - 2 * self.branch_size, here + self.reach
-        spots: list[_Spot] = []
-        for block in layout.blocks:
-            if layout.end[block] < low or layout.start[block] > high:
+    def _around(self, slots: list[int], anchor: int, into: set[int]) -> None:
+        """Add to ``into`` the unguarded slots within ``_MARGIN`` bytes of ``anchor`` and
+        the nearest one beyond that margin on each side."""
+        guarded = self.layout.guarded
+        middle = bisect_left(slots, anchor, key=self._slot_offset)
+        index = middle - 1
+        while index >= 0:
+            slot = slots[index]
+            index -= 1
+            if guarded[slot]:
                 continue
-            ops = list(block.ops)
-            for index, op in enumerate(ops[:-1]):
-                offset = layout.code.end(op)
-                if low <= offset <= high:
-                    spots.append(_Spot(block, index + 1, offset, True))
-        return spots
-
-    def _closest(self, spots: list[_Spot], block: Block, target: Block,
-                 layout: _Layout) -> _Spot | None:
-        here = layout.end[block]
-        distance = abs(layout.start[target] - here)
-        best: tuple[int, _Spot] | None = None
-        for spot in spots:
-            remaining = self._remaining(spot, block, target, layout)
-            if remaining is not None and remaining < distance \
-                    and (best is None or remaining < best[0]):
-                best = (remaining, spot)
-        return best[1] if best is not None else None
-
-    def _remaining(self, spot: _Spot, block: Block, target: Block,
-                   layout: _Layout) -> int | None:
-        """How far the island at ``spot`` is from ``target``, or None when the branch in
-        ``block`` would not reach the island: both measured after the insertion, which
-        moves everything after the spot."""
-        before = self.branch_size if spot.skip else 0
-        added = before + self.branch_size
-        spot_key = (layout.index[spot.block], spot.index)
-        branch_end = layout.end[block]
-        if (layout.index[block], layout.count[block]) > spot_key:
-            branch_end += added
-        target_start = layout.start[target]
-        if layout.index[target] > spot_key[0]:
-            target_start += added
-        island = spot.offset + before
-        if not in_range(island - branch_end, self.reach):
-            return None
-        return abs(target_start - (island + self.branch_size))
+            into.add(slot)
+            if self._slot_offset(slot) < anchor - _MARGIN:
+                break
+        index = middle
+        while index < len(slots):
+            slot = slots[index]
+            index += 1
+            if guarded[slot]:
+                continue
+            into.add(slot)
+            if self._slot_offset(slot) > anchor + _MARGIN:
+                break
 
     # -- inserting -----------------------------------------------------------------------
 
-    def _insert_island(self, spot: _Spot, target: Block) -> Block:
-        region = self.function.body
+    def _place_island(self, spot: _Spot, target: Block) -> Block:
+        """An island to ``target`` at ``spot``, counted in this round's offsets; it joins
+        the IR when the round ends."""
         island = Block()
         island.add_op(self._branch(target))
-        self.islands[island] = self._final(target)
-        if spot.skip:
-            ops = list(spot.block.ops)
-            last = ops[spot.index]
-            if spot.index == len(ops) - 1 and isinstance(last, FallthroughOp):
-                following = last.dest
-                spot.block.erase_op(last)
-            else:
-                following = Block()
-                for op in ops[spot.index:]:
-                    op.detach()
-                    following.add_op(op)
-                region.insert_block_after(following, spot.block)
-            spot.block.add_op(self._branch(following))
-        region.insert_block_after(island, spot.block)
+        final = self._final(target)
+        self.islands[island] = final
+        self.by_final.setdefault(final, []).append(island)
+        if spot.before:
+            self.skipped.add(spot.slot)
+            insort(self.opened, spot.slot)
+        self.shifts.insert(spot.slot, spot.before + self.branch_size)
+        self.placed.setdefault(spot.slot, []).insert(spot.position, island)
+        self.new_island_slot[island] = spot.slot
         return island
 
+    def _materialise(self) -> None:
+        """Put this round's islands into the IR: after their op, behind a skip branch
+        where control falls there. Later slots first, so a block cut twice is cut at its
+        later boundary before its earlier one, and each cut moves only what follows it."""
+        region = self.function.body
+        for slot in sorted(self.placed, reverse=True):
+            op = self.layout.ops[slot]
+            block = op.parent_block()
+            assert block is not None
+            if slot in self.skipped:
+                following = self._cut_after(op, block)
+                block.add_op(self._branch(following))
+            previous = block
+            for island in self.placed[slot]:
+                region.insert_block_after(island, previous)
+                previous = island
 
-def relax_function(function: FunctionLikeOp, isa: TargetISA, reach: int = HARDWARE_REACH) -> int:
-    """Relax ``function``'s branches; returns how many islands were added."""
-    return _FunctionRelaxer(function, isa, reach).run()
+    def _cut_after(self, op: Operation, block: Block) -> Block:
+        """Move the ops after ``op`` to a new block right after ``block`` (or, when only a
+        fall-through follows it, drop that and use its destination): where the skip
+        branch goes."""
+        rest: list[Operation] = []
+        current = op.next_op
+        while current is not None:
+            rest.append(current)
+            current = current.next_op
+        if len(rest) == 1 and isinstance(rest[0], FallthroughOp):
+            following = rest[0].dest
+            block.erase_op(rest[0])
+            return following
+        following = Block()
+        for moved in rest:
+            moved.detach()
+            following.add_op(moved)
+        self.function.body.insert_block_after(following, block)
+        return following
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """What relaxing one function did."""
+
+    #: Islands added.
+    islands: int
+    #: Rounds that added islands (each lays the function out once).
+    rounds: int
+
+
+def relax_function(function: FunctionLikeOp, isa: TargetISA,
+                   reach: int = HARDWARE_REACH) -> Relaxation:
+    """Relax ``function``'s branches."""
+    relaxer = _FunctionRelaxer(function, isa, reach)
+    islands = relaxer.run()
+    return Relaxation(islands, relaxer.rounds)
 
 
 def relax_branches(code_object: CodeObjectOp, reach: int = HARDWARE_REACH) -> int:
@@ -388,7 +692,7 @@ def relax_branches(code_object: CodeObjectOp, reach: int = HARDWARE_REACH) -> in
         raise PassFailedException(f"relax-branches: reach is a multiple of 4 from "
                                   f"{MINIMUM_REACH} to {HARDWARE_REACH}, not {reach}")
     isa = load_target(code_object.processor)
-    return sum(relax_function(op, isa, reach)
+    return sum(relax_function(op, isa, reach).islands
                for op in over("relax-branches", [op for op in code_object.body.ops
                                                   if isinstance(op, FunctionLikeOp)], "function"))
 

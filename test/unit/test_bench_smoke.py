@@ -114,6 +114,17 @@ def test_bench_code_objects_match_their_source() -> None:
     assert run.returncode == 0, run.stdout + run.stderr + "\nrun test/corpus/bench/build.sh"
 
 
+@pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed")
+def test_branchy_code_objects_match_their_generator() -> None:
+    """The committed relaxation kernels (branchy.<size>.gfx90a.co) are what
+    build_branchy.sh makes of gen_branchy.py, byte for byte: bench_relaxation.py measures
+    what the generator describes."""
+    run = subprocess.run(["bash", str(CORPUS / "build_branchy.sh"), "--check"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, (run.stdout + run.stderr
+                                 + "\nrun test/corpus/bench/build_branchy.sh")
+
+
 def test_benchmark_runs_on_a_tiny_input(tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
     command = [sys.executable, str(BENCH), "--runs", "1", "--top", "3",
