@@ -38,8 +38,10 @@ BINARY_GLOBS = (
     "test/corpus/kernels/*.co",
     "test/corpus/kernels/*.o",
     "test/corpus/kernels/*.hipfb",
-    "test/corpus/bench/*.co",
+    "test/corpus/bench/kernels.*.co",
 )
+# The branchy kernels of test/corpus/bench/ are relaxation benchmarks made after the record
+# (instrumenting them takes minutes); bench_relaxation.py and the relaxation tests use them.
 ASSEMBLY_GLOBS = ("test/corpus/kernels/*.s",)
 HOOK_GLOBS = ("examples/hooks/*.mlir", "examples/hooks/*.py")
 #: Output formats of an unchanged input (the -o extension picks the format).
