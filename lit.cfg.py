@@ -73,6 +73,7 @@ def has_module(module: str) -> bool:
 for driver, module in (
     ("luthier-mc", "luthier.drivers.luthier_mc"),
     ("luthier-opt", "luthier.drivers.luthier_opt"),
+    ("luthier-batch", "luthier.drivers.luthier_batch"),
 ):
     add_tool(driver, console_script(driver))
     if has_module(module):

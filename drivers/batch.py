@@ -95,7 +95,11 @@ def run_task(task: Task) -> Outcome:
     try:
         data = instrument_bytes(task.data, task.name, task.hooks)
     except PipelineError as error:
-        return Outcome(task.name, task.output, None, f"{task.name}: {error}")
+        # The reader's messages name the code object already; a pass's name only the function.
+        message = str(error)
+        if not message.startswith(task.name):
+            message = f"{task.name}: {message}"
+        return Outcome(task.name, task.output, None, message)
     return Outcome(task.name, task.output, data)
 
 

@@ -23,7 +23,6 @@ from io import StringIO
 from luthier.drivers.batch import (
     BatchError,
     Engine,
-    Outcome,
     dask_engine,
     local_engine,
     run_batch,
@@ -84,15 +83,16 @@ def run(argv: Sequence[str] | None = None) -> None:
         raise BatchError(f"{', '.join(args.inputs)}: no device code object")
     engine: Engine = dask_engine(args.scheduler) if args.scheduler is not None \
         else local_engine(jobs)
-    show = not args.no_progress and sys.stderr.isatty()
-    from tqdm import tqdm
+    from luthier.drivers.progress import showing_progress
+    from luthier.lowering.progress import stage
 
-    with tqdm(total=len(tasks), unit="object", disable=not show, file=sys.stderr,
-              desc="instrumenting" if hooks is not None else "round-tripping") as bar:
-        def advance(outcome: Outcome) -> None:
-            bar.update(1)
-
-        outputs = run_batch(tasks, engine, advance)
+    with showing_progress(not args.no_progress, sys.stderr):
+        running = stage("instrument" if hooks is not None else "round-trip", len(tasks),
+                        "object")
+        try:
+            outputs = run_batch(tasks, engine, lambda _: running.advance())
+        finally:
+            running.close()
     _write(args.output_dir, outputs)
 
 

@@ -211,7 +211,8 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp,
     select_payloads(leaders)
     virtualize_payloads(leaders)
     stateful = {shape for shape, first in firsts.items() if _reads_entry_state(first)}
-    selected = {shape: first.clone() for shape, first in firsts.items()}
+    # What code objects lowered by the passes start from (only those with stateful hooks).
+    selected = {shape: first.clone() for shape, first in firsts.items()} if stateful else {}
     for shape, first in firsts.items():
         if shape not in stateful:
             lower_payload_intrinsics(first)

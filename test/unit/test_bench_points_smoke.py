@@ -1,5 +1,6 @@
-"""``bench/bench_points.py`` runs on a small input and reports every stage, the template
-statistics and the objdump ratio (a measurement script: only that it works is asserted)."""
+"""``bench/bench_points.py`` and ``bench/bench_templates.py`` run on a small input and report
+what they promise: every stage, the template statistics, the objdump ratio, and that the
+templates give the passes' IR (measurement scripts: no speed is asserted)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,13 @@ def test_bench_points_reports_stages_and_templates() -> None:
         assert f" {stage} " in lines[2]
     assert lines[3].strip().startswith("templates: 1 shapes")
     assert "llvm-objdump-19 -d" in lines[4] and lines[4].rstrip().endswith("x")
+
+
+def test_bench_templates_reports_both_ways_and_the_same_ir() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_templates.py"), "--input",
+         str(ROOT / "test" / "corpus" / "kernels" / "lds.gfx90a.co"), "--hook", "instr_count"],
+        capture_output=True, text=True, check=True)
+    line = result.stdout.splitlines()[1]
+    assert line.startswith("instr_count: ") and "1 shapes" in line
+    assert "passes one by one" in line and line.endswith("same IR")
