@@ -73,7 +73,7 @@ mark = clock()
 merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
 InsertHooksPass().apply(ctx, module)
 points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
-stats = lower_hooks_with_templates(ctx, module, AllocationOptions())
+stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
 times["lower-hooks"] = clock() - mark
 code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
 for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),

@@ -212,9 +212,9 @@ class LuthierOptMain(xDSLOptMain):
                 self._hooks = load_hooks(self.ctx, self.args.hooks)
             merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
         if self.args.inline_hooks:
-            from luthier.passes.instrument.pipeline import LowerHooksPass
+            from luthier.passes.instrument.pipeline import lower_hooks
 
-            LowerHooksPass().apply(self.ctx, prog)
+            lower_hooks(self.ctx, prog, packed=self._packs())
         super().apply_passes(prog)
         if self.args.report:
             from luthier.passes.instrument.report import PrintInstrumentationReportPass
@@ -229,6 +229,15 @@ class LuthierOptMain(xDSLOptMain):
             if self.args.report:
                 sys.stderr.write("".join(line + "\n" for line in format_footprints(
                     before, footprints(prog))))
+
+    def _packs(self) -> bool:
+        """Whether payload code may stay packed (shared by the points that allocated
+        alike) from lowering to emission: only the finalizing passes and the encoder see
+        the module in between when it is written as an object, with no ``-p`` pass, no
+        printing between passes and no report."""
+        args = self.args
+        return (args.emit_preamble and not args.passes and not args.report
+                and not args.print_between_passes and self.emit_format() in ("co", "obj"))
 
     def prepare_output(self) -> IO[str]:
         self._buffer = _Buffer()

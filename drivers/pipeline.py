@@ -42,7 +42,7 @@ def instrument_bytes(data: bytes, name: str, hooks: str | None) -> bytes:
     """Lift the code object ``data``; with ``hooks`` (MLIR text), insert, lower and finalize
     them; emit the result. Every failure is a :class:`PipelineError` of one line."""
     from luthier.drivers.opt_main import UserError, merge_hooks, one_line
-    from luthier.passes.instrument.pipeline import LowerHooksPass
+    from luthier.passes.instrument.pipeline import lower_hooks
     from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
     ctx = pipeline_context()
@@ -51,7 +51,8 @@ def instrument_bytes(data: bytes, name: str, hooks: str | None) -> bytes:
         if hooks is not None:
             hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
             merge_hooks(module, hook_module, name, "<hooks>")
-            LowerHooksPass().apply(ctx, module)
+            # Emitted right after finalizing: shared payload code can stay packed.
+            lower_hooks(ctx, module, packed=True)
             FinalizeInstrumentationPass().apply(ctx, module)
         return emit_code_object(module)
     except (CodeObjectError, LiftError, EmitError, UserError) as error:

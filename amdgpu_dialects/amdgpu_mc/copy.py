@@ -15,6 +15,8 @@ This relies on the layout of xDSL's ``Operation`` and ``Block`` (the version is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.ir import Block, Operation, Region
 
 
@@ -55,6 +57,12 @@ def copy_machine_region(source: Region, dest: Region) -> dict[Operation, Operati
         copy._last_op = previous  # pyright: ignore[reportPrivateUsage]
         dest.add_block(copy)
     return ops
+
+
+def copy_machine_ops(ops: Sequence[Operation]) -> list[Operation]:
+    """Detached copies of ops without operands, results, regions or successors (straight-line
+    machine code), as :func:`copy_machine_region` copies them."""
+    return [_copy_op(op, {}) for op in ops]
 
 
 def successor_blocks(op: Operation) -> tuple[Block, ...]:

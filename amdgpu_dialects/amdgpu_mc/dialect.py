@@ -7,6 +7,7 @@ from xdsl.ir import Dialect
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import instruction_op_classes
 from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -22,8 +23,8 @@ def make_dialect() -> Dialect:
     """The dialect with every instruction op (2000-odd cheap subclasses, ~25 ms)."""
     return Dialect(
         "amdgpu_mc",
-        [CodeObjectOp, KernelOp, FunctionOp, GlobalOp, FallthroughOp,
+        [CodeObjectOp, KernelOp, FunctionOp, GlobalOp, FallthroughOp, PackedCodeOp,
          *instruction_op_classes()],
         [PhysRegAttr, VirtRegAttr, LiteralAttr, SymbolOperandAttr, KernelDescriptorAttr,
-         DataRelocationAttr],
+         DataRelocationAttr, PackedCodeAttr],
     )

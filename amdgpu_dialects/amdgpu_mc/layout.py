@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -120,6 +121,34 @@ def remember_encoding(target: str, opcode: StringAttr, operands: ArrayAttr[Attri
     _encodings[(target, False, id(opcode), id(operands))] = (opcode, operands, data, False)
 
 
+@dataclass(frozen=True, slots=True)
+class PackedEncoding:
+    """What a :class:`~.packed.PackedCode` encodes to on one target."""
+
+    #: Its instructions' bytes, each as :func:`instruction_encoding` gives it.
+    data: bytes
+    #: Each instruction with a symbolic operand, with its offset in :attr:`data`.
+    symbolic: tuple[tuple[int, InstructionOpBase], ...]
+
+
+def packed_encoding(code: PackedCode, isa: TargetISA) -> PackedEncoding:
+    """The bytes of ``code`` on ``isa`` (memoised in the code: every packed op of it
+    shares them); :class:`UnsizedError` when an instruction cannot be encoded."""
+    key = ("encoding", isa.name)
+    known = code.memo.get(key)
+    if isinstance(known, PackedEncoding):
+        return known
+    data = bytearray()
+    symbolic: list[tuple[int, InstructionOpBase]] = []
+    for op in code.ops:
+        encoded, has_symbol = instruction_encoding(op, isa)
+        if has_symbol:
+            symbolic.append((len(data), op))
+        data += encoded
+    found = code.memo[key] = PackedEncoding(bytes(data), tuple(symbolic))
+    return found
+
+
 def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
     """Bytes ``op`` encodes to when the object is written; :class:`UnsizedError` when it
     cannot be encoded yet."""
@@ -149,11 +178,16 @@ class FunctionLayout:
     encodings: dict[InstructionOpBase, bytes]
     #: The instruction ops with a symbolic operand (emission adds their relocations).
     symbolic: set[InstructionOpBase]
+    #: What each packed op encodes to (when the layout was asked to take them).
+    packed: dict[PackedCodeOp, PackedEncoding]
 
     def end(self, op: Operation) -> int:
         """The offset just past ``op``."""
-        size = self.sizes.get(op, 0) if isinstance(op, InstructionOpBase) else 0
-        return self.offsets[op] + size
+        if isinstance(op, InstructionOpBase):
+            return self.offsets[op] + self.sizes.get(op, 0)
+        if isinstance(op, PackedCodeOp):
+            return self.offsets[op] + len(self.packed[op].data)
+        return self.offsets[op]
 
     def block_end(self, block: Block) -> int:
         """The offset just past ``block``'s last byte."""
@@ -167,13 +201,16 @@ class FunctionLayout:
 
 
 def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
-                    payloads_take_no_room: bool = False) -> FunctionLayout:
+                    payloads_take_no_room: bool = False,
+                    packed: bool = False) -> FunctionLayout:
     """The layout of ``function`` as it would be emitted now.
 
     Every op directly in a block must be an instruction or a fall-through, else
     :class:`UnsizedError`; with ``payloads_take_no_room``, ops that are not machine code yet
     (payloads, which are not application code) are placed but take no bytes, which is the
     application's own layout. An instruction whose size is not known raises either way.
+    Packed ops (:mod:`.packed`) take their code's bytes when the caller says it handles
+    them (``packed``: it reads :attr:`FunctionLayout.packed` too), else they are unsized.
     """
     blocks = tuple(function.body.blocks)
     block_offsets: dict[Block, int] = {}
@@ -181,6 +218,7 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     sizes: dict[InstructionOpBase, int] = {}
     encodings: dict[InstructionOpBase, bytes] = {}
     symbolic: set[InstructionOpBase] = set()
+    packed_ops: dict[PackedCodeOp, PackedEncoding] = {}
     # An instruction op class per mnemonic: classify each class once (isinstance against
     # xDSL's op classes goes through ABCMeta, slow at tens of thousands of ops).
     is_instruction: dict[type[Operation], bool] = {}
@@ -201,6 +239,14 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
                 offset += len(data)
                 if has_symbol:
                     symbolic.add(op)
+            elif kind is PackedCodeOp:
+                if not packed:
+                    raise UnsizedError(op, f"'{op.name}' is packed code (this consumer reads "
+                                           "instructions one by one: unpack it first)")
+                assert isinstance(op, PackedCodeOp)
+                encoding = packed_ops[op] = packed_encoding(op.code.data, isa)
+                offset += len(encoding.data)
             elif not isinstance(op, FallthroughOp) and not payloads_take_no_room:
                 raise UnsizedError(op, f"'{op.name}' is not an instruction")
-    return FunctionLayout(blocks, block_offsets, offsets, sizes, offset, encodings, symbolic)
+    return FunctionLayout(blocks, block_offsets, offsets, sizes, offset, encodings, symbolic,
+                          packed_ops)

@@ -6,21 +6,25 @@ branch offsets), and the layout's own encodings are what is written: an instruct
 encoded once, when the layout sizes it (and once per distinct opcode and operand array,
 which the layout memoises), except a branch, encoded again with its offset. Symbolic
 operands are encoded as a zero literal plus a relocation at the literal's offset, as an
-assembler does.
+assembler does. A packed op (:mod:`~luthier.amdgpu_dialects.amdgpu_mc.packed`) is written
+as the bytes its shared code encodes to, with its instructions' relocations at its place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
+    FunctionLayout,
     UnsizedError,
     function_layout,
     literal_offset,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, padding_bytes
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
@@ -84,12 +88,19 @@ class TextEncoder:
                         relocations: list[RelocationSpec]) -> bytes:
         name = op.sym_name.data
         try:
-            layout = function_layout(op, self.isa)
+            layout = function_layout(op, self.isa, packed=True)
         except UnsizedError as error:
             raise EmitError(f"{name}: {error}") from None
         out = bytearray()
         encodings, symbolic = layout.encodings, layout.symbolic
-        for inner, at in layout.instructions():
+        for inner, at in self._in_order(layout):
+            if isinstance(inner, PackedCodeOp):
+                # Shared code, encoded once: its bytes, and its relocations here.
+                encoding = layout.packed[inner]
+                for offset, user in encoding.symbolic:
+                    self._relocate(user, name, start + at + offset, relocations)
+                out += encoding.data
+                continue
             if inner.KIND != "branch":
                 # The layout's bytes: an unchanged instruction is not encoded again.
                 if inner in symbolic:
@@ -105,6 +116,24 @@ class TextEncoder:
             assert len(data) == layout.sizes[inner], (name, inner.mnemonic)
             out += data
         return bytes(out)
+
+
+    @staticmethod
+    def _in_order(layout: FunctionLayout) -> Iterator[tuple[InstructionOpBase | PackedCodeOp,
+                                                            int]]:
+        """The instructions and packed ops of ``layout``, in layout order."""
+        if not layout.packed:
+            yield from layout.instructions()
+            return
+        offsets, sizes, packed = layout.offsets, layout.sizes, layout.packed
+        for block in layout.blocks:
+            for op in block.ops:
+                if op in sizes:
+                    assert isinstance(op, InstructionOpBase)
+                    yield op, offsets[op]
+                elif op in packed:
+                    assert isinstance(op, PackedCodeOp)
+                    yield op, offsets[op]
 
 
 def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encoder,

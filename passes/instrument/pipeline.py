@@ -57,12 +57,21 @@ class LowerHooksPass(ModulePass):
     assume_live: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if any(isinstance(child, InsertOp) for child in op.walk()):
-            InsertHooksPass().apply(ctx, op)
-        options = AllocationOptions(self.allow_budget_growth, self.spill,
-                                    self.spill_vgprs_to_agprs, self.assume_live)
-        if lower_hooks_with_templates(ctx, op, options) is not None:
-            return
-        for stage in over("lower-hooks", lowering_passes(self.allow_budget_growth, self.spill,
-                          self.spill_vgprs_to_agprs, self.assume_live), "pass"):
-            stage.apply(ctx, op)
+        lower_hooks(ctx, op, AllocationOptions(self.allow_budget_growth, self.spill,
+                                               self.spill_vgprs_to_agprs, self.assume_live))
+
+
+def lower_hooks(ctx: Context, module: ModuleOp,
+                options: AllocationOptions = AllocationOptions(), packed: bool = False) -> None:
+    """What :class:`LowerHooksPass` does. With ``packed``, straight-line payload code
+    that many points share is packed (see
+    :func:`~luthier.passes.instrument.templates.lower_hooks_with_templates`): for drivers
+    that finalize and emit the module right after, with no pass or printer in between."""
+    if any(isinstance(child, InsertOp) for child in module.walk()):
+        InsertHooksPass().apply(ctx, module)
+    if lower_hooks_with_templates(ctx, module, options, packed) is not None:
+        return
+    for stage in over("lower-hooks", lowering_passes(
+            options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,
+            options.assume_live), "pass"):
+        stage.apply(ctx, module)

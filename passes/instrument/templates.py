@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_region
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import payloads
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.lowering.isel.select import select_payloads
@@ -112,6 +113,8 @@ class _Allocation:
     #: The body as a value (:func:`~.regalloc.body_key`): allocations that gave the same
     #: code share one symbolic execution in the verifier.
     key: Hashable
+    #: The body as packed code, when the points that reuse it get a packed op.
+    packed: PackedCodeAttr | None = None
 
 
 @dataclass
@@ -172,13 +175,41 @@ def _reads_entry_state(payload: PayloadOp) -> bool:
                for op in payload.body.walk())
 
 
-def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Operation]:
-    """Give ``payload`` a copy of ``source``'s body instead of its own; returns each op
-    of ``source`` -> its copy."""
+def _clear_body(payload: PayloadOp) -> None:
     for block in list(payload.body.blocks):
         payload.body.detach_block(block)
         block.erase(safe_erase=False)
+
+
+def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Operation]:
+    """Give ``payload`` a copy of ``source``'s body instead of its own; returns each op
+    of ``source`` -> its copy."""
+    _clear_body(payload)
     return copy_machine_region(source.body, payload.body)
+
+
+def _give_packed(payload: PayloadOp, code: PackedCodeAttr) -> None:
+    """Make ``payload``'s body one packed op of ``code`` (and its ``instr.return``)."""
+    _clear_body(payload)
+    payload.body.add_block(Block([PackedCodeOp.of(code), ReturnOp.create()]))
+
+
+def _pack(payload: PayloadOp) -> tuple[PayloadOp, PackedCodeAttr] | None:
+    """Move ``payload``'s allocated body into a payload of its own, kept as the code of
+    later points, and give ``payload`` a packed op of it instead; None, changing nothing,
+    when the body cannot be packed (control flow, not straight machine code)."""
+    blocks = list(payload.body.blocks)
+    if len(blocks) != 1:
+        return None
+    code = PackedCode.of_block(blocks[0])
+    if code is None:
+        return None
+    kept = PayloadOp.empty(payload.hook, payload.args)
+    payload.body.detach_block(blocks[0])
+    kept.body.add_block(blocks[0])
+    attr = PackedCodeAttr(code)
+    _give_packed(payload, attr)
+    return kept, attr
 
 
 @dataclass
@@ -191,10 +222,16 @@ class TemplateStats:
     reused: int = 0
 
 
-def lower_hooks_with_templates(ctx: Context, module: ModuleOp,
-                               options: AllocationOptions) -> TemplateStats | None:
+def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: AllocationOptions,
+                               packed: bool = False) -> TemplateStats | None:
     """Lower every payload of ``module`` (inserted, not inlined yet) through templates;
-    None, doing nothing, when some payload already has a body (the passes handle that)."""
+    None, doing nothing, when some payload already has a body (the passes handle that).
+
+    With ``packed``, a payload whose allocated body is straight-line code gets a packed
+    op of it (:mod:`~luthier.amdgpu_dialects.amdgpu_mc.packed`) instead of a copy: every
+    point that reuses one allocation shares its code. For callers that go on to
+    ``finalize-instrumentation`` and emission, which take packed ops; other passes and
+    the IR printer need the copies."""
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
     found = [(code_object, list(payloads(code_object))) for code_object in code_objects]
     if any(payload.body.blocks for _, members in found for payload in members):
@@ -237,7 +274,7 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp,
     for code_object in by_passes:
         _lower_by_passes(code_object, options)
     for code_object, templates in templated:
-        _PointLowering(code_object, templates, options, bodies, stats).run()
+        _PointLowering(code_object, templates, options, bodies, stats, packed).run()
     check_payloads(module, bodies)
     return stats
 
@@ -269,8 +306,10 @@ class _PointLowering:
     """The per-point part of the lowering for one code object: saves, allocation."""
 
     def __init__(self, code_object: CodeObjectOp, templates: dict[Shape, Template],
-                 options: AllocationOptions, bodies: BodyCache, stats: TemplateStats) -> None:
+                 options: AllocationOptions, bodies: BodyCache, stats: TemplateStats,
+                 packed: bool = False) -> None:
         self.code_object = code_object
+        self.packed = packed
         self.stats = stats
         self.templates = templates
         self.isa = load_target(code_object.processor)
@@ -321,7 +360,10 @@ class _PointLowering:
             payload.attributes["writes"] = template.writes
         allocation = code.reusable(pools)
         if allocation is not None:
-            _replace_body(payload, allocation.body)
+            if allocation.packed is not None:
+                _give_packed(payload, allocation.packed)
+            else:
+                _replace_body(payload, allocation.body)
             payload.attributes["allocation"] = allocation.record
             self.bodies.keys[payload] = allocation.key
             self.stats.reused += 1
@@ -331,10 +373,15 @@ class _PointLowering:
         reusable = self.allocator.allocate(payload, site, code.analysis, later, copies)
         if reusable is None:
             return
-        kept = PayloadOp.empty(payload.hook, payload.args)
-        copy_machine_region(payload.body, kept.body)
+        key = body_key(payload)
+        packing = _pack(payload) if self.packed else None
+        if packing is not None:
+            kept, packed = packing
+        else:
+            kept, packed = PayloadOp.empty(payload.hook, payload.args), None
+            copy_machine_region(payload.body, kept.body)
         allocation = _Allocation(reusable.examined, _masked(reusable.pools, reusable.examined),
-                                 kept, payload.attributes["allocation"], body_key(payload))
+                                 kept, payload.attributes["allocation"], key, packed)
         code.add(allocation)
         self.bodies.keys[payload] = allocation.key
 

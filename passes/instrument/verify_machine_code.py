@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import UnknownRegisterError, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
@@ -135,6 +136,10 @@ def payload_code(payload: PayloadOp, isa: TargetISA) -> tuple[PayloadCode | None
                 successors += _successors(op, index_of, problems)
             elif isinstance(op, FallthroughOp):
                 successors += _successors(op, index_of, problems)
+            elif isinstance(op, PackedCodeOp):  # shared straight-line code: its instructions
+                for inner in op.code.data.ops:
+                    analysable &= _instruction(inner, isa, problems)
+                    items.append(inner)
             elif isinstance(op, ReturnOp):
                 code.exits.append(len(code.ops))
             elif op.name == MC_INTRINSIC:

@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -137,6 +138,9 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
     application = instrumented = 0
     for name in usage.kernel(kernel).functions:
         for op in functions[name].walk():
+            if isinstance(op, PackedCodeOp):  # packed payload code: units found once
+                instrumented |= _packed_units(op.code.data, effects)
+                continue
             if not isinstance(op, InstructionOpBase):
                 continue
             effect = effects.of(op)
@@ -144,6 +148,20 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
             if not isinstance(op.parent_op(), PayloadOp):
                 application |= effect.uses | effect.defs
     return application, instrumented
+
+
+def _packed_units(code: PackedCode, effects: EffectTable) -> int:
+    """Units the instructions of ``code`` touch (memoised in the shared code)."""
+    key = ("touched units", effects.isa.name)
+    known = code.memo.get(key)
+    if isinstance(known, int):
+        return known
+    units = 0
+    for op in code.ops:
+        effect = effects.of(op)
+        units |= effect.uses | effect.defs
+    code.memo[key] = units
+    return units
 
 
 def _grown(count: int, application: int, instrumented: int, file_mask: int,

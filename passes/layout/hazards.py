@@ -36,9 +36,11 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.dialects.builtin import IntAttr
+from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp, unpack
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
     SGPR_MASK,
@@ -180,21 +182,55 @@ def _wait_states(op: InstructionOpBase) -> int:
 
 class _Function:
     """One function's instructions per block (kept current as ``s_nop`` go in), each
-    instruction's masks per rule, and backward walks over them."""
+    instruction's masks per rule, and backward walks over them.
 
-    def __init__(self, cfg: FunctionCFG, model: HazardModel) -> None:
+    A packed op's instructions stand in its block's list (the shared ops themselves, so
+    their masks are found once per code); :attr:`owners` says which packed op each entry
+    belongs to, so that an ``s_nop`` needed between two of them can unpack it first."""
+
+    def __init__(self, cfg: FunctionCFG, model: HazardModel,
+                 inserted: set[InstructionOpBase]) -> None:
         self.cfg = cfg
-        self.ops = [[op for op in block.ops if isinstance(op, InstructionOpBase)]
-                    for block in cfg.blocks]
-        everything = [op for ops in self.ops for op in ops]
-        masks = {id(op): model.masks(op) for op in everything}
-        writes = {key: list(both[0]) for key, both in masks.items()}
+        self.model = model
+        self.ops: list[list[InstructionOpBase]] = []
+        #: For each entry of :attr:`ops`, the packed op it is in (None: in the block).
+        self.owners: list[list[PackedCodeOp | None]] = []
+        #: Ids of the instructions that are inserted code (payloads, packed or not).
+        self.inserted = {id(op) for op in inserted}
+        distinct: dict[int, InstructionOpBase] = {}
+        is_instruction: dict[type[Operation], bool] = {}
+        for block in cfg.blocks:
+            ops: list[InstructionOpBase] = []
+            owners: list[PackedCodeOp | None] = []
+            for op in block.ops:
+                kind = type(op)
+                instruction = is_instruction.get(kind)
+                if instruction is None:
+                    instruction = is_instruction[kind] = issubclass(kind, InstructionOpBase)
+                if instruction:
+                    assert isinstance(op, InstructionOpBase)
+                    ops.append(op)
+                    owners.append(None)
+                    distinct[id(op)] = op
+                elif kind is PackedCodeOp:
+                    assert isinstance(op, PackedCodeOp)
+                    inner = op.code.data.ops
+                    if id(inner[0]) not in distinct:
+                        distinct.update((id(each), each) for each in inner)
+                        self.inserted.update(id(each) for each in inner)
+                    ops.extend(inner)
+                    owners.extend([op] * len(inner))
+            self.ops.append(ops)
+            self.owners.append(owners)
+        masks = {key: model.masks(op) for key, op in distinct.items()}
         #: Only rules with a writer somewhere in the function can fire.
         self.rules = [k for k in range(len(model.rules))
-                      if any(masks[k] for masks in writes.values())]
-        self.writes = writes
-        self.reads = {key: [both[1][k] if k in self.rules else 0
-                            for k in range(len(model.rules))] for key, both in masks.items()}
+                      if any(both[0][k] for both in masks.values())]
+        self.writes: dict[int, tuple[int, ...]] = {key: both[0] for key, both in masks.items()}
+        #: Per instruction, the (rule, units) it is sensitive to among :attr:`rules`.
+        self.sensitive: dict[int, list[tuple[int, int]]] = {
+            key: [(k, both[1][k]) for k in self.rules if both[1][k]]
+            for key, both in masks.items()}
 
     def before(self, index: int, position: int) -> Iterator[tuple[InstructionOpBase, int]]:
         """Every (instruction, wait states between it and the reader) on some path back
@@ -217,29 +253,52 @@ class _Function:
             seen[predecessor] = distance
             yield from self._walk(predecessor, len(self.ops[predecessor]), distance, seen)
 
+    def place_before(self, index: int, position: int) -> Operation:
+        """The op of block ``index`` an ``s_nop`` for the reader at ``position`` goes
+        right before: the reader, or the packed op it opens; a packed op with the reader
+        inside is unpacked first (its copies take its entries)."""
+        ops, owners = self.ops[index], self.owners[index]
+        owner = owners[position]
+        if owner is None:
+            return ops[position]
+        first = position
+        while first > 0 and owners[first - 1] is owner:
+            first -= 1
+        if first == position:
+            return owner
+        for offset, copy in enumerate(unpack(owner)):
+            original = ops[first + offset]
+            key, copied = id(original), id(copy)
+            self.writes[copied] = self.writes[key]
+            self.sensitive[copied] = self.sensitive[key]
+            self.inserted.add(copied)
+            ops[first + offset] = copy
+            owners[first + offset] = None
+        return ops[position]
+
 
 def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
                        inserted: set[InstructionOpBase]) -> int:
     """Put ``s_nop`` before every reader too close to its writer, for the pairs with an
-    instruction of ``inserted``; returns the wait states added."""
-    if not inserted:
-        return 0
-    function = _Function(cfg, model)
-    if not function.rules:
+    instruction of ``inserted`` or of a packed op; returns the wait states added."""
+    function = _Function(cfg, model, inserted)
+    if not function.inserted or not function.rules:
         return 0
     build = InstBuilder(model.isa.name)
+    sensitive = function.sensitive
     added = 0
     for index, block in enumerate(cfg.blocks):
-        ops = function.ops[index]
+        ops, owners = function.ops[index], function.owners[index]
         position = 0
         while position < len(ops):
-            reader = ops[position]
-            needed = _needed(function, model, index, position, reader, inserted)
+            reads = sensitive.get(id(ops[position]))
+            needed = _needed(function, index, position, reads) if reads else 0
             while needed > 0:
                 chunk = min(needed, _NOP_MAX)
                 nop = build.inst("s_nop", [chunk - 1])
-                block.insert_op_before(nop, reader)
+                block.insert_op_before(nop, function.place_before(index, position))
                 ops.insert(position, nop)
+                owners.insert(position, None)
                 position += 1
                 added += chunk
                 needed -= chunk
@@ -247,22 +306,21 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
     return added
 
 
-def _needed(function: _Function, model: HazardModel, index: int, position: int,
-            reader: InstructionOpBase, inserted: set[InstructionOpBase]) -> int:
-    reads = function.reads[id(reader)]
-    sensitive = [(k, reads[k]) for k in function.rules if reads[k]]
-    if not sensitive:
-        return 0
+def _needed(function: _Function, index: int, position: int,
+            sensitive: list[tuple[int, int]]) -> int:
+    rules = function.model.rules
+    inserted = function.inserted
     needed = 0
-    reader_inserted = reader in inserted
+    reader_inserted = id(function.ops[index][position]) in inserted
     for writer, distance in function.before(index, position):
-        if not reader_inserted and writer not in inserted:
+        key = id(writer)
+        if not reader_inserted and key not in inserted:
             continue
-        writes = function.writes.get(id(writer))
+        writes = function.writes.get(key)
         if writes is None:
             continue  # an s_nop this pass added
         for k, mask in sensitive:
-            wait = model.rules[k].wait
+            wait = rules[k].wait
             if distance < wait and writes[k] & mask:
                 needed = max(needed, wait - distance)
     return needed

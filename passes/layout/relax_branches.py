@@ -35,7 +35,8 @@ island still pushed out of reach are mended by further sweeps of the same round,
 (:data:`SLACK`) so that the mending islands do not break the links they land in; rounds stop
 when one settles (one or two, in practice; three for 200 branches crossing densely).
 Application instructions keep their ops and order; a function whose branches all reach is
-not touched.
+not touched. Packed code (:mod:`~luthier.amdgpu_dialects.amdgpu_mc.packed`) stays packed
+where every branch reaches; a function that needs islands is unpacked first.
 """
 
 from __future__ import annotations
@@ -54,10 +55,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     UnsizedError,
+    function_layout,
     instruction_size,
     literal_offset,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp, unpack
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
@@ -205,7 +208,7 @@ class _FunctionRelaxer:
         for index, block in enumerate(blocks):
             following = blocks[index + 1] if index + 1 < len(blocks) else None
             for op in block.ops:
-                if not isinstance(op, InstructionOpBase | FallthroughOp):
+                if not isinstance(op, InstructionOpBase | FallthroughOp | PackedCodeOp):
                     raise _fail(self.name, f"'{op.name}' in ^bb{index} is not an instruction "
                                 "(splice payloads first)")
             last = block.last_op
@@ -360,6 +363,8 @@ class _FunctionRelaxer:
         self.check()
         if not any(_is_branch(block.last_op) for block in self.function.body.blocks):
             return 0
+        if self._reaches_packed():
+            return 0
         self.measure()
         while True:
             self._begin_round()
@@ -380,6 +385,33 @@ class _FunctionRelaxer:
             if settled:
                 return len(self.islands)
             self._widen_margin()
+
+    def _reaches_packed(self) -> bool:
+        """Whether the function holds packed code and every branch reaches as it is.
+        Packed code that does not stay packed is unpacked here: an island may go between
+        any two instructions, so the rounds see the instructions one by one (and place
+        islands exactly as they would in the same code spliced op by op)."""
+        packed = [op for block in self.function.body.blocks for op in block.ops
+                  if type(op) is PackedCodeOp]
+        if not packed:
+            return False
+        try:
+            layout = function_layout(self.function, self.isa, packed=True)
+        except UnsizedError as error:
+            raise _fail(self.name, str(error)) from None
+        reaching = True
+        for block in layout.blocks:
+            last = block.last_op
+            if _is_branch(last):
+                assert last is not None
+                target = layout.block_offsets[last.successors[0]]
+                reaching = reaching and in_range(target - layout.end(last), self.reach)
+        if reaching:
+            return True
+        for op in packed:
+            assert isinstance(op, PackedCodeOp)
+            unpack(op)
+        return False
 
     def _widen_margin(self) -> None:
         self.margin = min(self.reach // 2, self.margin + self.reach // SLACK) // 4 * 4

@@ -46,6 +46,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     literal_offset,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -70,8 +71,8 @@ def check_lowered(payload: PayloadOp) -> None:
     """A payload is ready to splice when it holds only machine code on physical registers
     (and its ``instr.return``)."""
     for op in payload.body.walk():
-        if op is payload or isinstance(op, FallthroughOp | ReturnOp):
-            continue
+        if op is payload or isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
+            continue  # packed code is straight-line code on physical registers
         if isinstance(op, MCIntrinsicOp):
             raise _fail(describe_point(payload),
                         f"instr.mc_intrinsic \"{op.intrinsic.data}\" is not lowered (state "
@@ -98,7 +99,7 @@ class _PCRelative:
 def _layout(function: FunctionLikeOp, isa: TargetISA) -> FunctionLayout:
     """Where each instruction lies in the function (payloads not counted)."""
     try:
-        return function_layout(function, isa, payloads_take_no_room=True)
+        return function_layout(function, isa, payloads_take_no_room=True, packed=True)
     except UnsizedError as error:
         raise _fail(f"@{function.sym_name.data}", str(error)) from None
 
@@ -228,8 +229,9 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
         raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
-    inserted = {op for payload in payloads for op in payload.body.walk()
-                if isinstance(op, InstructionOpBase)}
+    # Packed code's instructions count as inserted through their packed ops.
+    inserted = {op for payload in payloads for block in payload.body.blocks
+                for op in block.ops if isinstance(op, InstructionOpBase)}
     builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)

@@ -1,0 +1,121 @@
+"""Packed machine code: one op standing for a run of instructions that many points share.
+
+Instrumenting every instruction of a library puts the same few allocated payload bodies in
+front of tens of thousands of instructions. Materialised, that is twenty-odd instruction ops
+per point (over a million for a 55k-instruction object), and every later stage (splicing,
+wait states, layout, relaxation, descriptors, emission) walks each of them. A
+:class:`PackedCode` holds one such body once, as instruction ops that live in a block of
+their own; an :class:`PackedCodeOp` in a function stands for a copy of it, so a point
+costs one op and its bytes are encoded once per body.
+
+Packed code is what ``lower-hooks`` gives the payloads when it is asked to (the drivers
+do, when the result is written as a code object and nothing else looks at the IR in
+between). The stages after it take a packed op for the instructions it holds, and
+produce exactly the bytes those instructions would give spliced one by one:
+
+* layout and emission size and write it whole (:func:`~.layout.packed_encoding`: its
+  bytes, and where its symbolic operands need relocations);
+* wait states look at its instructions, and unpack it (:func:`unpack`) when an ``s_nop``
+  must go between two of them;
+* branch relaxation unpacks the packed ops of a function whose branches do not all reach
+  (an island may go between any two instructions).
+
+It holds straight-line code only: one block of instruction ops on physical registers, no
+branch. The ops are never changed (unpacking copies them), and the body is shared by
+identity, so nothing may insert into or edit :attr:`PackedCode.ops`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Block, Data, Operation
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+
+
+class PackedCode:
+    """An immutable run of straight-line machine instructions, shared by every packed op
+    that stands for it. Identity is equality: two bodies with equal instructions made
+    separately are two codes (the caller shares what it knows to be equal)."""
+
+    __slots__ = ("ops", "memo")
+
+    def __init__(self, ops: Sequence[InstructionOpBase]) -> None:
+        #: The instructions, in order; they stay in the block they came from.
+        self.ops: tuple[InstructionOpBase, ...] = tuple(ops)
+        #: Facts derived from :attr:`ops` by later layers (encodings per target, register
+        #: units, hazard masks), keyed by whoever derives them.
+        self.memo: dict[object, object] = {}
+
+    @staticmethod
+    def of_block(block: Block) -> PackedCode | None:
+        """The code of ``block`` (instructions, then one terminator that is not an
+        instruction, such as ``instr.return``), or None when it cannot be packed: an op
+        that is not an instruction, a branch, a virtual register."""
+        ops: list[InstructionOpBase] = []
+        last = block.last_op
+        for op in block.ops:
+            if op is last and not isinstance(op, InstructionOpBase):
+                break
+            if not isinstance(op, InstructionOpBase) or op.KIND == "branch" \
+                    or op.successors \
+                    or any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+                return None
+            ops.append(op)
+        return PackedCode(ops) if ops else None
+
+
+@irdl_attr_definition
+class PackedCodeAttr(Data[PackedCode]):
+    """The code a packed op stands for (printed as its opcodes; built in memory only)."""
+
+    name = "amdgpu_mc.packed_code"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> PackedCode:
+        parser.raise_error("#amdgpu_mc.packed_code is built in memory by lower-hooks and "
+                           "cannot be parsed; print the IR without packing")
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(
+            "<" + ", ".join(f'"{op.opcode.data}"' for op in self.data.ops) + ">")
+
+
+@irdl_op_definition
+class PackedCodeOp(IRDLOperation):
+    """``amdgpu_mc.packed``: a copy of a :class:`PackedCode`'s instructions at this place
+    in a block (see the module's docstring)."""
+
+    name = "amdgpu_mc.packed"
+
+    code = prop_def(PackedCodeAttr)
+
+    @classmethod
+    def of(cls, code: PackedCodeAttr) -> PackedCodeOp:
+        """A packed op for ``code`` (one attribute shared by every op of the code)."""
+        return cls.create(properties={"code": code})
+
+
+def unpack(op: PackedCodeOp) -> list[InstructionOpBase]:
+    """Replace ``op`` in its block by copies of its instructions; returns the copies."""
+    block = op.parent_block()
+    assert block is not None, "a packed op outside a block has nothing to unpack into"
+    copies = copy_machine_ops(op.code.data.ops)
+    for copy in copies:
+        block.insert_op_before(copy, op)
+    block.erase_op(op)
+    return [copy for copy in copies if isinstance(copy, InstructionOpBase)]
+
+
+def unpack_all(ops: Sequence[Operation]) -> int:
+    """Unpack every packed op of ``ops``; returns how many there were."""
+    packed = [op for op in ops if isinstance(op, PackedCodeOp)]
+    for op in packed:
+        unpack(op)
+    return len(packed)
