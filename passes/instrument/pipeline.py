@@ -62,13 +62,14 @@ class LowerHooksPass(ModulePass):
 
 
 def lower_hooks(ctx: Context, module: ModuleOp,
-                options: AllocationOptions = AllocationOptions(), packed: bool = False) -> None:
+                options: AllocationOptions | None = None, packed: bool = False) -> None:
     """What :class:`LowerHooksPass` does. With ``packed``, straight-line payload code
     that many points share is packed (see
     :func:`~luthier.passes.instrument.templates.lower_hooks_with_templates`): for drivers
     that finalize and emit the module right after, with no pass or printer in between."""
     if any(isinstance(child, InsertOp) for child in module.walk()):
         InsertHooksPass().apply(ctx, module)
+    options = AllocationOptions() if options is None else options
     if lower_hooks_with_templates(ctx, module, options, packed) is not None:
         return
     for stage in over("lower-hooks", lowering_passes(

@@ -194,20 +194,22 @@ def _give_packed(payload: PayloadOp, code: PackedCodeAttr) -> None:
     payload.body.add_block(Block([PackedCodeOp.of(code), ReturnOp.create()]))
 
 
-def _pack(payload: PayloadOp) -> tuple[PayloadOp, PackedCodeAttr] | None:
+def _pack(payload: PayloadOp,
+          known: PackedCodeAttr | None) -> tuple[PayloadOp, PackedCodeAttr] | None:
     """Move ``payload``'s allocated body into a payload of its own, kept as the code of
-    later points, and give ``payload`` a packed op of it instead; None, changing nothing,
-    when the body cannot be packed (control flow, not straight machine code)."""
+    later points, and give ``payload`` a packed op of it instead (of ``known``, a code
+    equal to the body, when there is one); None, changing nothing, when the body cannot
+    be packed (control flow, not straight machine code)."""
     blocks = list(payload.body.blocks)
     if len(blocks) != 1:
         return None
-    code = PackedCode.of_block(blocks[0])
+    code = PackedCode.of_block(blocks[0]) if known is None else known.data
     if code is None:
         return None
     kept = PayloadOp.empty(payload.hook, payload.args)
     payload.body.detach_block(blocks[0])
     kept.body.add_block(blocks[0])
-    attr = PackedCodeAttr(code)
+    attr = PackedCodeAttr(code) if known is None else known
     _give_packed(payload, attr)
     return kept, attr
 
@@ -318,6 +320,9 @@ class _PointLowering:
         self.allocator = options.allocator(code_object, self.liveness)
         self.bodies = bodies
         self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
+        #: Packed code per body (:func:`~.regalloc.body_key`): allocations that gave the
+        #: same code share it, so later stages derive its facts once.
+        self.packed_codes: dict[Hashable, PackedCodeAttr] = {}
 
     def run(self) -> None:
         # Per point, not per function: one kernel of a library can hold most of its points.
@@ -374,9 +379,10 @@ class _PointLowering:
         if reusable is None:
             return
         key = body_key(payload)
-        packing = _pack(payload) if self.packed else None
+        packing = _pack(payload, self.packed_codes.get(key)) if self.packed else None
         if packing is not None:
             kept, packed = packing
+            self.packed_codes.setdefault(key, packed)
         else:
             kept, packed = PayloadOp.empty(payload.hook, payload.args), None
             copy_machine_region(payload.body, kept.body)

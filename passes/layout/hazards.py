@@ -40,7 +40,7 @@ from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp, unpack
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp, unpack
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
     SGPR_MASK,
@@ -186,7 +186,10 @@ class _Function:
 
     A packed op's instructions stand in its block's list (the shared ops themselves, so
     their masks are found once per code); :attr:`owners` says which packed op each entry
-    belongs to, so that an ``s_nop`` needed between two of them can unpack it first."""
+    belongs to, so that an ``s_nop`` needed between two of them can unpack it first, and
+    :attr:`settled` marks the entries known to need nothing: a packed instruction whose
+    hazard window lies inside its code, which needs no wait state there (found once per
+    code)."""
 
     def __init__(self, cfg: FunctionCFG, model: HazardModel,
                  inserted: set[InstructionOpBase]) -> None:
@@ -195,9 +198,12 @@ class _Function:
         self.ops: list[list[InstructionOpBase]] = []
         #: For each entry of :attr:`ops`, the packed op it is in (None: in the block).
         self.owners: list[list[PackedCodeOp | None]] = []
+        #: For each entry of :attr:`ops`, whether it is known to need no wait state.
+        self.settled: list[list[bool]] = []
         #: Ids of the instructions that are inserted code (payloads, packed or not).
         self.inserted = {id(op) for op in inserted}
-        distinct: dict[int, InstructionOpBase] = {}
+        masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        codes: dict[PackedCode, None] = {}
         is_instruction: dict[type[Operation], bool] = {}
         for block in cfg.blocks:
             ops: list[InstructionOpBase] = []
@@ -211,18 +217,19 @@ class _Function:
                     assert isinstance(op, InstructionOpBase)
                     ops.append(op)
                     owners.append(None)
-                    distinct[id(op)] = op
+                    masks[id(op)] = model.masks(op)
                 elif kind is PackedCodeOp:
                     assert isinstance(op, PackedCodeOp)
-                    inner = op.code.data.ops
-                    if id(inner[0]) not in distinct:
-                        distinct.update((id(each), each) for each in inner)
-                        self.inserted.update(id(each) for each in inner)
-                    ops.extend(inner)
-                    owners.extend([op] * len(inner))
+                    code = op.code.data
+                    if code not in codes:
+                        codes[code] = None
+                        masks.update(zip(map(id, code.ops), _code_masks(code, model), strict=True))
+                    ops.extend(code.ops)
+                    owners.extend([op] * len(code.ops))
             self.ops.append(ops)
             self.owners.append(owners)
-        masks = {key: model.masks(op) for key, op in distinct.items()}
+        for code in codes:
+            self.inserted.update(map(id, code.ops))
         #: Only rules with a writer somewhere in the function can fire.
         self.rules = [k for k in range(len(model.rules))
                       if any(both[0][k] for both in masks.values())]
@@ -231,27 +238,69 @@ class _Function:
         self.sensitive: dict[int, list[tuple[int, int]]] = {
             key: [(k, both[1][k]) for k in self.rules if both[1][k]]
             for key, both in masks.items()}
+        settled = {code: self._settled_inside(code) for code in codes}
+        for ops, owners in zip(self.ops, self.owners, strict=True):
+            marks = [False] * len(ops)
+            position = 0
+            while position < len(ops):
+                owner = owners[position]
+                if owner is None:
+                    position += 1
+                    continue
+                inside = settled[owner.code.data]
+                marks[position:position + len(inside)] = inside
+                position += len(inside)
+            self.settled.append(marks)
 
-    def before(self, index: int, position: int) -> Iterator[tuple[InstructionOpBase, int]]:
+    def _settled_inside(self, code: PackedCode) -> tuple[bool, ...]:
+        """Per instruction of ``code``, whether it needs no wait state wherever the code
+        is: it reads nothing a rule of the function watches, or its window (the longest
+        wait of the rules it is sensitive to) ends inside the code with no writer there
+        too close (the writers before the code are further than the window)."""
+        rules = self.model.rules
+        marks: list[bool] = []
+        for position, op in enumerate(code.ops):
+            sensitive = self.sensitive[id(op)]
+            if not sensitive:
+                marks.append(True)
+                continue
+            window = max(rules[k].wait for k, _ in sensitive)
+            distance = needed = 0
+            inside = False
+            for earlier in reversed(code.ops[:position]):
+                writes = self.writes[id(earlier)]
+                for k, mask in sensitive:
+                    if distance < rules[k].wait and writes[k] & mask:
+                        needed = max(needed, rules[k].wait - distance)
+                distance += _wait_states(earlier)
+                if distance >= window:
+                    inside = True
+                    break
+            marks.append(inside and not needed)
+        return tuple(marks)
+
+    def before(self, index: int, position: int,
+               window: int = LONGEST) -> Iterator[tuple[InstructionOpBase, int]]:
         """Every (instruction, wait states between it and the reader) on some path back
-        from ``position`` in block ``index``, up to :data:`LONGEST` wait states away."""
-        yield from self._walk(index, position, 0, {})
+        from ``position`` in block ``index``, up to ``window`` wait states away."""
+        yield from self._walk(index, position, 0, {}, window)
 
-    def _walk(self, index: int, end: int, distance: int,
-              seen: dict[int, int]) -> Iterator[tuple[InstructionOpBase, int]]:
+    def _walk(self, index: int, end: int, distance: int, seen: dict[int, int],
+              window: int) -> Iterator[tuple[InstructionOpBase, int]]:
         ops = self.ops[index]
         for position in range(end - 1, -1, -1):
             op = ops[position]
             yield op, distance
             distance += _wait_states(op)
-            if distance >= LONGEST:
+            if distance >= window:
                 return
         for predecessor in self.cfg.predecessors[index]:
             # a block already entered as close to the reader has nothing nearer to give
             if seen.get(predecessor, LONGEST) <= distance:
                 continue
             seen[predecessor] = distance
-            yield from self._walk(predecessor, len(self.ops[predecessor]), distance, seen)
+            yield from self._walk(predecessor, len(self.ops[predecessor]), distance, seen,
+                                  window)
 
     def place_before(self, index: int, position: int) -> Operation:
         """The op of block ``index`` an ``s_nop`` for the reader at ``position`` goes
@@ -266,6 +315,7 @@ class _Function:
             first -= 1
         if first == position:
             return owner
+        settled = self.settled[index]
         for offset, copy in enumerate(unpack(owner)):
             original = ops[first + offset]
             key, copied = id(original), id(copy)
@@ -274,7 +324,18 @@ class _Function:
             self.inserted.add(copied)
             ops[first + offset] = copy
             owners[first + offset] = None
+            settled[first + offset] = False
         return ops[position]
+
+
+def _code_masks(code: PackedCode, model: HazardModel) -> tuple[
+        tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """The masks of each instruction of ``code`` (memoised in the shared code)."""
+    key = ("hazard masks", model.isa.name)
+    known = code.memo.get(key)
+    if known is None:
+        known = code.memo[key] = tuple(model.masks(op) for op in code.ops)
+    return cast(tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], known)
 
 
 def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
@@ -289,8 +350,12 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
     added = 0
     for index, block in enumerate(cfg.blocks):
         ops, owners = function.ops[index], function.owners[index]
+        settled = function.settled[index]
         position = 0
         while position < len(ops):
+            if settled[position]:
+                position += 1
+                continue
             reads = sensitive.get(id(ops[position]))
             needed = _needed(function, index, position, reads) if reads else 0
             while needed > 0:
@@ -299,6 +364,7 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
                 block.insert_op_before(nop, function.place_before(index, position))
                 ops.insert(position, nop)
                 owners.insert(position, None)
+                settled.insert(position, True)
                 position += 1
                 added += chunk
                 needed -= chunk
@@ -312,7 +378,8 @@ def _needed(function: _Function, index: int, position: int,
     inserted = function.inserted
     needed = 0
     reader_inserted = id(function.ops[index][position]) in inserted
-    for writer, distance in function.before(index, position):
+    window = max(rules[k].wait for k, _ in sensitive)
+    for writer, distance in function.before(index, position, window):
         key = id(writer)
         if not reader_inserted and key not in inserted:
             continue

@@ -23,6 +23,9 @@ Where spliced code meets code it depends on too closely for the hardware (a VALU
 an SGPR that the next VMEM instruction reads, an MFMA's registers in flight...), ``s_nop``
 goes in before the reader (:mod:`.hazards`).
 
+A payload of packed code (:mod:`~luthier.amdgpu_dialects.amdgpu_mc.packed`: straight-line
+code shared by the points that allocated alike) moves as its one packed op.
+
 A function that jumps to an address the CFG cannot name (``s_setpc_b64`` that is neither
 a return nor a tail call) is refused: its target may be code that splicing moves.
 """
