@@ -147,6 +147,26 @@ class Reusable:
     examined: int
 
 
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """The allocator's first try at a point, without spilling: its pools, its result and
+    the units its decisions examined (with the record's budget growth's)."""
+
+    pools: Pools
+    result: Assignment
+    examined: int
+
+    def key(self, code: PayloadCode) -> Hashable | None:
+        """What the allocated body and its record are a function of, for one payload
+        code: the homes, the copies that took their hints and the budget growth; None
+        when the try failed or spills (the spill plan depends on the function's stack)."""
+        result = self.result
+        if result.failed is not None or result.spilled:
+            return None
+        growth = (result.used | code.physical_units) & ~self.pools.budget & _ALLOCATABLE
+        return (tuple(sorted(result.homes.items())), tuple(sorted(result.coalesced)), growth)
+
+
 class _Failure(Exception):
     """Allocation of one payload failed: the reason, for the diagnostic."""
 
@@ -218,20 +238,32 @@ class PayloadAllocator:
                 & ~self.reserved.get(site.function.sym_name.data, 0)
         return Pools(dead_here & ~later_reads, allowed, budget, spillable)
 
+    def attempt(self, code: PayloadCode, pools: Pools) -> Attempt:
+        """The allocator's try with ``pools`` (a point's, without spilling), changing
+        nothing: what :meth:`allocate` starts from."""
+        allocator = Allocator(code, self.isa, pools)
+        result = allocator.run()
+        return Attempt(pools, result, allocator.examined | code.physical_units & _ALLOCATABLE)
+
     def allocate(self, payload: PayloadOp, site: Site, code: PayloadCode,
                  later_reads: int,
-                 copies: Mapping[Operation, Operation] | None = None) -> Reusable | None:
+                 copies: Mapping[Operation, Operation] | None = None,
+                 first: Attempt | None = None,
+                 key: Hashable | None = None) -> Reusable | None:
         """Replace the payload's virtual registers by homes at ``site``, verify and record
         the allocation; what made the choice, when nothing had to be spilled (a spill plan
         depends on the function's stack, so it is not reused). ``code`` is the analysis of
-        the payload's ops, or of the ops ``copies`` maps to them."""
+        the payload's ops, or of the ops ``copies`` maps to them; ``first``, the
+        :meth:`attempt` at this point when the caller made it; ``key``, the body's key
+        when the caller knows it (:func:`body_key` otherwise), for verifying each distinct
+        body once."""
         plan = SpillPlan()
-        pools = self.pools(site, code, later_reads, False)
-        allocator = Allocator(code, self.isa, pools)
-        result = allocator.run()
+        if first is None:
+            first = self.attempt(code, self.pools(site, code, later_reads, False))
+        pools, result = first.pools, first.result
         reusable: Reusable | None = None
         if result.failed is None:
-            reusable = Reusable(pools, allocator.examined | code.physical_units & _ALLOCATABLE)
+            reusable = Reusable(pools, first.examined)
         try:
             if result.failed is not None:
                 failed = result.failed
@@ -257,14 +289,14 @@ class PayloadAllocator:
                 from None
         _rewrite(code, result, copies)
         emit_spill_code(plan, list(payload.body.blocks), self.processor)
-        self._verify(payload, site)
+        self._verify(payload, site, key)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
         return reusable
 
-    def _verify(self, payload: PayloadOp, site: Site) -> None:
+    def _verify(self, payload: PayloadOp, site: Site, key: Hashable | None = None) -> None:
         """Verify the allocated ops, once per distinct body (payloads of one hook often get
         the same homes, and op verification is a large share of allocating)."""
-        key = body_key(payload)
+        key = body_key(payload) if key is None else key
         if key in self.verified:
             return
         _verify(payload, site)

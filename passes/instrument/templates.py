@@ -29,7 +29,7 @@ callees) and modules whose payloads already have bodies are lowered by the passe
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -117,35 +117,43 @@ class _Allocation:
     packed: PackedCodeAttr | None = None
 
 
+#: How many examined masks a point's pools are tried against before the allocator runs:
+#: neighbouring points tend to share the latest ones, and a miss costs one run of the
+#: allocator (whose outcome is looked up), not a new allocation.
+_RECENT = 8
+
+
 @dataclass
 class _Code:
     """A template with one choice of saves: what the allocator allocates.
 
     ``allocations`` indexes the reusable allocations by the units they examined, then by
     the dead units among those (the pool that differs most between points), then by the
-    rest of the pools there. The examined mask of the last reuse is tried first:
-    neighbouring points tend to share it."""
+    rest of the pools there; only the latest examined masks are tried (:data:`_RECENT`).
+    ``outcomes`` indexes them by what the allocator decided, for the points that missed."""
 
     body: PayloadOp
     analysis: PayloadCode
     allocations: dict[int, dict[int, list[_Allocation]]] = field(
         default_factory=dict[int, dict[int, list[_Allocation]]])
-    last_examined: int | None = None
+    #: The examined masks of the latest reuses and allocations, most recent first.
+    recent: list[int] = field(default_factory=list[int])
+    #: Allocations by outcome (:meth:`~.regalloc.Attempt.key`): the same homes and record
+    #: found from other pools give the same code.
+    outcomes: dict[Hashable, _Allocation] = field(default_factory=dict[Hashable, _Allocation])
 
     def reusable(self, pools: Pools) -> _Allocation | None:
-        last = self.last_examined
-        if last is not None and (found := self._find(pools, last)) is not None:
-            return found
-        dead = pools.dead
-        for examined, by_dead in self.allocations.items():
-            candidates = by_dead.get(dead & examined)
-            if candidates is None:
-                continue
-            masked = _masked(pools, examined)
-            for allocation in candidates:
-                if allocation.pools == masked:
-                    self.last_examined = examined
-                    return allocation
+        """An allocation these pools would make again, found among the examined masks
+        used most recently (:data:`_RECENT`); None when none of those fits (the caller then
+        runs the allocator, whose outcome may still be one of the known allocations)."""
+        recent = self.recent
+        for position, examined in enumerate(recent):
+            found = self._find(pools, examined)
+            if found is not None:
+                if position:
+                    del recent[position]
+                    recent.insert(0, examined)
+                return found
         return None
 
     def _find(self, pools: Pools, examined: int) -> _Allocation | None:
@@ -156,9 +164,13 @@ class _Code:
         return next((found for found in candidates if found.pools == masked), None)
 
     def add(self, allocation: _Allocation) -> None:
-        by_dead = self.allocations.setdefault(allocation.examined, {})
+        examined = allocation.examined
+        by_dead = self.allocations.setdefault(examined, {})
         by_dead.setdefault(allocation.pools[0], []).append(allocation)
-        self.last_examined = allocation.examined
+        if examined in self.recent:
+            self.recent.remove(examined)
+        self.recent.insert(0, examined)
+        del self.recent[_RECENT:]
 
 
 def _masked(pools: Pools, examined: int) -> tuple[int, int, int, int]:
@@ -365,20 +377,26 @@ class _PointLowering:
             payload.attributes["writes"] = template.writes
         allocation = code.reusable(pools)
         if allocation is not None:
-            if allocation.packed is not None:
-                _give_packed(payload, allocation.packed)
-            else:
-                _replace_body(payload, allocation.body)
-            payload.attributes["allocation"] = allocation.record
-            self.bodies.keys[payload] = allocation.key
-            self.stats.reused += 1
+            self._reuse(payload, allocation)
+            return
+        # Not known from the pools: the allocator decides, and an outcome seen before
+        # (other pools, same homes and record) gives that allocation's code.
+        attempt = self.allocator.attempt(code.analysis, pools)
+        outcome = attempt.key(code.analysis)
+        key = None if outcome is None else (id(code), outcome)
+        known = code.outcomes.get(key) if key is not None else None
+        if known is not None:
+            code.add(replace(known, examined=attempt.examined,
+                             pools=_masked(attempt.pools, attempt.examined)))
+            self._reuse(payload, known)
             return
         self.stats.allocated += 1
         copies = _replace_body(payload, code.body)
-        reusable = self.allocator.allocate(payload, site, code.analysis, later, copies)
+        reusable = self.allocator.allocate(payload, site, code.analysis, later, copies,
+                                           attempt, key)
         if reusable is None:
             return
-        key = body_key(payload)
+        key = body_key(payload) if key is None else key
         packing = _pack(payload, self.packed_codes.get(key)) if self.packed else None
         if packing is not None:
             kept, packed = packing
@@ -389,7 +407,19 @@ class _PointLowering:
         allocation = _Allocation(reusable.examined, _masked(reusable.pools, reusable.examined),
                                  kept, payload.attributes["allocation"], key, packed)
         code.add(allocation)
+        if outcome is not None:
+            code.outcomes[key] = allocation
         self.bodies.keys[payload] = allocation.key
+
+    def _reuse(self, payload: PayloadOp, allocation: _Allocation) -> None:
+        """Give ``payload`` the code and record of an allocation made at another point."""
+        if allocation.packed is not None:
+            _give_packed(payload, allocation.packed)
+        else:
+            _replace_body(payload, allocation.body)
+        payload.attributes["allocation"] = allocation.record
+        self.bodies.keys[payload] = allocation.key
+        self.stats.reused += 1
 
 
 def _points(sites: list[tuple[PayloadOp, Site]]) -> list[list[tuple[PayloadOp, Site]]]:
