@@ -70,6 +70,11 @@ from luthier.amdgpu_dialects.mc.printer import print_immediate, printer_for
 DIALECT_PREFIX = "amdgpu_mc."
 
 _operand_arrays: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
+#: Instructions that passed :meth:`InstructionOpBase.verify_operands`: (processor, op class,
+#: id of opcode, id of operands) -> (opcode, operands), the attributes kept so that their
+#: ids stay theirs while the entry lives.
+_verified: dict[tuple[str, type, int, int], tuple[StringAttr, ArrayAttr[Attribute]]] = {}
+_VERIFIED_LIMIT = 1 << 16
 _opcode_attrs: dict[str, StringAttr] = {}
 _NO_VALUES: SSAValues[SSAValue] = SSAValues()
 _NO_RESULTS: SSAValues[OpResult] = SSAValues()
@@ -259,10 +264,25 @@ class InstructionOpBase(IRDLOperation):
     def verify_operands(self) -> None:
         """The instruction against its target's tables: the opcode exists and spells this
         mnemonic, and each operand fits its slot (what a pass that only replaced operands
-        can break; xDSL's generic checks of the op's structure are not repeated)."""
+        can break; xDSL's generic checks of the op's structure are not repeated).
+
+        Passing is memoised per target, op class, opcode and operand array (interned
+        attributes, kept alive by the memo): instrumented code repeats a few payload
+        instructions tens of thousands of times."""
         processor = enclosing_processor(self)
         if processor is None:
             return
+        opcode, operands = self.opcode, self.mc_operands
+        key = (processor, type(self), id(opcode), id(operands))
+        known = _verified.get(key)
+        if known is not None and known[0] is opcode and known[1] is operands:
+            return
+        self._verify_operands(processor)
+        if len(_verified) >= _VERIFIED_LIMIT:
+            _verified.clear()
+        _verified[key] = (opcode, operands)
+
+    def _verify_operands(self, processor: str) -> None:
         isa = load_target(processor)
         desc = isa.by_name.get(self.opcode.data)
         if desc is None:

@@ -238,13 +238,15 @@ class Allocator:
         best: tuple[tuple[int, int, int], str, int] | None = None
         for prefix in vreg.prefixes:
             step = 2 if prefix != "s" and vreg.units > 1 and self.aligned_vectors else 1
-            for start in range(0, FILES[prefix] - vreg.units + 1, step):
-                units = file_range(prefix, start, vreg.units)
+            legal = self.code.legal
+            for start, units, name in _candidates(prefix, vreg.units, step):
                 self.examined |= units
                 if units & blocked or units & ~available:
                     continue
-                name = tuple_name(prefix, start, vreg.units)
-                if not self._legal(vreg, name):
+                allowed = legal.get((vreg.number, name))
+                if allowed is None:
+                    allowed = legal[(vreg.number, name)] = self._legal(vreg, name)
+                if not allowed:
                     continue
                 cost = ((units & ~pools.dead & ~spilled).bit_count(),
                         1 if units & ~pools.budget else 0, start)
@@ -255,6 +257,21 @@ class Allocator:
             if best is not None and best[0][:2] == (0, 0):
                 break
         return None if best is None else (best[1], best[2])
+
+
+_CANDIDATES: dict[tuple[str, int, int], tuple[tuple[int, int, str], ...]] = {}
+
+
+def _candidates(prefix: str, units: int, step: int) -> tuple[tuple[int, int, str], ...]:
+    """Each (first register, unit mask, name) of a ``units``-wide tuple of file ``prefix``
+    starting at a multiple of ``step``, lowest first (made once per shape)."""
+    key = (prefix, units, step)
+    found = _CANDIDATES.get(key)
+    if found is None:
+        found = _CANDIDATES[key] = tuple(
+            (start, file_range(prefix, start, units), tuple_name(prefix, start, units))
+            for start in range(0, FILES[prefix] - units + 1, step))
+    return found
 
 
 def _start(name: str) -> int:

@@ -126,20 +126,29 @@ class PayloadCode:
     #: Per virtual register: the other virtual registers and the physical units it meets.
     vreg_conflicts: dict[int, set[int]] = field(default_factory=dict[int, set[int]])
     phys_conflicts: dict[int, int] = field(default_factory=dict[int, int])
+    #: Whether a virtual register may take a register (by number and register name):
+    #: the allocator asks the same questions at every point of the same code.
+    legal: dict[tuple[int, str], bool] = field(default_factory=dict[tuple[int, str], bool])
+    #: :attr:`physical_units` and :meth:`physical_reads`, once known (the items are
+    #: complete when the analysis is returned, and the allocator asks at every point).
+    _physical: tuple[int, int] | None = None
+
+    def _physical_masks(self) -> tuple[int, int]:
+        if self._physical is None:
+            units = reads = 0
+            for item in self.items:
+                units |= (item.uses | item.defs) & ALL_UNITS
+                reads |= item.uses & ALL_UNITS
+            self._physical = (units, reads)
+        return self._physical
 
     @property
     def physical_units(self) -> int:
         """Physical units the payload's code names (read or written)."""
-        mask = 0
-        for item in self.items:
-            mask |= (item.uses | item.defs) & ALL_UNITS
-        return mask
+        return self._physical_masks()[0]
 
     def physical_reads(self) -> int:
-        mask = 0
-        for item in self.items:
-            mask |= item.uses & ALL_UNITS
-        return mask
+        return self._physical_masks()[1]
 
     def numbers_in(self, mask: int) -> list[int]:
         return [number for number, vreg in self.vregs.items() if mask & vreg.mask]

@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_region
+from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, copy_machine_region
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
@@ -200,10 +200,20 @@ def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Oper
     return copy_machine_region(source.body, payload.body)
 
 
+#: A packed op and an ``instr.return``, copied into each payload of packed code.
+_PACKED_BODY: list[Operation] = []
+
+
 def _give_packed(payload: PayloadOp, code: PackedCodeAttr) -> None:
-    """Make ``payload``'s body one packed op of ``code`` (and its ``instr.return``)."""
+    """Make ``payload``'s body one packed op of ``code`` (and its ``instr.return``),
+    copied from a prototype (tens of thousands of points: ``Operation.create`` costs
+    several times a copy)."""
+    if not _PACKED_BODY:
+        _PACKED_BODY.extend([PackedCodeOp.of(code), ReturnOp.create()])
     _clear_body(payload)
-    payload.body.add_block(Block([PackedCodeOp.of(code), ReturnOp.create()]))
+    packed, end = copy_machine_ops(_PACKED_BODY)
+    packed.properties["code"] = code
+    payload.body.add_block(Block([packed, end]))
 
 
 def _pack(payload: PayloadOp,

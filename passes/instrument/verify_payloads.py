@@ -129,6 +129,8 @@ def _describe(mask: int) -> tuple[str, str]:
 
 
 def _clobber_messages(bad: int, app: int, later: list[tuple[str, int]]) -> list[str]:
+    if not bad:
+        return []
     messages: list[str] = []
     active, inactive = _describe(bad & app)
     if active:

@@ -148,15 +148,24 @@ _SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2)_saveexec_b64$")
 
 def storage_units(attr: Attribute) -> list[int] | None:
     """The units of a register operand that is storage (``s[4:5]``, ``exec``, ``v3``), in
-    order, or None (an immediate, ``src_scc``, ``null``...)."""
+    order, or None (an immediate, ``src_scc``, ``null``...). A new list each call (callers
+    may keep it); the units are found once per register name."""
     if not isinstance(attr, PhysRegAttr):
         return None
     name = attr.data
-    if register_units(name) is None and name not in SPECIAL_UNITS \
-            and name not in _SPECIAL_PAIRS:
-        return None
-    mask = units_of(name)
-    return [bit for bit in range(mask.bit_length()) if mask >> bit & 1]
+    if name not in _STORAGE:
+        if register_units(name) is None and name not in SPECIAL_UNITS \
+                and name not in _SPECIAL_PAIRS:
+            _STORAGE[name] = None
+        else:
+            mask = units_of(name)
+            _STORAGE[name] = tuple(bit for bit in range(mask.bit_length()) if mask >> bit & 1)
+    known = _STORAGE[name]
+    return None if known is None else list(known)
+
+
+#: Register name -> its storage units in order (None: not storage).
+_STORAGE: dict[str, tuple[int, ...] | None] = {}
 
 
 def _int_value(attr: Attribute) -> int | None:
