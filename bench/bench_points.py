@@ -48,6 +48,7 @@ import json, resource, sys, time
 from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.drivers.opt_main import load_hooks, merge_hooks
 from luthier.drivers.pipeline import pipeline_context
@@ -71,22 +72,26 @@ module = ModuleOp([lift_code_object(read_code_object(Path(path).read_bytes())).m
 times["lift"] = clock() - start
 mark = clock()
 merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
-InsertHooksPass().apply(ctx, module)
-points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
-stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
+# As luthier-opt's lower_hooks(packed=True) and finalize-instrumentation run them (the
+# cyclic collector paused), stage by stage.
+with collector_paused():
+    InsertHooksPass().apply(ctx, module)
+    points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
+    stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
 times["lower-hooks"] = clock() - mark
 code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
-for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
-                    ("splice", splice_payloads)):
+with collector_paused():
+    for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
+                        ("splice", splice_payloads)):
+        mark = clock()
+        for code_object in code_objects:
+            stage(code_object)
+        times[name] = clock() - mark
     mark = clock()
+    export_tool_globals(module)
     for code_object in code_objects:
-        stage(code_object)
-    times[name] = clock() - mark
-mark = clock()
-export_tool_globals(module)
-for code_object in code_objects:
-    relax_branches(code_object)
-times["relax"] = clock() - mark
+        relax_branches(code_object)
+    times["relax"] = clock() - mark
 mark = clock()
 data = emit_code_object(module)
 times["emit"] = clock() - mark

@@ -23,7 +23,7 @@ the IR changes, and emission reuses the bytes the layout measured.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
@@ -129,6 +129,8 @@ class PackedEncoding:
     data: bytes
     #: Each instruction with a symbolic operand, with its offset in :attr:`data`.
     symbolic: tuple[tuple[int, InstructionOpBase], ...]
+    #: Facts later layers derive from this encoding (the emitter's relocations).
+    memo: dict[object, object] = field(default_factory=dict[object, object])
 
 
 def packed_encoding(code: PackedCode, isa: TargetISA) -> PackedEncoding:

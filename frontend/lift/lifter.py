@@ -37,6 +37,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     int_attr,
     padding_bytes,
 )
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -44,7 +45,6 @@ from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
-from luthier.frontend.lift.collector import collector_paused
 from luthier.frontend.lift.errors import LiftError
 
 #: Largest function alignment we infer from an address (LLVM aligns kernels to 256).

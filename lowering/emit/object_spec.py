@@ -12,6 +12,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     GlobalOp,
     KernelOp,
 )
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.amdgpu_dialects.mc.relocations import R_AMDGPU_REL64, relocation_named
@@ -154,7 +155,8 @@ def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
 def emit_relocatable(module: ModuleOp | CodeObjectOp) -> bytes:
     """An ``ET_REL`` object, as ``llvm-mc -filetype=obj`` writes it."""
     try:
-        return write_relocatable(object_spec(_single_code_object(module)))
+        with collector_paused():  # an instrumented library has 100k+ relocations
+            return write_relocatable(object_spec(_single_code_object(module)))
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
 
@@ -162,6 +164,7 @@ def emit_relocatable(module: ModuleOp | CodeObjectOp) -> bytes:
 def emit_code_object(module: ModuleOp | CodeObjectOp) -> bytes:
     """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it."""
     try:
-        return link_shared(object_spec(_single_code_object(module)))
+        with collector_paused():  # an instrumented library has 100k+ relocations
+            return link_shared(object_spec(_single_code_object(module)))
     except ElfWriteError as error:
         raise EmitError(str(error)) from None

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
     FunctionLayout,
+    PackedEncoding,
     UnsizedError,
     function_layout,
     literal_offset,
@@ -97,8 +99,11 @@ class TextEncoder:
             if isinstance(inner, PackedCodeOp):
                 # Shared code, encoded once: its bytes, and its relocations here.
                 encoding = layout.packed[inner]
-                for offset, user in encoding.symbolic:
-                    self._relocate(user, name, start + at + offset, relocations)
+                here = start + at
+                relocations.extend(
+                    RelocationSpec(here + offset, number, symbol, addend)
+                    for offset, number, symbol, addend in self._code_relocations(
+                        encoding, name))
                 out += encoding.data
                 continue
             if inner.KIND != "branch":
@@ -117,6 +122,19 @@ class TextEncoder:
             out += data
         return bytes(out)
 
+
+    def _code_relocations(self, encoding: PackedEncoding,
+                          function: str) -> tuple[tuple[int, int, str, int], ...]:
+        """The relocations of a packed code, from its start: offset, type, symbol, addend
+        (found once per code)."""
+        known = encoding.memo.get("relocations")
+        if known is None:
+            found: list[RelocationSpec] = []
+            for offset, user in encoding.symbolic:
+                self._relocate(user, function, offset, found)
+            known = encoding.memo["relocations"] = tuple(
+                (spec.offset, spec.type, spec.symbol, spec.addend) for spec in found)
+        return cast(tuple[tuple[int, int, str, int], ...], known)
 
     @staticmethod
     def _in_order(layout: FunctionLayout) -> Iterator[tuple[InstructionOpBase | PackedCodeOp,

@@ -18,6 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.lowering.isel.select import SelectInstructionsPass
 from luthier.lowering.progress import over
@@ -62,17 +63,25 @@ class LowerHooksPass(ModulePass):
 
 
 def lower_hooks(ctx: Context, module: ModuleOp,
-                options: AllocationOptions | None = None, packed: bool = False) -> None:
+                options: AllocationOptions | None = None, packed: bool = False) -> bool:
     """What :class:`LowerHooksPass` does. With ``packed``, straight-line payload code
     that many points share is packed (see
     :func:`~luthier.passes.instrument.templates.lower_hooks_with_templates`): for drivers
-    that finalize and emit the module right after, with no pass or printer in between."""
-    if any(isinstance(child, InsertOp) for child in module.walk()):
-        InsertHooksPass().apply(ctx, module)
-    options = AllocationOptions() if options is None else options
-    if lower_hooks_with_templates(ctx, module, options, packed) is not None:
-        return
-    for stage in over("lower-hooks", lowering_passes(
-            options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,
-            options.assume_live), "pass"):
-        stage.apply(ctx, module)
+    that finalize and emit the module right after, with no pass or printer in between.
+
+    Returns whether the hook templates lowered the module: then every lowered shape was
+    verified once and every allocated body's operands checked, so a driver that built the
+    rest of the module from verified parts need not verify it all again; the passes'
+    path (hooks that read the kernel's entry state, payloads that had bodies) is verified
+    by the caller as any pass's output."""
+    with collector_paused():
+        if any(isinstance(child, InsertOp) for child in module.walk()):
+            InsertHooksPass().apply(ctx, module)
+        options = AllocationOptions() if options is None else options
+        if lower_hooks_with_templates(ctx, module, options, packed) is not None:
+            return True
+        for stage in over("lower-hooks", lowering_passes(
+                options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,
+                options.assume_live), "pass"):
+            stage.apply(ctx, module)
+        return False

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, copy_machine_region
@@ -41,7 +42,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr,
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
-from luthier.amdgpu_dialects.instr.points import payloads
+from luthier.amdgpu_dialects.instr.points import describe_point, payloads
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.lowering.isel.select import select_payloads
 from luthier.lowering.progress import over
@@ -277,6 +278,7 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
     for shape, first in firsts.items():
         if shape not in stateful:
             lower_payload_intrinsics(first)
+            _verify_template(first)
     bodies = BodyCache(keys={})
     templated: list[tuple[CodeObjectOp, dict[Shape, Template]]] = []
     by_passes: list[CodeObjectOp] = []
@@ -301,6 +303,20 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
         _PointLowering(code_object, templates, options, bodies, stats, packed).run()
     check_payloads(module, bodies)
     return stats
+
+
+def _verify_template(first: PayloadOp) -> None:
+    """xDSL's verification of a lowered shape, once: every point's code is a copy of it
+    with saves the builder added and registers the allocator checks
+    (:meth:`~luthier.amdgpu_dialects.amdgpu_mc.instructions.InstructionOpBase.verify_operands`),
+    so a driver need not verify the whole lowered module again."""
+    try:
+        first.verify()
+    except VerifyException as error:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        raise PassFailedException(
+            f"lower-hooks: {describe_point(first)}: the lowered hook does not verify: "
+            f"{lines[0] if lines else type(error).__name__}") from None
 
 
 def _copy_writes(payload: PayloadOp, source: PayloadOp) -> None:

@@ -137,17 +137,26 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
                  if isinstance(op, FunctionLikeOp)}
     application = instrumented = 0
     for name in usage.kernel(kernel).functions:
-        for op in functions[name].walk():
-            if isinstance(op, PackedCodeOp):  # packed payload code: units found once
-                instrumented |= _packed_units(op.code.data, effects)
-                continue
-            if not isinstance(op, InstructionOpBase):
-                continue
+        for block in functions[name].body.blocks:
+            for op in block.ops:
+                if isinstance(op, PayloadOp):
+                    instrumented |= _payload_units(op, effects)
+                elif isinstance(op, InstructionOpBase):
+                    effect = effects.of(op)
+                    application |= effect.uses | effect.defs
+    return application, application | instrumented
+
+
+def _payload_units(payload: PayloadOp, effects: EffectTable) -> int:
+    """Units the instructions of ``payload`` touch."""
+    units = 0
+    for op in payload.body.walk():
+        if isinstance(op, PackedCodeOp):  # packed payload code: units found once
+            units |= _packed_units(op.code.data, effects)
+        elif isinstance(op, InstructionOpBase):
             effect = effects.of(op)
-            instrumented |= effect.uses | effect.defs
-            if not isinstance(op.parent_op(), PayloadOp):
-                application |= effect.uses | effect.defs
-    return application, instrumented
+            units |= effect.uses | effect.defs
+    return units
 
 
 def _packed_units(code: PackedCode, effects: EffectTable) -> int:

@@ -80,18 +80,23 @@ class HazardModel:
         self.isa = isa
         self.effects = EffectTable(isa)
         self.rules = self._rules()
-        #: Per distinct instruction (its properties: opcode and operands), the units each
-        #: rule's writer and reader side see. Instrumented code repeats a few payload
-        #: instructions tens of thousands of times.
-        self._masks: dict[tuple[object, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        #: Per distinct instruction (its class, opcode and operand array, by identity:
+        #: the attributes are interned, and kept here so that their ids stay theirs), the
+        #: units each rule's writer and reader side see. Instrumented code repeats a few
+        #: payload instructions tens of thousands of times.
+        self._masks: dict[tuple[type, int, int], tuple[
+            object, object, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
 
     def masks(self, op: InstructionOpBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(writes, reads)``: per rule, the units ``op`` makes unsafe and reads."""
-        key = tuple(op.properties.values())
-        found = self._masks.get(key)
-        if found is None:
-            found = self._masks[key] = (tuple(rule.writes(op) for rule in self.rules),
-                                        tuple(rule.reads(op) for rule in self.rules))
+        opcode, operands = op.opcode, op.mc_operands
+        key = (type(op), id(opcode), id(operands))
+        known = self._masks.get(key)
+        if known is not None and known[0] is opcode and known[1] is operands:
+            return known[2]
+        found = (tuple(rule.writes(op) for rule in self.rules),
+                 tuple(rule.reads(op) for rule in self.rules))
+        self._masks[key] = (opcode, operands, found)
         return found
 
     def classes(self, op: InstructionOpBase) -> frozenset[str]:

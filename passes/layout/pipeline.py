@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.lowering.progress import over
 from luthier.passes.layout.descriptors import update_descriptors
 from luthier.passes.layout.relax_branches import relax_branches
@@ -36,10 +37,11 @@ class FinalizeInstrumentationPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         code_objects = [child for child in op.walk() if isinstance(child, CodeObjectOp)]
-        for code_object in over("finalize-instrumentation", code_objects, "code object"):
-            emit_preambles(code_object)
-            update_descriptors(code_object)
-            splice_payloads(code_object)
-        export_tool_globals(op)
-        for code_object in code_objects:
-            relax_branches(code_object)
+        with collector_paused():  # tens of thousands of payloads moved: no cycles to find
+            for code_object in over("finalize-instrumentation", code_objects, "code object"):
+                emit_preambles(code_object)
+                update_descriptors(code_object)
+                splice_payloads(code_object)
+            export_tool_globals(op)
+            for code_object in code_objects:
+                relax_branches(code_object)

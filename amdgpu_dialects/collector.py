@@ -1,11 +1,14 @@
-"""Pause Python's cyclic garbage collector while building a large IR.
+"""Pause Python's cyclic garbage collector while building or rewriting a large IR.
 
 Lifting creates several objects per instruction (the op, its property attributes, operand
 lists, block links) and keeps nearly all of them. Each allocation burst triggers the
 collector, whose older generations scan everything built so far, so a 50-thousand
 instruction object spent about two thirds of its lift time in collections that free
-nothing. Pausing collection for the duration and restoring it afterwards removes that cost;
-the garbage cycles made meanwhile are few and are collected once collection resumes.
+nothing. Lowering hooks at every instruction of a library, finalizing and encoding it are
+the same: a quarter of their time went to collections (rocRAND with instr_count: 19.4 s
+CPU with the collector, 14.6 s without). Pausing collection for the duration and
+restoring it afterwards removes that cost; the garbage cycles made meanwhile (ops a pass
+replaced) are collected once collection resumes.
 """
 
 from __future__ import annotations
