@@ -43,20 +43,35 @@ def copy_machine_region(source: Region, dest: Region) -> dict[Operation, Operati
         return ops
     copies = {block: Block() for block in source.blocks}
     for block, copy in copies.items():
-        previous: Operation | None = None
+        news: list[Operation] = []
         for op in block.ops:
-            new = _copy_op(op, copies)
-            ops[op] = new
-            new.parent = copy
-            if previous is None:
-                copy._first_op = new  # pyright: ignore[reportPrivateUsage]
-            else:
-                previous._next_op = new  # pyright: ignore[reportPrivateUsage]
-                new._prev_op = previous  # pyright: ignore[reportPrivateUsage]
-            previous = new
-        copy._last_op = previous  # pyright: ignore[reportPrivateUsage]
+            new = ops[op] = _copy_op(op, copies)
+            news.append(new)
+        _link(copy, news)
         dest.add_block(copy)
     return ops
+
+
+def block_of(ops: Sequence[Operation]) -> Block:
+    """A new block holding ``ops`` (detached, as :func:`copy_machine_ops` makes them),
+    linked directly rather than through ``Block.add_op``'s checks."""
+    block = Block()
+    _link(block, ops)
+    return block
+
+
+def _link(block: Block, ops: Sequence[Operation]) -> None:
+    """Make ``ops`` (detached, in order) the ops of the empty ``block``."""
+    previous: Operation | None = None
+    for new in ops:
+        new.parent = block
+        if previous is None:
+            block._first_op = new  # pyright: ignore[reportPrivateUsage]
+        else:
+            previous._next_op = new  # pyright: ignore[reportPrivateUsage]
+            new._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+        previous = new
+    block._last_op = previous  # pyright: ignore[reportPrivateUsage]
 
 
 def copy_machine_ops(ops: Sequence[Operation]) -> list[Operation]:

@@ -195,6 +195,8 @@ class PayloadAllocator:
         self.reserved = reserved_units(code_object)
         #: Allocated bodies that verified (see :meth:`_verify`).
         self.verified: set[Hashable] = set()
+        #: Per function, the (budget, allowed) masks of the register files.
+        self._file_masks: dict[FunctionLikeOp, tuple[int, int]] = {}
 
     def run(self) -> None:
         functions = [op for op in self.code_object.body.ops if isinstance(op, FunctionLikeOp)]
@@ -228,10 +230,14 @@ class PayloadAllocator:
             site.function.sym_name.data, 0)
         if self.assume_live:
             dead_here = _scarce(dead_here)
-        budget = allowed = 0
-        for prefix in _FILES:
-            budget |= self.free.allocatable(point, prefix, True)
-            allowed |= self.free.allocatable(point, prefix, not self.allow_budget_growth)
+        masks = self._file_masks.get(site.function)
+        if masks is None:  # the files' limits are the function's: found once per function
+            budget = allowed = 0
+            for prefix in _FILES:
+                budget |= self.free.allocatable(point, prefix, True)
+                allowed |= self.free.allocatable(point, prefix, not self.allow_budget_growth)
+            masks = self._file_masks[site.function] = (budget, allowed)
+        budget, allowed = masks
         spillable = 0
         if spill:
             spillable = ~dead_here & budget & _SPILLABLE_FILES & ~code.physical_units \

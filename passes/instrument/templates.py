@@ -33,11 +33,15 @@ from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, copy_machine_region
+from luthier.amdgpu_dialects.amdgpu_mc.copy import (
+    block_of,
+    copy_machine_ops,
+    copy_machine_region,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
@@ -212,9 +216,9 @@ def _give_packed(payload: PayloadOp, code: PackedCodeAttr) -> None:
     if not _PACKED_BODY:
         _PACKED_BODY.extend([PackedCodeOp.of(code), ReturnOp.create()])
     _clear_body(payload)
-    packed, end = copy_machine_ops(_PACKED_BODY)
-    packed.properties["code"] = code
-    payload.body.add_block(Block([packed, end]))
+    body = copy_machine_ops(_PACKED_BODY)
+    body[0].properties["code"] = code
+    payload.body.add_block(block_of(body))
 
 
 def _pack(payload: PayloadOp,

@@ -64,16 +64,26 @@ class Sym:
     origin: int = 0
 
 
+#: ``orig(slot)`` per slot, made once (every read of an unwritten slot asks for it).
+_ORIGS: dict[int, Sym] = {}
+
+
 def orig(slot: int) -> Sym:
-    return Sym(ORIG, slot, 1 << slot)
+    value = _ORIGS.get(slot)
+    if value is None:
+        value = _ORIGS[slot] = Sym(ORIG, slot, 1 << slot)
+    return value
 
 
 def sub(slot: int) -> Sym:
     return Sym(SUB, slot, 1 << slot)
 
 
+_UNKNOWN = Sym(UNKNOWN, -1, 0)
+
+
 def unknown(origin: int = 0) -> Sym:
-    return Sym(UNKNOWN, -1, origin)
+    return Sym(UNKNOWN, -1, origin) if origin else _UNKNOWN
 
 
 def const(value: int) -> Sym:
@@ -122,7 +132,7 @@ class State:
         return value if value is not None else orig(slot)
 
     def set(self, slot: int, value: Sym) -> None:
-        if value == orig(slot):
+        if value.kind == ORIG and value == orig(slot):
             self.slots.pop(slot, None)
         else:
             self.slots[slot] = value
