@@ -261,15 +261,16 @@ class InstructionOpBase(IRDLOperation):
     def verify_(self) -> None:
         self.verify_operands()
 
-    def verify_operands(self) -> None:
+    def verify_operands(self, processor: str | None = None) -> None:
         """The instruction against its target's tables: the opcode exists and spells this
         mnemonic, and each operand fits its slot (what a pass that only replaced operands
         can break; xDSL's generic checks of the op's structure are not repeated).
 
         Passing is memoised per target, op class, opcode and operand array (interned
         attributes, kept alive by the memo): instrumented code repeats a few payload
-        instructions tens of thousands of times."""
-        processor = enclosing_processor(self)
+        instructions tens of thousands of times. ``processor``, when the caller knows the
+        code object the op is in, saves finding it."""
+        processor = enclosing_processor(self) if processor is None else processor
         if processor is None:
             return
         opcode, operands = self.opcode, self.mc_operands

@@ -34,7 +34,7 @@ from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, p
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops
+from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 
@@ -64,8 +64,8 @@ class PackedCode:
             if op is last and not isinstance(op, InstructionOpBase):
                 break
             if not isinstance(op, InstructionOpBase) or op.KIND == "branch" \
-                    or op.successors \
-                    or any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+                    or successor_blocks(op) \
+                    or any(type(attr) is VirtRegAttr for attr in op.mc_operands.data):
                 return None
             ops.append(op)
         return PackedCode(ops) if ops else None

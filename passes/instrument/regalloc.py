@@ -305,7 +305,7 @@ class PayloadAllocator:
         key = body_key(payload) if key is None else key
         if key in self.verified:
             return
-        _verify(payload, site)
+        _verify(payload, site, self.processor)
         self.verified.add(key)
 
     def _stack_access(self, site: Site) -> StackAccess:
@@ -326,10 +326,18 @@ class PayloadAllocator:
 
 def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAttr:
     name = result.homes[attr.number]
-    vreg = code.vregs[attr.number]
-    first, count = attr.sub_units or (0, vreg.units)
-    start = int(name[1:].lstrip("[").split(":", 1)[0])
-    return PhysRegAttr.get_register(tuple_name(name[0], start + first, count))
+    first, count = attr.sub_units or (0, code.vregs[attr.number].units)
+    key = (name, first, count)
+    found = _PARTS.get(key)
+    if found is None:
+        start = int(name[1:].lstrip("[").split(":", 1)[0])
+        found = _PARTS[key] = PhysRegAttr.get_register(
+            tuple_name(name[0], start + first, count))
+    return found
+
+
+#: (home, first unit, units) -> the register those units of the home are.
+_PARTS: dict[tuple[str, int, int], PhysRegAttr] = {}
 
 
 #: Moves that do nothing when their source and destination got the same home.
@@ -370,7 +378,7 @@ def body_key(payload: PayloadOp) -> Hashable:
                        for op in block.ops) for block in payload.body.blocks)
 
 
-def _verify(payload: PayloadOp, site: Site) -> None:
+def _verify(payload: PayloadOp, site: Site, processor: str) -> None:
     for block in payload.body.blocks:
         for op in block.ops:
             if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
@@ -379,7 +387,7 @@ def _verify(payload: PayloadOp, site: Site) -> None:
                 # The rewrite only replaced operands: what the op's own verifier checks
                 # (each operand against its slot); the generic structure is unchanged.
                 if isinstance(op, InstructionOpBase):
-                    op.verify_operands()
+                    op.verify_operands(processor)
                 else:
                     op.verify()
             except VerifyException as error:

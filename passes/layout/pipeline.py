@@ -36,7 +36,7 @@ class FinalizeInstrumentationPass(ModulePass):
     name = "finalize-instrumentation"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        code_objects = [child for child in op.walk() if isinstance(child, CodeObjectOp)]
+        code_objects = [child for child in op.ops if isinstance(child, CodeObjectOp)]
         with collector_paused():  # tens of thousands of payloads moved: no cycles to find
             for code_object in over("finalize-instrumentation", code_objects, "code object"):
                 emit_preambles(code_object)

@@ -54,7 +54,11 @@ def export_tool_globals(module: ModuleOp) -> list[str]:
     left or a name is already a symbol of a code object."""
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
     for code_object in code_objects:
-        for op in code_object.walk():
+        # Payloads sit directly in the functions' blocks (not walked into: after
+        # instrumenting every instruction, their bodies are most of the IR).
+        for op in (op for function in code_object.body.ops
+                   if isinstance(function, FunctionLikeOp)
+                   for block in function.body.blocks for op in block.ops):
             if isinstance(op, PayloadOp):
                 raise PassFailedException(
                     f"export-tool-globals: {describe_point(op)}: the payload is not spliced "
