@@ -98,8 +98,19 @@ class PackedCodeOp(IRDLOperation):
 
     @classmethod
     def of(cls, code: PackedCodeAttr) -> PackedCodeOp:
-        """A packed op for ``code`` (one attribute shared by every op of the code)."""
-        return cls.create(properties={"code": code})
+        """A detached packed op for ``code`` (one attribute shared by every op of the
+        code), copied from a first one made by ``Operation.create`` (one packed op is made
+        per instrumented point, and the copy skips the checks the first one passed)."""
+        if not _PROTOTYPE:
+            _PROTOTYPE.append(cls.create(properties={"code": code}))
+        op = copy_machine_ops(_PROTOTYPE)[0]
+        op.properties["code"] = code
+        assert isinstance(op, PackedCodeOp)
+        return op
+
+
+#: The packed op :meth:`PackedCodeOp.of` copies.
+_PROTOTYPE: list[PackedCodeOp] = []
 
 
 def unpack(op: PackedCodeOp) -> list[InstructionOpBase]:

@@ -205,20 +205,18 @@ def _replace_body(payload: PayloadOp, source: PayloadOp) -> dict[Operation, Oper
     return copy_machine_region(source.body, payload.body)
 
 
-#: A packed op and an ``instr.return``, copied into each payload of packed code.
-_PACKED_BODY: list[Operation] = []
+#: An ``instr.return``, copied into each payload of packed code.
+_RETURN: list[Operation] = []
 
 
 def _give_packed(payload: PayloadOp, code: PackedCodeAttr) -> None:
     """Make ``payload``'s body one packed op of ``code`` (and its ``instr.return``),
-    copied from a prototype (tens of thousands of points: ``Operation.create`` costs
-    several times a copy)."""
-    if not _PACKED_BODY:
-        _PACKED_BODY.extend([PackedCodeOp.of(code), ReturnOp.create()])
+    made directly (tens of thousands of points: ``Operation.create`` costs several times
+    this)."""
+    if not _RETURN:
+        _RETURN.append(ReturnOp.create())
     _clear_body(payload)
-    body = copy_machine_ops(_PACKED_BODY)
-    body[0].properties["code"] = code
-    payload.body.add_block(block_of(body))
+    payload.body.add_block(block_of([PackedCodeOp.of(code), *copy_machine_ops(_RETURN)]))
 
 
 def _pack(payload: PayloadOp,

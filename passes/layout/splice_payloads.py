@@ -155,8 +155,9 @@ def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
             op.detach()
             if not isinstance(op, ReturnOp):
                 block.insert_op_before(op, payload)
+        # Nothing refers to the payload (no results, no uses): unlinking it is enough,
+        # and erasing each of tens of thousands walks what is left of its body again.
         payload.detach()
-        payload.erase()
         return
     # Control flow: block = [before, payload blocks..., tail = [instrumented, rest]].
     tail = Block()
