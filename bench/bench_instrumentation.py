@@ -1,188 +1,195 @@
 #!/usr/bin/env python3
-"""Instrumentation cost per kernel: what the user's command does to code size, registers
-and scratch, and how long it takes per code object.
+"""Instrumentation throughput at real scale: a hook before every instruction of a library
+code object, stage by stage, against llvm-objdump-19 on the same file.
 
-For each input code object (default: the corpus objects the end-to-end suite checks,
-``test/corpus/kernels/{control_flow,calls,atomics,lds,mfma,globals,elementwise}`` on gfx90a
-and gfx942), the pipeline of ``luthier-opt --lift --inline-hooks --emit-preamble IN.co
---hooks H.mlir -o OUT.co`` runs in this process (read, lift, merge the hooks,
-``lower-hooks``, ``finalize-instrumentation``, emit), timed by wall clock. Then, per kernel,
-from the input's and the output's own ELF (symbol sizes, descriptors, metadata notes):
+For each hook (default: instr_count, opcode_histogram, memory_trace) a fresh process runs
+what ``luthier-opt --lift --inline-hooks --emit-preamble IN --hooks H -o OUT`` runs, and
+reports the CPU time of each stage (lift, ``lower-hooks``, each stage of
+``finalize-instrumentation``, emission), the insertion points, points per CPU second (over
+the lowering and over the whole run), what the hook templates saved (shapes compiled,
+allocations run and reused) and the process's peak resident memory. ``llvm-objdump-19 -d``
+on the same file, measured in the same run (CPU time of the child), gives the ratio.
 
-* ``bytes``: the kernel function's symbol size before -> after, and the growth ratio;
-* ``sgpr``, ``vgpr``, ``agpr``: the metadata's ``.sgpr_count``, ``.vgpr_count`` (on
-  gfx90a/gfx942 the unified total, AGPRs included) and ``.agpr_count``;
-* ``scratch``: the descriptor's private segment fixed size (bytes per lane);
-* ``spills``: payload values the register allocator spilled (to VGPR lanes or AGPRs) in the
-  kernel, and the metadata's SGPR+VGPR spill counts of the output (the compiler's own).
+``--batch`` also times ``luthier-batch`` over several code objects with ``--jobs 1`` and
+``--jobs 2`` (wall time: the work is split by code object) and checks the outputs are the
+same bytes.
 
-It prints one table per hook and a total; it is a measurement script: it exits 0 whatever
-the figures (1 only when the pipeline itself fails on an input).
+    python bench/bench_instrumentation.py                    # rocRAND gfx90a, ~1 min
+    python bench/bench_instrumentation.py --input test/corpus/kernels/lds.gfx90a.co \
+        --hook instr_count
+    python bench/bench_instrumentation.py --batch --runs 1
 
-    python bench/bench_instrumentation.py
-    python bench/bench_instrumentation.py --hook memory_trace
-    python bench/bench_instrumentation.py --input test/corpus/kernels/mfma.gfx90a.co
+Input: the rocRAND gfx90a ``xnack-`` object fetched by ``test/corpus/thirdparty/fetch.sh``
+(about 54,700 instructions), else the bench kernels. A measurement: it never asserts a speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from xdsl.context import Context  # noqa: E402
-from xdsl.dialects import arith, scf  # noqa: E402
-from xdsl.dialects.builtin import Builtin, ModuleOp  # noqa: E402
-
-from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect  # noqa: E402
-from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp  # noqa: E402
-from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
-from luthier.amdgpu_dialects.instr.ops import PayloadOp  # noqa: E402
-from luthier.drivers.opt_main import load_hooks, merge_hooks  # noqa: E402
-from luthier.frontend.codeobj import read_code_object  # noqa: E402
-from luthier.frontend.codeobj.model import CodeObject, Kernel  # noqa: E402
-from luthier.frontend.lift import lift_code_object  # noqa: E402
-from luthier.lowering.emit.object_spec import emit_code_object  # noqa: E402
-from luthier.passes.instrument.pipeline import LowerHooksPass  # noqa: E402
-from luthier.passes.instrument.regalloc import allocation_of  # noqa: E402
-from luthier.passes.layout.pipeline import FinalizeInstrumentationPass  # noqa: E402
-
-CORPUS = ROOT / "test" / "corpus" / "kernels"
 HOOKS = ROOT / "examples" / "hooks"
-OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise")
-TARGETS = ("gfx90a", "gfx942")
+ROCRAND = ROOT / "build" / "thirdparty" / "codeobjects" / "librocrand1" / \
+    "librocrand.xnack-.gfx90a.co"
+FALLBACK = ROOT / "test" / "corpus" / "bench" / "kernels.gfx90a.co"
+
+#: Runs in a fresh process: the stages of the user's command, timed by CPU time.
+_WORKER = r"""
+import json, resource, sys, time
+from pathlib import Path
+from xdsl.dialects.builtin import ModuleOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.amdgpu_dialects.collector import collector_paused
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.drivers.opt_main import load_hooks, merge_hooks
+from luthier.drivers.pipeline import pipeline_context
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.lift import lift_code_object
+from luthier.lowering.emit.object_spec import emit_code_object
+from luthier.passes.instrument.insert_hooks import InsertHooksPass
+from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
+from luthier.passes.layout.descriptors import update_descriptors
+from luthier.passes.layout.relax_branches import relax_branches
+from luthier.passes.layout.splice_payloads import splice_payloads
+from luthier.passes.layout.tool_globals import export_tool_globals
+from luthier.passes.preamble.emit import emit_preambles
+
+path, hooks = sys.argv[1], sys.argv[2]
+clock = time.process_time
+times = {}
+start = clock()
+ctx = pipeline_context()
+module = ModuleOp([lift_code_object(read_code_object(Path(path).read_bytes())).module])
+times["lift"] = clock() - start
+mark = clock()
+merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
+# As luthier-opt's lower_hooks(packed=True) and finalize-instrumentation run them (the
+# cyclic collector paused), stage by stage.
+with collector_paused():
+    InsertHooksPass().apply(ctx, module)
+    points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
+    stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
+times["lower-hooks"] = clock() - mark
+code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
+with collector_paused():
+    for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
+                        ("splice", splice_payloads)):
+        mark = clock()
+        for code_object in code_objects:
+            stage(code_object)
+        times[name] = clock() - mark
+    mark = clock()
+    export_tool_globals(module)
+    for code_object in code_objects:
+        relax_branches(code_object)
+    times["relax"] = clock() - mark
+mark = clock()
+data = emit_code_object(module)
+times["emit"] = clock() - mark
+times["total"] = clock() - start
+print(json.dumps({"times": times, "points": points, "bytes": len(data),
+                  "shapes": stats.shapes, "allocated": stats.allocated,
+                  "reused": stats.reused,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _objdump_seconds(path: Path) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(["llvm-objdump-19", "-d", str(path)], stdout=subprocess.DEVNULL,
+                   check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 @dataclass(frozen=True)
-class Resources:
-    """What a kernel asks of the machine, as its code object states it."""
+class Result:
+    """One run of the worker."""
 
-    code_bytes: int
-    sgprs: int
-    vgprs: int
-    agprs: int
-    scratch: int
-    spills: int
-
-    @staticmethod
-    def of(kernel: Kernel) -> Resources:
-        meta = kernel.metadata
-        if meta is None:
-            return Resources(kernel.function.size, 0, 0, 0,
-                             kernel.descriptor.private_segment_fixed_size, 0)
-        return Resources(kernel.function.size, meta.sgpr_count or 0, meta.vgpr_count or 0,
-                         meta.agpr_count or 0, kernel.descriptor.private_segment_fixed_size,
-                         (meta.sgpr_spill_count or 0) + (meta.vgpr_spill_count or 0))
+    times: dict[str, float]
+    points: int
+    bytes: int
+    shapes: int
+    allocated: int
+    reused: int
+    rss_mb: float
 
 
-@dataclass(frozen=True)
-class Row:
-    obj: str
-    kernel: str
-    before: Resources
-    after: Resources
-    payload_spills: int
+def _run(path: Path, hooks: Path) -> Result:
+    result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks)],
+                            capture_output=True, text=True, check=True)
+    fields = cast(dict[str, Any], json.loads(result.stdout.splitlines()[-1]))
+    return Result(**fields)
 
 
-def _context() -> Context:
-    context = Context()
-    for dialect in (Builtin, make_dialect(), INSTR, arith.Arith, scf.Scf):
-        context.load_dialect(dialect)
-    return context
+def measure(path: Path, hook: str, runs: int) -> None:
+    hooks = HOOKS / f"{hook}.mlir"
+    results = [_run(path, hooks) for _ in range(runs)]
+    objdump = statistics.median(_objdump_seconds(path) for _ in range(3))
+    times = {name: statistics.median(r.times[name] for r in results)
+             for name in results[0].times}
+    last = results[-1]
+    points = last.points
+    stages = "  ".join(f"{name} {seconds:.2f}" for name, seconds in times.items()
+                       if name != "total")
+    print(f"{hook}: {points} points, {times['total']:.2f} s CPU "
+          f"({points / times['total']:.0f} points/s; lower-hooks "
+          f"{points / max(times['lower-hooks'], 1e-9):.0f} points/s), "
+          f"peak {last.rss_mb:.0f} MB, output {last.bytes} bytes")
+    print(f"    stages (CPU s, median of {runs}): {stages}")
+    print(f"    templates: {last.shapes} shapes, {last.allocated} allocations run, "
+          f"{last.reused} reused")
+    print(f"    llvm-objdump-19 -d: {objdump:.3f} s CPU; luthier / objdump = "
+          f"{times['total'] / objdump:.0f}x")
 
 
-def _payload_spills(module: ModuleOp) -> dict[str, int]:
-    """Spilled payload values per kernel (the allocation record each payload carries)."""
-    spills: dict[str, int] = {}
-    for kernel in module.walk():
-        if not isinstance(kernel, KernelOp):
-            continue
-        spills[kernel.sym_name.data] = sum(
-            len(allocation_of(payload).get("spilled", []))
-            for payload in kernel.walk() if isinstance(payload, PayloadOp))
-    return spills
-
-
-def instrument(path: Path, hooks: Path) -> tuple[bytes, dict[str, int], float]:
-    """The user's command in this process: the output bytes, payload spills per kernel,
-    and the wall time from reading the input to the emitted bytes."""
-    start = time.perf_counter()
-    context = _context()
-    module = ModuleOp([lift_code_object(read_code_object(path)).module])
-    merge_hooks(module, load_hooks(context, str(hooks)), path.name, hooks.name)
-    LowerHooksPass().apply(context, module)
-    spills = _payload_spills(module)
-    FinalizeInstrumentationPass().apply(context, module)
-    data = emit_code_object(module)
-    return data, spills, time.perf_counter() - start
-
-
-def measure(path: Path, hooks: Path) -> tuple[list[Row], float, int, int]:
-    """Per-kernel rows, the wall time, and the object's size before and after."""
-    data, spills, seconds = instrument(path, hooks)
-    before: CodeObject = read_code_object(path)
-    after: CodeObject = read_code_object(data, name=f"{path.name} instrumented")
-    rows = [Row(path.name.removesuffix(".co"), kernel.name, Resources.of(kernel),
-                Resources.of(after.kernel(kernel.name)), spills.get(kernel.name, 0))
-            for kernel in before.kernels]
-    return rows, seconds, path.stat().st_size, len(data)
-
-
-def _change(before: int, after: int) -> str:
-    return f"{before}" if before == after else f"{before}->{after}"
+def batch(inputs: list[Path], runs: int) -> None:
+    walls: dict[int, float] = {}
+    digests: dict[int, dict[str, bytes]] = {}
+    for jobs in (1, 2):
+        samples: list[float] = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as out:
+                start = time.perf_counter()
+                subprocess.run(["luthier-batch", *map(str, inputs), "--hooks",
+                                str(HOOKS / "instr_count.mlir"), "-o", out, "--jobs",
+                                str(jobs), "--no-progress"], check=True)
+                samples.append(time.perf_counter() - start)
+                digests[jobs] = {p.name: p.read_bytes() for p in Path(out).iterdir()}
+        walls[jobs] = statistics.median(samples)
+    same = "same bytes" if digests[1] == digests[2] else "DIFFERENT BYTES"
+    print(f"luthier-batch over {len(inputs)} code objects: --jobs 1 {walls[1]:.1f} s, "
+          f"--jobs 2 {walls[2]:.1f} s wall, speed-up {walls[1] / walls[2]:.2f}x ({same})")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--hook", default="instr_count",
-                        help="an example hook, examples/hooks/HOOK.mlir (default instr_count),"
-                             " or the path of a hooks file")
-    parser.add_argument("--input", action="append", type=Path, default=[],
-                        help="code objects to instrument (default: the e2e corpus objects)")
+    parser.add_argument("--input", type=Path, default=None)
+    parser.add_argument("--hook", action="append", default=[],
+                        help="example hooks (default: instr_count, opcode_histogram, "
+                             "memory_trace)")
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--batch", action="store_true",
+                        help="also time luthier-batch --jobs 1 and 2 over the corpus bundles")
     args = parser.parse_args()
-    hooks = Path(args.hook) if args.hook.endswith(".mlir") else HOOKS / f"{args.hook}.mlir"
-    inputs: list[Path] = args.input or [CORPUS / f"{obj}.{target}.co"
-                                        for obj in OBJECTS for target in TARGETS]
-    print(f"instrumentation with {hooks.name}: {len(inputs)} code objects")
-    print(f"{'object':22} {'kernel':26} {'bytes':>13} {'growth':>7} {'sgpr':>7} "
-          f"{'vgpr':>7} {'agpr':>5} {'scratch':>8} {'spills':>6}")
-    total_before = total_after = 0
-    times: list[tuple[str, float, int, int]] = []
-    failed = 0
-    for path in inputs:
-        try:
-            rows, seconds, size_before, size_after = measure(path, hooks)
-        except Exception as error:  # report the object and go on: a measurement, not a test
-            print(f"{path.name}: instrumentation failed: {type(error).__name__}: {error}")
-            failed += 1
-            continue
-        times.append((path.name, seconds, size_before, size_after))
-        for row in rows:
-            b, a = row.before, row.after
-            total_before += b.code_bytes
-            total_after += a.code_bytes
-            growth = a.code_bytes / b.code_bytes if b.code_bytes else 0.0
-            spills = f"{row.payload_spills}+{a.spills}"
-            print(f"{row.obj:22} {row.kernel:26} {_change(b.code_bytes, a.code_bytes):>13} "
-                  f"{growth:>6.1f}x {_change(b.sgprs, a.sgprs):>7} "
-                  f"{_change(b.vgprs, a.vgprs):>7} {_change(b.agprs, a.agprs):>5} "
-                  f"{_change(b.scratch, a.scratch):>8} {spills:>6}")
-    print()
-    print(f"{'object':28} {'wall s':>7} {'file bytes':>17}")
-    for name, seconds, size_before, size_after in times:
-        print(f"{name:28} {seconds:>7.2f} {size_before:>8}->{size_after:<8}")
-    if times:
-        ratio = total_after / total_before if total_before else 0.0
-        wall = sum(seconds for _, seconds, _, _ in times)
-        print(f"total: kernel code {total_before} -> {total_after} bytes ({ratio:.1f}x), "
-              f"{wall:.1f} s wall for {len(times)} objects "
-              f"({wall / len(times):.2f} s per object)")
-    return 1 if failed else 0
+    path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
+    print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
+        measure(path, hook, args.runs)
+    if args.batch:
+        corpus = ROOT / "test" / "corpus" / "kernels"
+        batch(sorted(corpus.glob("*.hipfb")), args.runs)
+    return 0
 
 
 if __name__ == "__main__":
