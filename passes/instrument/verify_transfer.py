@@ -31,6 +31,7 @@ value. Writes that do not depend on EXEC (``v_writelane_b32``) may reach either 
 from __future__ import annotations
 
 import re
+from functools import cache
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
@@ -142,6 +143,13 @@ def _bit_andn2(a: Sym, b: Sym) -> Sym:
 
 _BITWISE: dict[str, Callable[[Sym, Sym], Sym]] = {
     "and": _bit_and, "or": _bit_or, "xor": _bit_xor, "andn2": _bit_andn2}
+@cache
+def _matches(pattern: re.Pattern[str], name: str) -> re.Match[str] | None:
+    """``pattern.search(name)`` (the patterns anchor themselves where they must), once
+    per pattern and mnemonic or opcode: every step of every payload asks."""
+    return pattern.search(name)
+
+
 _BITWISE_OP = re.compile(r"^s_(and|or|xor|andn2)_b(32|64)$")
 _SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2)_saveexec_b64$")
 
@@ -236,7 +244,7 @@ def _scratch_address(state: State, addressing: str,
 def _scratch(state: State, opcode: str, operands: tuple[Attribute, ...],
              cover: tuple[str, str]) -> _Override | None:
     """A VGPR stored to (or loaded from) a known stack address."""
-    match = _SCRATCH_SPILL.match(opcode)
+    match = _matches(_SCRATCH_SPILL, opcode)
     if match is None:
         return None
     units = storage_units(operands[0])
@@ -378,10 +386,10 @@ def _recognise(state: State, mnemonic: str, operands: tuple[Attribute, ...]) -> 
         return _writelane(state, operands)
     if mnemonic == "v_readlane_b32" and len(operands) == 3:
         return _readlane(state, operands)
-    bitwise = _BITWISE_OP.match(mnemonic)
+    bitwise = _matches(_BITWISE_OP, mnemonic)
     if bitwise is not None and len(operands) == 3:
         return _bitwise(state, bitwise.group(1), operands, int(bitwise.group(2)) // 32)
-    saveexec = _SAVEEXEC_OP.match(mnemonic)
+    saveexec = _matches(_SAVEEXEC_OP, mnemonic)
     if saveexec is not None and len(operands) == 2:
         return _saveexec(state, saveexec.group(1), operands)
     return None
@@ -389,7 +397,7 @@ def _recognise(state: State, mnemonic: str, operands: tuple[Attribute, ...]) -> 
 
 def coverage(state: State, mnemonic: str, effect: Effect) -> tuple[str, str]:
     """Which parts of a vector unit the instruction's vector reads and writes reach."""
-    if effect.uses & EXEC_MASK and not _CROSS_LANE.search(mnemonic):
+    if effect.uses & EXEC_MASK and not _matches(_CROSS_LANE, mnemonic):
         return COVERAGE[exec_kind(state)]
     return _ANY_LANE
 
@@ -434,7 +442,7 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
     cover = coverage(state, mnemonic, effect)
     override = _recognise(state, mnemonic, operands) \
         or _scratch(state, op.opcode.data, operands, cover)
-    if override is None and _MEMORY_WRITE.match(mnemonic):
+    if override is None and _matches(_MEMORY_WRITE, mnemonic):
         state.stack.clear()
     exposed = 0 if override is not None and override.copy \
         else read_origin(state, effect.uses, cover)
