@@ -31,9 +31,9 @@ value. Writes that do not depend on EXEC (``v_writelane_b32``) may reach either 
 from __future__ import annotations
 
 import re
-from functools import cache
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import cast
 
 from xdsl.dialects.builtin import IntAttr

@@ -226,24 +226,33 @@ class _Function:
                 elif kind is PackedCodeOp:
                     assert isinstance(op, PackedCodeOp)
                     code = op.code.data
-                    if code not in codes:
-                        codes[code] = None
-                        masks.update(zip(map(id, code.ops), _code_masks(code, model), strict=True))
+                    codes[code] = None
                     ops.extend(code.ops)
                     owners.extend([op] * len(code.ops))
             self.ops.append(ops)
             self.owners.append(owners)
-        for code in codes:
-            self.inserted.update(map(id, code.ops))
         #: Only rules with a writer somewhere in the function can fire.
-        self.rules = [k for k in range(len(model.rules))
-                      if any(both[0][k] for both in masks.values())]
+        writers = 0
+        for both in masks.values():
+            for k, units in enumerate(both[0]):
+                if units:
+                    writers |= 1 << k
+        for code in codes:
+            writers |= _code_writers(code, model)
+        self.rules = [k for k in range(len(model.rules)) if writers >> k & 1]
         self.writes: dict[int, tuple[int, ...]] = {key: both[0] for key, both in masks.items()}
         #: Per instruction, the (rule, units) it is sensitive to among :attr:`rules`.
         self.sensitive: dict[int, list[tuple[int, int]]] = {
             key: [(k, both[1][k]) for k in self.rules if both[1][k]]
             for key, both in masks.items()}
-        settled = {code: self._settled_inside(code) for code in codes}
+        settled: dict[PackedCode, tuple[bool, ...]] = {}
+        for code in codes:
+            view = _code_view(code, model, tuple(self.rules))
+            ids = view.ids
+            self.writes.update(zip(ids, view.writes, strict=True))
+            self.sensitive.update(zip(ids, view.sensitive, strict=True))
+            self.inserted.update(ids)
+            settled[code] = view.settled
         for ops, owners in zip(self.ops, self.owners, strict=True):
             marks = [False] * len(ops)
             position = 0
@@ -256,33 +265,6 @@ class _Function:
                 marks[position:position + len(inside)] = inside
                 position += len(inside)
             self.settled.append(marks)
-
-    def _settled_inside(self, code: PackedCode) -> tuple[bool, ...]:
-        """Per instruction of ``code``, whether it needs no wait state wherever the code
-        is: it reads nothing a rule of the function watches, or its window (the longest
-        wait of the rules it is sensitive to) ends inside the code with no writer there
-        too close (the writers before the code are further than the window)."""
-        rules = self.model.rules
-        marks: list[bool] = []
-        for position, op in enumerate(code.ops):
-            sensitive = self.sensitive[id(op)]
-            if not sensitive:
-                marks.append(True)
-                continue
-            window = max(rules[k].wait for k, _ in sensitive)
-            distance = needed = 0
-            inside = False
-            for earlier in reversed(code.ops[:position]):
-                writes = self.writes[id(earlier)]
-                for k, mask in sensitive:
-                    if distance < rules[k].wait and writes[k] & mask:
-                        needed = max(needed, rules[k].wait - distance)
-                distance += _wait_states(earlier)
-                if distance >= window:
-                    inside = True
-                    break
-            marks.append(inside and not needed)
-        return tuple(marks)
 
     def before(self, index: int, position: int,
                window: int = LONGEST) -> Iterator[tuple[InstructionOpBase, int]]:
@@ -331,6 +313,76 @@ class _Function:
             owners[first + offset] = None
             settled[first + offset] = False
         return ops[position]
+
+
+@dataclass(frozen=True, slots=True)
+class _CodeView:
+    """What the wait-state walk needs of a packed code's instructions, for one set of
+    rules that can fire: their ids, writer masks, the (rule, units) each reads, and which
+    need no wait state wherever the code is (:func:`_settled_inside`)."""
+
+    ids: tuple[int, ...]
+    writes: tuple[tuple[int, ...], ...]
+    sensitive: tuple[list[tuple[int, int]], ...]
+    settled: tuple[bool, ...]
+
+
+def _code_view(code: PackedCode, model: HazardModel, rules: tuple[int, ...]) -> _CodeView:
+    """The code's :class:`_CodeView` for ``rules`` (memoised in the shared code)."""
+    key = ("hazard view", model.isa.name, rules)
+    known = code.memo.get(key)
+    if isinstance(known, _CodeView):
+        return known
+    masks = _code_masks(code, model)
+    sensitive = tuple([(k, both[1][k]) for k in rules if both[1][k]] for both in masks)
+    writes = tuple(both[0] for both in masks)
+    view = _CodeView(tuple(map(id, code.ops)), writes, sensitive,
+                     _settled_inside(writes, sensitive, code, model))
+    code.memo[key] = view
+    return view
+
+
+def _settled_inside(writes: tuple[tuple[int, ...], ...],
+                    sensitive: tuple[list[tuple[int, int]], ...], code: PackedCode,
+                    model: HazardModel) -> tuple[bool, ...]:
+    """Per instruction of ``code``, whether it needs no wait state wherever the code is:
+    it reads nothing a rule of the function watches, or its window (the longest wait of
+    the rules it is sensitive to) ends inside the code with no writer there too close
+    (the writers before the code are further than the window)."""
+    rules = model.rules
+    marks: list[bool] = []
+    for position, reads in enumerate(sensitive):
+        if not reads:
+            marks.append(True)
+            continue
+        window = max(rules[k].wait for k, _ in reads)
+        distance = needed = 0
+        inside = False
+        for earlier in range(position - 1, -1, -1):
+            for k, mask in reads:
+                if distance < rules[k].wait and writes[earlier][k] & mask:
+                    needed = max(needed, rules[k].wait - distance)
+            distance += _wait_states(code.ops[earlier])
+            if distance >= window:
+                inside = True
+                break
+        marks.append(inside and not needed)
+    return tuple(marks)
+
+
+def _code_writers(code: PackedCode, model: HazardModel) -> int:
+    """Bit ``k`` set when an instruction of ``code`` writes under rule ``k``."""
+    key = ("hazard writers", model.isa.name)
+    known = code.memo.get(key)
+    if isinstance(known, int):
+        return known
+    writers = 0
+    for both in _code_masks(code, model):
+        for k, units in enumerate(both[0]):
+            if units:
+                writers |= 1 << k
+    code.memo[key] = writers
+    return writers
 
 
 def _code_masks(code: PackedCode, model: HazardModel) -> tuple[
