@@ -10,9 +10,9 @@ the lowering and over the whole run), what the hook templates saved (shapes comp
 allocations run and reused) and the process's peak resident memory. ``llvm-objdump-19 -d``
 on the same file, measured in the same run (CPU time of the child), gives the ratio.
 
-``--batch`` also times ``luthier-batch`` over several code objects with ``--jobs 1`` and
-``--jobs 2`` (wall time: the work is split by code object) and checks the outputs are the
-same bytes.
+``--batch`` also times ``luthier-batch`` over several code objects (rocRAND's two gfx90a
+code objects when fetched, else the corpus fat binaries) with ``--jobs 1`` and ``--jobs 2``
+(wall time: the work is split by code object) and checks the outputs are the same bytes.
 
     python bench/bench_instrumentation.py                    # rocRAND gfx90a, ~1 min
     python bench/bench_instrumentation.py --input test/corpus/kernels/lds.gfx90a.co \
@@ -172,6 +172,16 @@ def batch(inputs: list[Path], runs: int) -> None:
           f"--jobs 2 {walls[2]:.1f} s wall, speed-up {walls[1] / walls[2]:.2f}x ({same})")
 
 
+def _batch_inputs() -> list[Path]:
+    """What ``--batch`` instruments: rocRAND's gfx90a code objects (``xnack-`` and
+    ``xnack+``, about 55k instructions each: the library at real scale, one code object per
+    worker), else the corpus fat binaries."""
+    library = sorted(ROCRAND.parent.glob("librocrand.*.gfx90a.co"))
+    if len(library) >= 2:
+        return library
+    return sorted((ROOT / "test" / "corpus" / "kernels").glob("*.hipfb"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--input", type=Path, default=None)
@@ -180,15 +190,15 @@ def main() -> int:
                              "memory_trace)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--batch", action="store_true",
-                        help="also time luthier-batch --jobs 1 and 2 over the corpus bundles")
+                        help="also time luthier-batch --jobs 1 and 2 over rocRAND's gfx90a "
+                             "code objects (else the corpus bundles)")
     args = parser.parse_args()
     path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
     print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
         measure(path, hook, args.runs)
     if args.batch:
-        corpus = ROOT / "test" / "corpus" / "kernels"
-        batch(sorted(corpus.glob("*.hipfb")), args.runs)
+        batch(_batch_inputs(), args.runs)
     return 0
 
 
