@@ -150,7 +150,7 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
 def _payload_units(payload: PayloadOp, effects: EffectTable) -> int:
     """Units the instructions of ``payload`` touch."""
     units = 0
-    for op in payload.body.walk():
+    for op in (op for block in payload.body.blocks for op in block.ops):
         if isinstance(op, PackedCodeOp):  # packed payload code: units found once
             units |= _packed_units(op.code.data, effects)
         elif isinstance(op, InstructionOpBase):

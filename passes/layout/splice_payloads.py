@@ -73,8 +73,8 @@ def _fail(where: str, reason: str) -> PassFailedException:
 def check_lowered(payload: PayloadOp) -> None:
     """A payload is ready to splice when it holds only machine code on physical registers
     (and its ``instr.return``)."""
-    for op in payload.body.walk():
-        if op is payload or isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
+    for op in (op for block in payload.body.blocks for op in block.ops):
+        if isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
             continue  # packed code is straight-line code on physical registers
         if isinstance(op, MCIntrinsicOp):
             raise _fail(describe_point(payload),
@@ -240,7 +240,8 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
     for payload in payloads:
         _splice(payload, builder)
     insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)
-    _rebase(found, _layout(function, isa), isa)
+    if found:
+        _rebase(found, _layout(function, isa), isa)
     return len(payloads)
 
 
