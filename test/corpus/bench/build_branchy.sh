@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the relaxation benchmark's kernels: gen_branchy.py at 5k, 10k and 20k
+# Build the relaxation benchmark's kernels: gen_branchy.py at 5k, 10k, 20k and 40k
 # instructions, compiled for gfx90a (branchy.<size>.gfx90a.co).
 #
 #   bash test/corpus/bench/build_branchy.sh          # rebuild branchy.*.gfx90a.co
@@ -11,7 +11,7 @@
 # keep them byte-identical from one build to the next, which --check verifies.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-SIZES=(5k 10k 20k)
+SIZES=(5k 10k 20k 40k)
 HERE="$PWD"
 
 build() {
