@@ -47,17 +47,19 @@ from xdsl.dialects.builtin import Builtin, ModuleOp  # noqa: E402
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect  # noqa: E402
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase  # noqa: E402
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp  # noqa: E402
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (  # noqa: E402
     CodeObjectOp,
     FunctionLikeOp,
 )
+from luthier.amdgpu_dialects.collector import collector_paused  # noqa: E402
 from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
 from luthier.amdgpu_dialects.isa.target import load_target  # noqa: E402
 from luthier.drivers.opt_main import load_hooks, merge_hooks  # noqa: E402
 from luthier.frontend.codeobj import read_code_object  # noqa: E402
 from luthier.frontend.lift import lift_code_object  # noqa: E402
 from luthier.lowering.emit.object_spec import emit_code_object  # noqa: E402
-from luthier.passes.instrument.pipeline import LowerHooksPass  # noqa: E402
+from luthier.passes.instrument.pipeline import lower_hooks  # noqa: E402
 from luthier.passes.layout.descriptors import update_descriptors  # noqa: E402
 from luthier.passes.layout.relax_branches import relax_function  # noqa: E402
 from luthier.passes.layout.splice_payloads import splice_payloads  # noqa: E402
@@ -92,13 +94,16 @@ def _context() -> Context:
 
 
 def _instructions(code_objects: list[CodeObjectOp]) -> tuple[int, int]:
-    """Instructions and branches in the code objects' functions."""
+    """Instructions and branches in the code objects' functions (packed code counts its
+    instructions)."""
     count = branches = 0
     for code_object in code_objects:
         for op in code_object.walk():
             if isinstance(op, InstructionOpBase):
                 count += 1
                 branches += op.KIND == "branch"
+            elif isinstance(op, PackedCodeOp):
+                count += len(op.code.data.ops)
     return count, branches
 
 
@@ -121,9 +126,9 @@ def instrument(path: Path, hooks: Path) -> Run:
     code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
     run.instructions, run.branches = _instructions(code_objects)
 
-    def lower() -> None:
+    def lower() -> None:  # as luthier-opt writing a code object lowers
         merge_hooks(module, load_hooks(context, str(hooks)), path.name, hooks.name)
-        LowerHooksPass().apply(context, module)
+        lower_hooks(context, module, packed=True)
 
     def preamble() -> None:
         for code_object in code_objects:
@@ -148,10 +153,11 @@ def instrument(path: Path, hooks: Path) -> Run:
         run.output_bytes = len(emit_code_object(module))
 
     stage("lowering", lower)
-    stage("preamble", preamble)
-    stage("splicing", splice)
-    run.spliced = _instructions(code_objects)[0]
-    stage("relaxation", relax)
+    with collector_paused():  # as finalize-instrumentation runs
+        stage("preamble", preamble)
+        stage("splicing", splice)
+        run.spliced = _instructions(code_objects)[0]
+        stage("relaxation", relax)
     stage("emission", emit)
     return run
 
