@@ -71,17 +71,17 @@ start = clock()
 ctx = pipeline_context()
 module = ModuleOp([lift_code_object(read_code_object(Path(path).read_bytes())).module])
 times["lift"] = clock() - start
-mark = clock()
-merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
-# As luthier-opt's lower_hooks(packed=True) and finalize-instrumentation run them (the
-# cyclic collector paused), stage by stage.
-with collector_paused():
+# As luthier-opt writing a code object runs them: the cyclic collector paused once from the
+# passes to the bytes (and what is left frozen), lower_hooks(packed=True), then
+# finalize-instrumentation's stages one by one.
+with collector_paused(freeze=True):
+    mark = clock()
+    merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
     InsertHooksPass().apply(ctx, module)
     points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
     stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
-times["lower-hooks"] = clock() - mark
-code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
-with collector_paused():
+    times["lower-hooks"] = clock() - mark
+    code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
     for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
                         ("splice", splice_payloads)):
         mark = clock()
@@ -93,9 +93,9 @@ with collector_paused():
     for code_object in code_objects:
         relax_branches(code_object)
     times["relax"] = clock() - mark
-mark = clock()
-data = emit_code_object(module)
-times["emit"] = clock() - mark
+    mark = clock()
+    data = emit_code_object(module)
+    times["emit"] = clock() - mark
 times["total"] = clock() - start
 print(json.dumps({"times": times, "points": points, "bytes": len(data),
                   "shapes": stats.shapes, "allocated": stats.allocated,

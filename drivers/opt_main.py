@@ -28,6 +28,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
@@ -275,16 +276,20 @@ class LuthierOptMain(xDSLOptMain):
         stream.close()
         if module is None:
             raise UserError(f"{self.get_input_name()}: nothing to emit")
-        self.apply_passes(module)
-        try:
-            if emit == "asm":
-                data = emit_assembly(module).encode()
-            elif emit == "co":
-                data = emit_code_object(module)
-            else:
-                data = emit_relocatable(module)
-        except EmitError as error:
-            raise UserError(f"{self.get_input_name()}: {error}") from None
+        # One pause of the cyclic collector from the passes to the bytes (each stage pauses
+        # it too; resuming between them cost a full collection each), and what is left is
+        # frozen: the process ends after writing, and exit would walk it all again.
+        with collector_paused(freeze=True):
+            self.apply_passes(module)
+            try:
+                if emit == "asm":
+                    data = emit_assembly(module).encode()
+                elif emit == "co":
+                    data = emit_code_object(module)
+                else:
+                    data = emit_relocatable(module)
+            except EmitError as error:
+                raise UserError(f"{self.get_input_name()}: {error}") from None
         if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.lift import LiftError, lift_code_object
@@ -41,22 +42,29 @@ def pipeline_context() -> Context:
 def instrument_bytes(data: bytes, name: str, hooks: str | None) -> bytes:
     """Lift the code object ``data``; with ``hooks`` (MLIR text), insert, lower and finalize
     them; emit the result. Every failure is a :class:`PipelineError` of one line."""
-    from luthier.drivers.opt_main import UserError, merge_hooks, one_line
-    from luthier.passes.instrument.pipeline import lower_hooks
-    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+    from luthier.drivers.opt_main import UserError, one_line
 
     ctx = pipeline_context()
     try:
-        module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
-        if hooks is not None:
-            hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
-            merge_hooks(module, hook_module, name, "<hooks>")
-            # Emitted right after finalizing: shared payload code can stay packed.
-            lower_hooks(ctx, module, packed=True)
-            FinalizeInstrumentationPass().apply(ctx, module)
-        return emit_code_object(module)
+        with collector_paused():  # once for the whole object, not once per stage
+            return _instrument(ctx, data, name, hooks)
     except (CodeObjectError, LiftError, EmitError, UserError) as error:
         raise PipelineError(str(error).splitlines()[0] if str(error) else type(error).__name__) \
             from None
     except (ParseError, DiagnosticException, VerifyException) as error:
         raise PipelineError(one_line(error)) from None
+
+
+def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None) -> bytes:
+    from luthier.drivers.opt_main import merge_hooks
+    from luthier.passes.instrument.pipeline import lower_hooks
+    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
+    module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
+    if hooks is not None:
+        hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
+        merge_hooks(module, hook_module, name, "<hooks>")
+        # Emitted right after finalizing: shared payload code can stay packed.
+        lower_hooks(ctx, module, packed=True)
+        FinalizeInstrumentationPass().apply(ctx, module)
+    return emit_code_object(module)
