@@ -14,9 +14,12 @@ tens of thousands of times. Most of that work does not depend on the point:
   units its decisions looked at (:attr:`~.regalloc.Reusable.examined`). A later point with
   the same code whose pools agree with an earlier allocation's on those units would take
   the same decisions, so it gets that allocation's machine code and record: a few mask
-  comparisons and a copy of the allocated body;
+  comparisons and a copy of the allocated body (or, packed, one op sharing it: see
+  :func:`lower_hooks_with_templates`). A point that matches none of the latest masks runs
+  the allocator, and when its outcome (homes, coalesced copies, budget growth) is one seen
+  before, takes that allocation's code without rewriting or verifying it again;
 * ``verify-payloads`` still checks every point against the application's liveness there;
-  only the symbolic execution of a body is shared by the payloads that copied it
+  only the symbolic execution of a body is shared by the payloads that got it
   (:class:`~.verify_payloads.BodyCache`).
 
 The IR is the one the passes give one by one (``test/unit/passes/instrument/
@@ -115,8 +118,9 @@ class _Allocation:
     pools: tuple[int, int, int, int]
     body: PayloadOp
     record: Attribute
-    #: The body as a value (:func:`~.regalloc.body_key`): allocations that gave the same
-    #: code share one symbolic execution in the verifier.
+    #: The body as a value (its code and :meth:`~.regalloc.Attempt.key`, or
+    #: :func:`~.regalloc.body_key`): allocations that gave the same code share one symbolic
+    #: execution in the verifier.
     key: Hashable
     #: The body as packed code, when the points that reuse it get a packed op.
     packed: PackedCodeAttr | None = None
