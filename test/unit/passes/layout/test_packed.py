@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
@@ -25,7 +24,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.packed import (
     unpack_all,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
-from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.drivers.pipeline import instrument_bytes, pipeline_context
@@ -37,12 +35,11 @@ from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 from luthier.passes.layout.relax_branches import relax_branches
 from luthier.passes.layout.splice_payloads import splice_payloads
 
+from .gfx90a_text import parse_code_object
+
 ROOT = Path(__file__).resolve().parents[4]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 HOOKS = ROOT / "examples" / "hooks"
-
-HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", '
-          'e_flags = 1343 : i64, abi_version = 3 : i64}> {\n')
 
 #: Payloads whose wait states fall before, after and inside their code: an MFMA's
 #: registers in flight before the first instruction; a VALU-written SGPR that the
@@ -86,17 +83,6 @@ HAZARDS = """
 """
 
 
-def _parse(body: str) -> CodeObjectOp:
-    context = Context()
-    context.load_dialect(Builtin)
-    for name, factory in LUTHIER_DIALECTS.items():
-        context.register_dialect(name, factory)
-    module = Parser(context, HEADER + body + "\n}\n").parse_module()
-    code_object = module.body.block.first_op
-    assert isinstance(code_object, CodeObjectOp)
-    return code_object
-
-
 def _pack_payloads(code_object: CodeObjectOp) -> int:
     """Give every payload a packed op of its own body, as packed lowering does (one code
     shared by payloads with equal bodies: the first payload's)."""
@@ -129,9 +115,9 @@ def _functions(code_object: CodeObjectOp) -> list[FunctionLikeOp]:
 
 
 def test_wait_states_around_and_inside_packed_code_as_when_spliced_op_by_op() -> None:
-    expected = _parse(HAZARDS)
+    expected = parse_code_object(HAZARDS)
     splice_payloads(expected)
-    packed = _parse(HAZARDS)
+    packed = parse_code_object(HAZARDS)
     assert _pack_payloads(packed) == 4
     splice_payloads(packed)
     kinds = [type(op) for op in packed.walk()]
@@ -146,7 +132,7 @@ def test_wait_states_around_and_inside_packed_code_as_when_spliced_op_by_op() ->
 
 
 def test_packed_code_stays_packed_where_no_wait_state_falls_inside() -> None:
-    code_object = _parse(HAZARDS)
+    code_object = parse_code_object(HAZARDS)
     _pack_payloads(code_object)
     splice_payloads(code_object)
     mfma = _functions(code_object)[0]
@@ -174,10 +160,10 @@ def test_relaxation_unpacks_only_functions_that_need_islands(filler: int, reach:
     source = _long_branch(filler).replace("^bb0:\n", "", 1)
     source = source.replace("amdgpu_mc.s_cbranch_scc1 ^bb1\n",
                             "amdgpu_mc.s_cbranch_scc1 ^bb1, ^bb2\n  ^bb2:\n", 1)
-    expected = _parse(source)
+    expected = parse_code_object(source)
     splice_payloads(expected)
     expected_islands = relax_branches(expected, reach)
-    packed = _parse(source)
+    packed = parse_code_object(source)
     _pack_payloads(packed)
     splice_payloads(packed)
     islands = relax_branches(packed, reach)
@@ -190,7 +176,7 @@ def test_relaxation_unpacks_only_functions_that_need_islands(filler: int, reach:
 
 
 def test_layout_refuses_packed_code_unless_asked_and_sizes_it_when_asked() -> None:
-    code_object = _parse(HAZARDS)
+    code_object = parse_code_object(HAZARDS)
     _pack_payloads(code_object)
     splice_payloads(code_object)
     function = _functions(code_object)[0]
@@ -204,19 +190,20 @@ def test_layout_refuses_packed_code_unless_asked_and_sizes_it_when_asked() -> No
 
 
 def test_packed_code_prints_its_opcodes_and_is_not_parsed() -> None:
-    code_object = _parse(HAZARDS)
+    code_object = parse_code_object(HAZARDS)
     _pack_payloads(code_object)
     packed = next(op for op in code_object.walk() if isinstance(op, PackedCodeOp))
     assert str(packed) == ('"amdgpu_mc.packed"() <{code = #amdgpu_mc.packed_code<'
                            '"V_MOV_B32_e32_vi", "V_MOV_B32_e32_vi">}> : () -> ()')
     with pytest.raises(ParseError, match="built in memory"):
-        _parse("  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {\n"
-               "    \"amdgpu_mc.packed\"() <{code = #amdgpu_mc.packed_code<\"x\">}> : () -> ()\n"
-               "    amdgpu_mc.s_endpgm\n  }")
+        parse_code_object(
+            "  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {\n"
+            "    \"amdgpu_mc.packed\"() <{code = #amdgpu_mc.packed_code<\"x\">}> : () -> ()\n"
+            "    amdgpu_mc.s_endpgm\n  }")
 
 
 def test_straight_line_code_only_is_packed() -> None:
-    code_object = _parse(_long_branch(1))
+    code_object = parse_code_object(_long_branch(1))
     function = _functions(code_object)[0]
     branching = function.body.blocks.first
     assert branching is not None

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
@@ -27,7 +24,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FallthroughOp,
     FunctionLikeOp,
 )
-from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.emulator.api import run_kernel
 from luthier.frontend.codeobj import read_code_object
@@ -40,24 +36,10 @@ from luthier.passes.layout.relax_branches import (
     relax_branches,
 )
 
+from .gfx90a_text import parse_code_object
+
 #: What each application instruction flows to: the next application instructions.
 Flow = dict[Operation, tuple[Operation, ...]]
-
-HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", '
-          'e_flags = 1343 : i64, abi_version = 3 : i64}> {\n')
-
-
-def _parse(body: str) -> CodeObjectOp:
-    context = Context()
-    context.load_dialect(Builtin)
-    for name, factory in LUTHIER_DIALECTS.items():
-        context.register_dialect(name, factory)
-    module = Parser(context, HEADER + body + "\n}\n").parse_module()
-    assert isinstance(module, ModuleOp)
-    code_object = module.body.block.first_op
-    assert isinstance(code_object, CodeObjectOp)
-    return code_object
-
 
 def _nops(count: int) -> str:
     return "\n".join(["amdgpu_mc.s_nop 0"] * count)
@@ -152,7 +134,7 @@ def test_chain_of_islands_when_the_target_is_beyond_twice_the_reach() -> None:
     # 64-byte reach; the target lies ~400 bytes on, past blocks that end in s_endpgm
     # every 48 bytes: islands go only after those blocks, one hop each.
     blocks = "\n".join(f"^bb{index}:\n{_nops(11)}\namdgpu_mc.s_endpgm" for index in range(1, 9))
-    code_object = _parse(f"""amdgpu_mc.func @f {{
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_cmp_eq_u32 s0, 0
       amdgpu_mc.s_cbranch_scc1 ^bb9, ^bb1
     {blocks}
@@ -190,7 +172,7 @@ def test_fixed_point_an_island_pushes_another_branch_out_of_range() -> None:
     # range by 4. Its island can go only after ^bb1 (0x28), inside the span of the loop's
     # back edge, which reaches back exactly 64 bytes: the island's 4 bytes push it out of
     # range, and it needs an island of its own.
-    code_object = _parse(f"""amdgpu_mc.func @f {{
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_cmp_eq_u32 s0, 0
       amdgpu_mc.s_cbranch_scc1 ^bb3, ^bb1
     ^bb1:
@@ -224,7 +206,7 @@ def test_fixed_point_an_island_pushes_another_branch_out_of_range() -> None:
 def test_backward_branch_gets_a_skip_island_in_the_loop_body() -> None:
     # A loop whose back edge climbs 0x100 bytes, at a 64-byte reach: no block in reach ends
     # in an unconditional transfer, so the loop body is cut by s_branch over the islands.
-    code_object = _parse(f"""amdgpu_mc.func @f {{
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_mov_b32 s2, 2
       amdgpu_mc.fallthrough ^bb1
     ^bb1:
@@ -260,7 +242,7 @@ def test_backward_branch_gets_a_skip_island_in_the_loop_body() -> None:
 def test_no_island_between_getpc_and_the_adds_measured_from_it() -> None:
     # Reach 64: the furthest places the cbranch reaches lie after s_getpc_b64 and after
     # the s_add_u32; an island there would move the adds away from the PC they add to.
-    code_object = _parse(f"""amdgpu_mc.func @f {{
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_cmp_eq_u32 s0, 0
       amdgpu_mc.s_cbranch_scc1 ^bb2, ^bb1
     ^bb1:
@@ -290,7 +272,7 @@ def test_no_island_between_getpc_and_the_adds_measured_from_it() -> None:
 
 
 def test_branches_to_one_far_target_share_an_island() -> None:
-    code_object = _parse(f"""amdgpu_mc.func @f {{
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
       amdgpu_mc.s_cmp_eq_u32 s0, 0
       amdgpu_mc.s_cbranch_scc1 ^bb4, ^bb1
     ^bb1:
@@ -329,7 +311,7 @@ def test_in_range_code_is_not_touched() -> None:
     ^bb2:
       amdgpu_mc.s_branch ^bb1
     }}"""
-    code_object = _parse(text)
+    code_object = parse_code_object(text)
     printed = str(code_object)
     # The forward branch reaches exactly 60 bytes, the most a 64-byte reach allows.
     assert _branch_deltas(_function(code_object, "k"), "gfx90a") == [60, -64]
@@ -338,7 +320,7 @@ def test_in_range_code_is_not_touched() -> None:
 
 
 def test_branch_to_another_function_is_an_error() -> None:
-    code_object = _parse("""amdgpu_mc.func @f {
+    code_object = parse_code_object("""amdgpu_mc.func @f {
       amdgpu_mc.s_branch ^bb1
     ^bb1:
       amdgpu_mc.s_endpgm
@@ -355,7 +337,7 @@ def test_branch_to_another_function_is_an_error() -> None:
 
 
 def test_reach_beyond_the_hardware_is_refused() -> None:
-    code_object = _parse("amdgpu_mc.func @f {\n amdgpu_mc.s_endpgm\n }")
+    code_object = parse_code_object("amdgpu_mc.func @f {\n amdgpu_mc.s_endpgm\n }")
     with pytest.raises(PassFailedException, match="reach is a multiple of 4 from 16 to 131072"):
         relax_branches(code_object, reach=HARDWARE_REACH + 4)
 

@@ -11,20 +11,16 @@ places the islands of every far branch (and the further links of their chains) a
 from __future__ import annotations
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.ir import Block, Operation
-from xdsl.parser import Parser
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import function_layout
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
-from luthier.amdgpu_dialects.dialects import LUTHIER_DIALECTS
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.passes.layout.relax_branches import in_range, relax_function
 
-HEADER = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", '
-          'e_flags = 1343 : i64, abi_version = 3 : i64}> {\n')
+from .gfx90a_text import parse_code_object
+
 #: Branches in the function; each targets the unit ``shift`` units on (wrapping to the
 #: start).
 UNITS = 200
@@ -49,14 +45,7 @@ def _function(nops: int, shift: int) -> FunctionLikeOp:
                   f"^bb{2 * unit + 1}:", "amdgpu_mc.s_nop 0", "amdgpu_mc.s_nop 0",
                   "amdgpu_mc.s_endpgm"]
     lines.append("}")
-    context = Context()
-    context.load_dialect(Builtin)
-    for name, factory in LUTHIER_DIALECTS.items():
-        context.register_dialect(name, factory)
-    module = Parser(context, HEADER + "\n".join(lines) + "\n}\n").parse_module()
-    assert isinstance(module, ModuleOp)
-    code_object = module.body.block.first_op
-    assert isinstance(code_object, CodeObjectOp)
+    code_object = parse_code_object("\n".join(lines))
     function = code_object.body.block.first_op
     assert isinstance(function, FunctionLikeOp)
     return function
