@@ -80,6 +80,19 @@ _NO_VALUES: SSAValues[SSAValue] = SSAValues()
 _NO_RESULTS: SSAValues[OpResult] = SSAValues()
 
 
+def is_instruction_class(kind: type[Operation]) -> bool:
+    """Whether ops of class ``kind`` are instructions, found once per class: ``isinstance``
+    against xDSL's op classes goes through ABCMeta, slow in loops over every op of a
+    library (layout, wait states)."""
+    known = _instruction_classes.get(kind)
+    if known is None:
+        known = _instruction_classes[kind] = issubclass(kind, InstructionOpBase)
+    return known
+
+
+_instruction_classes: dict[type[Operation], bool] = {}
+
+
 def operand_array(attrs: Sequence[Attribute]) -> ArrayAttr[Attribute]:
     """An interned ``ArrayAttr`` of operand attributes (operand lists repeat a lot)."""
     key = tuple(attrs)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
@@ -136,19 +136,18 @@ class PackedEncoding:
 def packed_encoding(code: PackedCode, isa: TargetISA) -> PackedEncoding:
     """The bytes of ``code`` on ``isa`` (memoised in the code: every packed op of it
     shares them); :class:`UnsizedError` when an instruction cannot be encoded."""
-    key = ("encoding", isa.name)
-    known = code.memo.get(key)
-    if isinstance(known, PackedEncoding):
-        return known
-    data = bytearray()
-    symbolic: list[tuple[int, InstructionOpBase]] = []
-    for op in code.ops:
-        encoded, has_symbol = instruction_encoding(op, isa)
-        if has_symbol:
-            symbolic.append((len(data), op))
-        data += encoded
-    found = code.memo[key] = PackedEncoding(bytes(data), tuple(symbolic))
-    return found
+
+    def encode() -> PackedEncoding:
+        data = bytearray()
+        symbolic: list[tuple[int, InstructionOpBase]] = []
+        for op in code.ops:
+            encoded, has_symbol = instruction_encoding(op, isa)
+            if has_symbol:
+                symbolic.append((len(data), op))
+            data += encoded
+        return PackedEncoding(bytes(data), tuple(symbolic))
+
+    return code.derived(("encoding", isa.name), encode)
 
 
 def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
@@ -221,19 +220,13 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     encodings: dict[InstructionOpBase, bytes] = {}
     symbolic: set[InstructionOpBase] = set()
     packed_ops: dict[PackedCodeOp, PackedEncoding] = {}
-    # An instruction op class per mnemonic: classify each class once (isinstance against
-    # xDSL's op classes goes through ABCMeta, slow at tens of thousands of ops).
-    is_instruction: dict[type[Operation], bool] = {}
     offset = 0
     for block in blocks:
         block_offsets[block] = offset
         for op in block.ops:
             offsets[op] = offset
             kind = type(op)
-            instruction = is_instruction.get(kind)
-            if instruction is None:
-                instruction = is_instruction[kind] = issubclass(kind, InstructionOpBase)
-            if instruction:
+            if is_instruction_class(kind):
                 assert isinstance(op, InstructionOpBase)
                 data, has_symbol = instruction_encoding(op, isa)
                 encodings[op] = data

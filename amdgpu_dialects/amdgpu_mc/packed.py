@@ -27,7 +27,8 @@ identity, so nothing may insert into or edit :attr:`PackedCode.ops`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar, cast
 
 from xdsl.ir import Block, Data, Operation
 from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def
@@ -37,6 +38,8 @@ from xdsl.printer import Printer
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+
+_Fact = TypeVar("_Fact")
 
 
 class PackedCode:
@@ -50,8 +53,15 @@ class PackedCode:
         #: The instructions, in order; they stay in the block they came from.
         self.ops: tuple[InstructionOpBase, ...] = tuple(ops)
         #: Facts derived from :attr:`ops` by later layers (encodings per target, register
-        #: units, hazard masks), keyed by whoever derives them.
+        #: units, hazard masks), keyed by whoever derives them (:meth:`derived`).
         self.memo: dict[object, object] = {}
+
+    def derived(self, key: Hashable, compute: Callable[[], _Fact]) -> _Fact:
+        """The fact ``key`` of this code, computed once: every packed op of the code (tens
+        of thousands) asks the same question of the same instructions."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return cast(_Fact, self.memo[key])
 
     @staticmethod
     def of_block(block: Block) -> PackedCode | None:

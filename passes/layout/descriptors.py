@@ -161,16 +161,15 @@ def _payload_units(payload: PayloadOp, effects: EffectTable) -> int:
 
 def _packed_units(code: PackedCode, effects: EffectTable) -> int:
     """Units the instructions of ``code`` touch (memoised in the shared code)."""
-    key = ("touched units", effects.isa.name)
-    known = code.memo.get(key)
-    if isinstance(known, int):
-        return known
-    units = 0
-    for op in code.ops:
-        effect = effects.of(op)
-        units |= effect.uses | effect.defs
-    code.memo[key] = units
-    return units
+
+    def touched() -> int:
+        units = 0
+        for op in code.ops:
+            effect = effects.of(op)
+            units |= effect.uses | effect.defs
+        return units
+
+    return code.derived(("touched units", effects.isa.name), touched)
 
 
 def _grown(count: int, application: int, instrumented: int, file_mask: int,

@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp, unpack
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -209,16 +209,12 @@ class _Function:
         self.inserted = {id(op) for op in inserted}
         masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         codes: dict[PackedCode, None] = {}
-        is_instruction: dict[type[Operation], bool] = {}
         for block in cfg.blocks:
             ops: list[InstructionOpBase] = []
             owners: list[PackedCodeOp | None] = []
             for op in block.ops:
                 kind = type(op)
-                instruction = is_instruction.get(kind)
-                if instruction is None:
-                    instruction = is_instruction[kind] = issubclass(kind, InstructionOpBase)
-                if instruction:
+                if is_instruction_class(kind):
                     assert isinstance(op, InstructionOpBase)
                     ops.append(op)
                     owners.append(None)
@@ -329,17 +325,15 @@ class _CodeView:
 
 def _code_view(code: PackedCode, model: HazardModel, rules: tuple[int, ...]) -> _CodeView:
     """The code's :class:`_CodeView` for ``rules`` (memoised in the shared code)."""
-    key = ("hazard view", model.isa.name, rules)
-    known = code.memo.get(key)
-    if isinstance(known, _CodeView):
-        return known
-    masks = _code_masks(code, model)
-    sensitive = tuple([(k, both[1][k]) for k in rules if both[1][k]] for both in masks)
-    writes = tuple(both[0] for both in masks)
-    view = _CodeView(tuple(map(id, code.ops)), writes, sensitive,
-                     _settled_inside(writes, sensitive, code, model))
-    code.memo[key] = view
-    return view
+
+    def view() -> _CodeView:
+        masks = _code_masks(code, model)
+        sensitive = tuple([(k, both[1][k]) for k in rules if both[1][k]] for both in masks)
+        writes = tuple(both[0] for both in masks)
+        return _CodeView(tuple(map(id, code.ops)), writes, sensitive,
+                         _settled_inside(writes, sensitive, code, model))
+
+    return code.derived(("hazard view", model.isa.name, rules), view)
 
 
 def _settled_inside(writes: tuple[tuple[int, ...], ...],
@@ -372,27 +366,23 @@ def _settled_inside(writes: tuple[tuple[int, ...], ...],
 
 def _code_writers(code: PackedCode, model: HazardModel) -> int:
     """Bit ``k`` set when an instruction of ``code`` writes under rule ``k``."""
-    key = ("hazard writers", model.isa.name)
-    known = code.memo.get(key)
-    if isinstance(known, int):
-        return known
-    writers = 0
-    for both in _code_masks(code, model):
-        for k, units in enumerate(both[0]):
-            if units:
-                writers |= 1 << k
-    code.memo[key] = writers
-    return writers
+
+    def writers() -> int:
+        found = 0
+        for both in _code_masks(code, model):
+            for k, units in enumerate(both[0]):
+                if units:
+                    found |= 1 << k
+        return found
+
+    return code.derived(("hazard writers", model.isa.name), writers)
 
 
 def _code_masks(code: PackedCode, model: HazardModel) -> tuple[
         tuple[tuple[int, ...], tuple[int, ...]], ...]:
     """The masks of each instruction of ``code`` (memoised in the shared code)."""
-    key = ("hazard masks", model.isa.name)
-    known = code.memo.get(key)
-    if known is None:
-        known = code.memo[key] = tuple(model.masks(op) for op in code.ops)
-    return cast(tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], known)
+    return code.derived(("hazard masks", model.isa.name),
+                        lambda: tuple(model.masks(op) for op in code.ops))
 
 
 def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
