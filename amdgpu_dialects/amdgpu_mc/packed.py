@@ -90,7 +90,7 @@ class PackedCodeAttr(Data[PackedCode]):
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> PackedCode:
         parser.raise_error("#amdgpu_mc.packed_code is built in memory by lower-hooks and "
-                           "cannot be parsed; print the IR without packing")
+                           "cannot be parsed (IR that luthier-opt prints never holds it)")
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(
