@@ -18,6 +18,7 @@ code objects when fetched, else the corpus fat binaries) with ``--jobs 1`` and `
     python bench/bench_instrumentation.py --input test/corpus/kernels/lds.gfx90a.co \
         --hook instr_count
     python bench/bench_instrumentation.py --batch --runs 1
+    python bench/bench_instrumentation.py --hook instr_count --profile   # where the time goes
 
 Input: the rocRAND gfx90a ``xnack-`` object fetched by ``test/corpus/thirdparty/fetch.sh``
 (about 54,700 instructions), else the bench kernels. A measurement: it never asserts a speed.
@@ -65,6 +66,10 @@ from luthier.passes.layout.tool_globals import export_tool_globals
 from luthier.passes.preamble.emit import emit_preambles
 
 path, hooks = sys.argv[1], sys.argv[2]
+profiler = None
+if sys.argv[3:] == ["profile"]:  # the stages after the lift, under cProfile (to stderr)
+    import cProfile
+    profiler = cProfile.Profile()
 clock = time.process_time
 times = {}
 start = clock()
@@ -74,6 +79,8 @@ times["lift"] = clock() - start
 # As luthier-opt writing a code object runs them: the cyclic collector paused once from the
 # passes to the bytes (and what is left frozen), lower_hooks(packed=True), then
 # finalize-instrumentation's stages one by one.
+if profiler is not None:
+    profiler.enable()
 with collector_paused(freeze=True):
     mark = clock()
     merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
@@ -97,6 +104,12 @@ with collector_paused(freeze=True):
     data = emit_code_object(module)
     times["emit"] = clock() - mark
 times["total"] = clock() - start
+if profiler is not None:
+    import pstats
+    profiler.disable()
+    stats_out = pstats.Stats(profiler, stream=sys.stderr)
+    stats_out.sort_stats("cumulative").print_stats(30)
+    stats_out.sort_stats("tottime").print_stats(20)
 print(json.dumps({"times": times, "points": points, "bytes": len(data),
                   "shapes": stats.shapes, "allocated": stats.allocated,
                   "reused": stats.reused,
@@ -125,16 +138,22 @@ class Result:
     rss_mb: float
 
 
-def _run(path: Path, hooks: Path) -> Result:
-    result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks)],
+def _run(path: Path, hooks: Path, profile: bool = False) -> Result:
+    result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks),
+                             *(["profile"] if profile else [])],
                             capture_output=True, text=True, check=True)
+    if profile:
+        print(result.stderr)
     fields = cast(dict[str, Any], json.loads(result.stdout.splitlines()[-1]))
     return Result(**fields)
 
 
-def measure(path: Path, hook: str, runs: int) -> None:
+def measure(path: Path, hook: str, runs: int, profile: bool = False) -> None:
     hooks = HOOKS / f"{hook}.mlir"
     results = [_run(path, hooks) for _ in range(runs)]
+    if profile:
+        print(f"{hook}: cProfile of one more run (lowering to emission; times inflated)")
+        _run(path, hooks, profile=True)
     objdump = statistics.median(_objdump_seconds(path) for _ in range(3))
     times = {name: statistics.median(r.times[name] for r in results)
              for name in results[0].times}
@@ -189,6 +208,8 @@ def main() -> int:
                         help="example hooks (default: instr_count, opcode_histogram, "
                              "memory_trace)")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--profile", action="store_true",
+                        help="also print a cProfile of one run per hook (lowering to emission)")
     parser.add_argument("--batch", action="store_true",
                         help="also time luthier-batch --jobs 1 and 2 over rocRAND's gfx90a "
                              "code objects (else the corpus bundles)")
@@ -196,7 +217,7 @@ def main() -> int:
     path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
     print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
-        measure(path, hook, args.runs)
+        measure(path, hook, args.runs, args.profile)
     if args.batch:
         batch(_batch_inputs(), args.runs)
     return 0
