@@ -37,6 +37,7 @@ from luthier.frontend.codeobj import CodeObjectError, read_code_objects
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
+from luthier.lowering.emit.text import EncodedFunction
 
 DESCRIPTION = "luthier-opt: lift, instrument and emit AMDGPU code objects"
 #: Input extensions read as binary code objects / bundles / host programs and lifted.
@@ -69,6 +70,9 @@ class LuthierOptMain(xDSLOptMain):
     #: Whether the module entering the pass pipeline was built here from verified parts
     #: (see :meth:`apply_passes`).
     _input_is_lifted: bool = False
+    #: The functions that worker processes lowered, finalized and encoded (``--jobs``),
+    #: to be emitted as they gave them; None when this process did it all.
+    _encoded: dict[str, EncodedFunction] | None = None
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -104,6 +108,12 @@ class LuthierOptMain(xDSLOptMain):
                            help="the bundle entry to lift (gfx90a, gfx942:xnack-, ...)")
         group.add_argument("--emit", choices=EMIT_FORMATS, default=None,
                            help="output format (default: from the -o extension, else mlir)")
+        group.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                           help="worker processes that instrument the functions of a "
+                                "code object written with --emit-preamble, each taking "
+                                "functions that share no call (default: every core, for "
+                                "objects of 4,000 instructions or more); the output bytes "
+                                "do not depend on it")
         group.add_argument("--no-progress", action="store_true",
                            help="no progress bar on stderr")
         group.add_argument("--list", action="store_true",
@@ -214,17 +224,20 @@ class LuthierOptMain(xDSLOptMain):
             if self._hooks is None:
                 self._hooks = load_hooks(self.ctx, self.args.hooks)
             merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+        in_workers = False
         if self.args.inline_hooks:
-            from luthier.passes.instrument.pipeline import lower_hooks
+            in_workers = self._instrument_in_workers(prog)
+            if not in_workers:
+                from luthier.passes.instrument.pipeline import lower_hooks
 
-            built_here &= lower_hooks(self.ctx, prog, packed=self._packs())
+                built_here &= lower_hooks(self.ctx, prog, packed=self._packs())
         self._input_is_lifted = built_here
         super().apply_passes(prog)
         if self.args.report:
             from luthier.passes.instrument.report import PrintInstrumentationReportPass
 
             PrintInstrumentationReportPass().apply(self.ctx, prog)
-        if self.args.emit_preamble:
+        if self.args.emit_preamble and not in_workers:
             from luthier.passes.layout.footprint import footprints, format_footprints
             from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
@@ -233,6 +246,32 @@ class LuthierOptMain(xDSLOptMain):
             if self.args.report:
                 sys.stderr.write("".join(line + "\n" for line in format_footprints(
                     before, footprints(prog))))
+
+    def _instrument_in_workers(self, prog: ModuleOp) -> bool:
+        """Lower and finalize the hooks in worker processes, a share of the functions each
+        (see :mod:`~luthier.drivers.function_workers`), when packed code is emitted right
+        after (:meth:`_packs`), ``--jobs`` allows more than one and the code object splits;
+        whether it was done."""
+        jobs = self.args.jobs if self.args.jobs is not None else _cores()
+        if jobs < 2 or not self._packs() \
+                or not any(isinstance(op, InsertOp) for op in prog.ops):
+            return False
+        from luthier.drivers.function_workers import (
+            MIN_INSTRUCTIONS,
+            SplitError,
+            instrument_in_workers,
+            split_bins,
+        )
+
+        # Asked for, workers split any object; by default, one worth the start of workers.
+        bins = split_bins(prog, jobs, 0 if self.args.jobs is not None else MIN_INSTRUCTIONS)
+        if len(bins) < 2:
+            return False
+        try:
+            self._encoded = instrument_in_workers(self.ctx, prog, bins, self.get_input_name())
+        except SplitError as error:
+            raise UserError(str(error)) from None
+        return True
 
     def _packs(self) -> bool:
         """Whether payload code may stay packed (shared by the points that allocated
@@ -285,9 +324,9 @@ class LuthierOptMain(xDSLOptMain):
                 if emit == "asm":
                     data = emit_assembly(module).encode()
                 elif emit == "co":
-                    data = emit_code_object(module)
+                    data = emit_code_object(module, self._encoded)
                 else:
-                    data = emit_relocatable(module)
+                    data = emit_relocatable(module, self._encoded)
             except EmitError as error:
                 raise UserError(f"{self.get_input_name()}: {error}") from None
         if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
@@ -333,6 +372,22 @@ class LuthierOptMain(xDSLOptMain):
 
 #: The ops a hooks file may hold.
 HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a positive count."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of jobs, got {text!r}")
+    return value
 
 
 def load_hooks(ctx: Context, path: str) -> ModuleOp:

@@ -49,6 +49,12 @@ _SILENT = _Silent()
 _REPORTER: ContextVar[Reporter | None] = ContextVar("luthier_progress_reporter", default=None)
 
 
+def watched() -> bool:
+    """Whether a reporter is installed: work done elsewhere (worker processes) need only
+    send its progress here then."""
+    return _REPORTER.get() is not None
+
+
 def stage(name: str, total: int, unit: str = "it") -> Stage:
     """A stage of ``total`` units, shown if a reporter is installed; close it when done."""
     reporter = _REPORTER.get()

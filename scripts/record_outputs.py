@@ -12,7 +12,9 @@ the one-line error and the exit status when the command refuses the input:
 
 Cases run in worker processes (``--jobs``, default: every core), each calling
 ``luthier-opt``'s ``main`` in-process, so the interpreter starts once per worker, not once
-per case. ``test/unit/test_recorded_outputs.py`` runs the check.
+per case. ``--jobs 1 --opt-jobs 2`` runs them here, instrumenting with
+``luthier-opt --jobs 2``: every code object's functions split between two workers, which
+must give the recorded bytes too. ``test/unit/test_recorded_outputs.py`` runs the check.
 """
 
 from __future__ import annotations
@@ -64,8 +66,10 @@ def _inputs(globs: tuple[str, ...]) -> list[str]:
                    for pattern in globs for path in REPO.glob(pattern)})
 
 
-def cases() -> list[Case]:
-    """Every case, in a stable order."""
+def cases(opt_jobs: int | None = None) -> list[Case]:
+    """Every case, in a stable order; with ``opt_jobs``, instrumentation runs with
+    ``luthier-opt --jobs opt_jobs`` (the same key: the bytes must not depend on it)."""
+    jobs = ("--jobs", str(opt_jobs)) if opt_jobs is not None else ()
     found: list[Case] = []
     hooks = [path for path in _inputs(HOOK_GLOBS) if not Path(path).name.startswith("_")]
     for source in _inputs(BINARY_GLOBS) + _inputs(ASSEMBLY_GLOBS):
@@ -81,7 +85,7 @@ def cases() -> list[Case]:
                 for hook in hooks:
                     found.append(Case(f"{name} + {hook}",
                                       (*INSTRUMENT_FLAGS, source, *select, "--hooks", hook,
-                                       "--no-progress"), "co"))
+                                       "--no-progress", *jobs), "co"))
     return found
 
 
@@ -119,10 +123,20 @@ def _run(item: tuple[Case, str | None]) -> tuple[str, dict[str, object]]:
     return case.key, run_case(case, keep)
 
 
-def run_all(jobs: int, keep: str | None) -> dict[str, dict[str, object]]:
-    """Every case's result, keyed as in the record."""
-    todo = [(case, keep) for case in cases()]
+def run_all(jobs: int, keep: str | None,
+            opt_jobs: int | None = None) -> dict[str, dict[str, object]]:
+    """Every case's result, keyed as in the record (``opt_jobs``: see :func:`cases`)."""
+    todo = [(case, keep) for case in cases(opt_jobs)]
     results: dict[str, dict[str, object]] = {}
+    if jobs == 1:  # here: luthier-opt may then start workers of its own (--opt-jobs)
+        for done, item in enumerate(todo, 1):
+            key, result = _run(item)
+            results[key] = result
+            if sys.stderr.isatty():
+                print(f"\r{done}/{len(todo)}", end="", file=sys.stderr, flush=True)
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+        return dict(sorted(results.items()))
     context = multiprocessing.get_context("fork")
     with context.Pool(jobs, maxtasksperchild=40) as pool:
         for done, (key, result) in enumerate(pool.imap_unordered(_run, todo), 1):
@@ -153,12 +167,18 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--list", action="store_true", help="list the cases")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", metavar="DIR", help="also write every output into DIR")
+    parser.add_argument("--opt-jobs", type=int, metavar="N",
+                        help="instrument with luthier-opt --jobs N (workers that split each "
+                             "code object's functions); needs --jobs 1, since pool workers "
+                             "may not start processes")
     args = parser.parse_args(argv)
     if args.list:
         for case in cases():
             print(case.key)
         return 0
-    now = run_all(args.jobs, args.keep)
+    if args.opt_jobs is not None and args.jobs != 1:
+        parser.error("--opt-jobs needs --jobs 1")
+    now = run_all(args.jobs, args.keep, args.opt_jobs)
     if args.record:
         RECORD.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"recorded {len(now)} cases in {RECORD.relative_to(REPO)}")

@@ -3,6 +3,8 @@ the ELF bytes of it: relocatable, or linked into a loadable code object."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from xdsl.dialects.builtin import ModuleOp
 
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
@@ -36,7 +38,7 @@ from luthier.frontend.codeobj.spec import (
 )
 from luthier.lowering.elf import link_shared, write_relocatable
 from luthier.lowering.emit.errors import EmitError
-from luthier.lowering.emit.text import encode_text
+from luthier.lowering.emit.text import EncodedFunction, encode_text
 
 KERNEL_DESCRIPTOR_ALIGNMENT = 64
 
@@ -74,14 +76,19 @@ class _DataSection:
                            tuple(self.relocations))
 
 
-def object_spec(code_object: CodeObjectOp) -> ObjectSpec:
-    """Lower ``code_object`` to a relocatable object's contents; raises :class:`EmitError`."""
+def object_spec(code_object: CodeObjectOp,
+                encoded: Mapping[str, EncodedFunction] | None = None) -> ObjectSpec:
+    """Lower ``code_object`` to a relocatable object's contents; raises :class:`EmitError`.
+    The functions named in ``encoded`` were encoded already (by the workers that lowered
+    them): their bytes are taken from there, their ops give the rest (alignment, binding,
+    descriptor)."""
     isa = load_target(code_object.processor)
     functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
     padding = code_object.text_padding.value.data if code_object.text_padding else 0
     leading = (code_object.text_leading_padding.value.data
                if code_object.text_leading_padding else 0)
-    text = encode_text(functions, isa, encoder_for(code_object.processor), padding, leading)
+    text = encode_text(functions, isa, encoder_for(code_object.processor), padding, leading,
+                       encoded)
     max_alignment = max([f.op.alignment.value.data for f in text.functions
                          if f.op.alignment is not None] + [4])
     symbols: list[SymbolSpec] = []
@@ -152,19 +159,23 @@ def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
     return found[0]
 
 
-def emit_relocatable(module: ModuleOp | CodeObjectOp) -> bytes:
-    """An ``ET_REL`` object, as ``llvm-mc -filetype=obj`` writes it."""
+def emit_relocatable(module: ModuleOp | CodeObjectOp,
+                     encoded: Mapping[str, EncodedFunction] | None = None) -> bytes:
+    """An ``ET_REL`` object, as ``llvm-mc -filetype=obj`` writes it (``encoded``: see
+    :func:`object_spec`)."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
-            return write_relocatable(object_spec(_single_code_object(module)))
+            return write_relocatable(object_spec(_single_code_object(module), encoded))
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
 
 
-def emit_code_object(module: ModuleOp | CodeObjectOp) -> bytes:
-    """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it."""
+def emit_code_object(module: ModuleOp | CodeObjectOp,
+                     encoded: Mapping[str, EncodedFunction] | None = None) -> bytes:
+    """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it (``encoded``: see
+    :func:`object_spec`)."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
-            return link_shared(object_spec(_single_code_object(module)))
+            return link_shared(object_spec(_single_code_object(module), encoded))
     except ElfWriteError as error:
         raise EmitError(str(error)) from None

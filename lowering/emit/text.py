@@ -12,7 +12,7 @@ as the bytes its shared code encodes to, with its instructions' relocations at i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -42,6 +42,16 @@ class FunctionPlacement:
     offset: int
     size: int
     op: FunctionLikeOp
+
+
+@dataclass(frozen=True)
+class EncodedFunction:
+    """A function's bytes and relocations, encoded apart from the others (by a worker
+    process that lowered it): the relocations' offsets count from the function's start,
+    since where it lands in ``.text`` is decided when the functions are put together."""
+
+    data: bytes
+    relocations: tuple[RelocationSpec, ...]
 
 
 @dataclass
@@ -122,6 +132,11 @@ class TextEncoder:
             out += data
         return bytes(out)
 
+    def encode_apart(self, op: FunctionLikeOp) -> EncodedFunction:
+        """``op`` encoded as if it started at offset 0 (see :class:`EncodedFunction`)."""
+        relocations: list[RelocationSpec] = []
+        data = self.encode_function(op, 0, relocations)
+        return EncodedFunction(data, tuple(relocations))
 
     def _code_relocations(self, encoding: PackedEncoding,
                           function: str) -> tuple[tuple[int, int, str, int], ...]:
@@ -155,13 +170,25 @@ class TextEncoder:
 
 
 def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encoder,
-                padding: int, leading: int = 0) -> TextSection:
+                padding: int, leading: int = 0,
+                encoded: Mapping[str, EncodedFunction] | None = None) -> TextSection:
+    """``.text`` of ``functions`` in order; a function named in ``encoded`` is written as
+    the bytes given there (its op's body is not read), its relocations moved to where it
+    lands."""
     text = TextSection(b"")
     data = bytearray(padding_bytes("s_nop", leading))
+    text_encoder = TextEncoder(isa, encoder)
     for function in over("emit", functions, "function"):
         start = _align(len(data), function.code_alignment)
         data += padding_bytes(function.fill, start - len(data))
-        code = TextEncoder(isa, encoder).encode_function(function, start, text.relocations)
+        given = encoded.get(function.sym_name.data) if encoded is not None else None
+        if given is not None:
+            code = given.data
+            text.relocations.extend(
+                RelocationSpec(start + spec.offset, spec.type, spec.symbol, spec.addend)
+                for spec in given.relocations)
+        else:
+            code = text_encoder.encode_function(function, start, text.relocations)
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),
                                                 function))
         data += code

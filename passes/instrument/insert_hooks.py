@@ -249,29 +249,61 @@ def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: st
                                 f"takes {type_}")
 
 
+def _hook_of(insert: InsertOp, hooks: dict[str, HookOp]) -> HookOp:
+    """The hook ``insert`` places, its arguments checked when they need no point."""
+    hook = hooks.get(insert.hook.string_value())
+    if hook is None:
+        raise _fail(insert, "no instr.hook of that name")
+    static = [arg for arg in insert.args.data if not isinstance(arg, OperandArgAttr)]
+    if len(static) == len(insert.args.data):
+        _check_args(insert, hook, list(insert.args.data), "")
+    return hook
+
+
+def _inserts(module: ModuleOp) -> tuple[dict[str, HookOp], list[InsertOp],
+                                         list[CodeObjectOp]]:
+    """The hooks, the insertions and the code objects of ``module``."""
+    hooks = {hook.sym_name.data: hook for hook in module.walk() if isinstance(hook, HookOp)}
+    inserts = [insert for insert in module.walk() if isinstance(insert, InsertOp)]
+    code_objects = [child for child in module.ops if isinstance(child, CodeObjectOp)]
+    if inserts and not code_objects:
+        raise PassFailedException("insert-hooks: there is no code object to instrument "
+                                  "(lift one first)")
+    return hooks, inserts, code_objects
+
+
+def check_insertions(module: ModuleOp) -> None:
+    """Raise what ``insert-hooks`` raises about an insertion as a whole (no such hook,
+    arguments that do not fit it, no point anywhere), placing nothing: for a driver that
+    then inserts into parts of the module apart (:class:`InsertHooksPass` with
+    ``require_match`` off), where an insertion may rightly match nothing."""
+    hooks, inserts, code_objects = _inserts(module)
+    for insert in inserts:
+        _hook_of(insert, hooks)
+        if not any(_points(function, insert, load_target(code_object.processor))
+                   for code_object in code_objects
+                   if code_object.processor in SUPPORTED_TARGETS
+                   for function in _functions(code_object, insert)):
+            raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
+
+
 @dataclass(frozen=True)
 class InsertHooksPass(ModulePass):
     """Place one payload per selected point; the ``instr.insert`` ops are consumed."""
 
     name = "insert-hooks"
 
+    #: Whether an insertion that matches nothing is an error (off only for parts of a
+    #: module whose whole was checked: :func:`check_insertions`).
+    require_match: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        hooks = {hook.sym_name.data: hook for hook in op.walk() if isinstance(hook, HookOp)}
-        inserts = [insert for insert in op.walk() if isinstance(insert, InsertOp)]
-        code_objects = [child for child in op.ops if isinstance(child, CodeObjectOp)]
-        if inserts and not code_objects:
-            raise PassFailedException("insert-hooks: there is no code object to instrument "
-                                      "(lift one first)")
+        hooks, inserts, code_objects = _inserts(op)
         #: Functions already checked for unknown branches (payloads do not change that).
         checked: set[int] = set()
         for insert in inserts:
             name = insert.hook.string_value()
-            hook = hooks.get(name)
-            if hook is None:
-                raise _fail(insert, "no instr.hook of that name")
-            static = [arg for arg in insert.args.data if not isinstance(arg, OperandArgAttr)]
-            if len(static) == len(insert.args.data):
-                _check_args(insert, hook, list(insert.args.data), "")
+            hook = _hook_of(insert, hooks)
             placed = 0
             reference = SymbolRefAttr(name)
             # Arguments that need no point (constants, registers, addresses) are one
@@ -302,7 +334,7 @@ class InsertHooksPass(ModulePass):
                                     f"@{function.sym_name.data}, {point.mnemonic}: ")
                         _insert_before(point, PayloadOp.empty(reference, ArrayAttr(args)))
                         placed += 1
-            if placed == 0:
+            if placed == 0 and self.require_match:
                 raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
             insert.detach()
             insert.erase()

@@ -1,0 +1,334 @@
+"""One code object instrumented by several worker processes, its functions split among them
+(``luthier-opt --jobs N``).
+
+The functions of a code object fall into groups that share no call (see
+:mod:`~luthier.passes.analysis.function_groups`); the groups are dealt into one bin per
+worker by size. Each worker is a fork of this process after the lift (it starts with the
+lifted module and the tool's ops, and pays neither start-up nor a copy), drops the functions
+outside its bin, and runs what the serial pipeline runs on the rest: ``lower-hooks``, then
+``finalize-instrumentation``; then it encodes its functions on their own
+(:class:`~luthier.lowering.emit.text.EncodedFunction`). Back here, the untouched module is
+finalized with what the workers send, which is what they changed: each function's
+properties (the kernel descriptor among them), each kernel's metadata entry, and the code,
+which the emitter writes as given. The tool's globals are exported here as a worker exports
+them; what every worker leaves in the code object besides its functions is checked to be
+that, so a stage that one day changes the code object as a whole cannot be dropped
+silently.
+
+The output bytes are those of ``--jobs 1``: lowering and finalizing a group reads nothing
+outside the group, and the hook templates' reuse of an allocation is exact (it never
+depends on which points came before).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
+from typing import cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
+from luthier.drivers.opt_main import one_line
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.text import EncodedFunction, TextEncoder
+from luthier.lowering.progress import Stage, reporting, stage, watched
+from luthier.passes.analysis.function_groups import FunctionGroup, balanced_bins, function_groups
+from luthier.passes.instrument.insert_hooks import InsertHooksPass, check_insertions
+from luthier.passes.instrument.pipeline import lower_hooks
+from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+from luthier.passes.layout.tool_globals import export_tool_globals
+
+#: Below this many instructions an object is instrumented in this process: forking and
+#: merging would cost more than the work saved (a worker's lowering of even a small object
+#: runs for a tenth of a second or more).
+MIN_INSTRUCTIONS = 4000
+
+
+class SplitError(Exception):
+    """A worker's failure, in one line naming the code object and what failed."""
+
+
+@dataclass(frozen=True)
+class FunctionResult:
+    """What a worker changed in one function: its properties (the kernel descriptor among
+    them), its attributes, and its code."""
+
+    properties: dict[str, Attribute]
+    attributes: dict[str, Attribute]
+    encoded: EncodedFunction
+
+
+@dataclass(frozen=True)
+class BinResult:
+    """A worker's answer for one bin of groups: every function's result and what it left
+    in the code object besides functions; or one line saying why there is none."""
+
+    functions: dict[str, FunctionResult]
+    #: The code object's properties after finalizing (its metadata among them).
+    code_object: dict[str, Attribute]
+    #: The other ops of the code object (variables, the tool's globals): name, properties.
+    others: tuple[tuple[str, dict[str, Attribute]], ...]
+    error: str | None = None
+
+
+#: Seconds between a worker's progress messages for one stage.
+PROGRESS_SECONDS = 0.2
+
+#: A worker's progress message: (worker, "open" | "advance" | "close", stage, count, unit).
+_Message = tuple[int, str, str, int, str]
+
+
+class _ForwardedStage:
+    """A worker's stage, whose progress goes to the parent in a few messages a second."""
+
+    def __init__(self, owner: _Forwarding, name: str) -> None:
+        self.owner = owner
+        self.name = name
+        self.pending = 0
+        self.sent = time.monotonic()
+
+    def advance(self, n: int = 1) -> None:
+        self.pending += n
+        now = time.monotonic()
+        if now - self.sent >= PROGRESS_SECONDS:
+            self.owner.send("advance", self.name, self.pending)
+            self.pending = 0
+            self.sent = now
+
+    def close(self) -> None:
+        if self.pending:
+            self.owner.send("advance", self.name, self.pending)
+        self.owner.send("close", self.name)
+
+
+class _Forwarding:
+    """A worker's reporter: its stages, sent to the parent, which shows them."""
+
+    def __init__(self, queue: SimpleQueue[_Message], worker: int) -> None:
+        self.queue = queue
+        self.worker = worker
+
+    def send(self, kind: str, name: str, count: int = 0, unit: str = "") -> None:
+        self.queue.put((self.worker, kind, name, count, unit))
+
+    def stage(self, name: str, total: int, unit: str) -> Stage:
+        self.send("open", name, total, unit)
+        return _ForwardedStage(self, name)
+
+
+class _Shown:
+    """The workers' stages, shown here as ``lower-hooks [worker 1/2]``."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.stages: dict[tuple[int, str], Stage] = {}
+
+    def show(self, message: _Message) -> None:
+        worker, kind, name, count, unit = message
+        key = (worker, name)
+        if kind == "open":
+            self.stages[key] = stage(f"{name} [worker {worker + 1}/{self.workers}]", count,
+                                     unit)
+        elif kind == "advance" and key in self.stages:
+            self.stages[key].advance(count)
+        elif kind == "close" and key in self.stages:
+            self.stages.pop(key).close()
+
+    def close(self) -> None:
+        for shown in self.stages.values():
+            shown.close()
+        self.stages.clear()
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What the forked workers read (set before the pool forks, so never pickled)."""
+
+    ctx: Context
+    module: ModuleOp
+    bins: tuple[tuple[str, ...], ...]
+    #: Where workers send their progress; None when nobody watches it.
+    progress: SimpleQueue[_Message] | None
+
+
+_JOB: list[_Job] = []
+
+
+def _code_object(module: ModuleOp) -> CodeObjectOp:
+    found = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    assert len(found) == 1
+    return found[0]
+
+
+def _other_ops(code_object: CodeObjectOp) -> tuple[tuple[str, dict[str, Attribute]], ...]:
+    return tuple((op.name, dict(op.properties)) for op in code_object.body.ops
+                 if not isinstance(op, FunctionLikeOp))
+
+
+def _run_bin(index: int) -> BinResult:
+    """In a worker: lower, finalize and encode the functions of bin ``index``."""
+    job = _JOB[0]
+    forwarding = _Forwarding(job.progress, index) if job.progress is not None else None
+    # The parent's reporter came along with the fork: its bars are the parent's to draw.
+    with reporting(forwarding):
+        return _lower_bin(job, index)
+
+
+def _lower_bin(job: _Job, index: int) -> BinResult:
+    names = set(job.bins[index])
+    code_object = _code_object(job.module)
+    for op in list(code_object.body.ops):
+        if isinstance(op, FunctionLikeOp) and op.sym_name.data not in names:
+            code_object.body.block.detach_op(op)
+    try:
+        # The parent checked each insertion against the whole object: here one may rightly
+        # match none of these functions.
+        InsertHooksPass(require_match=False).apply(job.ctx, job.module)
+        lower_hooks(job.ctx, job.module, packed=True)
+        FinalizeInstrumentationPass().apply(job.ctx, job.module)
+        encoder = TextEncoder(load_target(code_object.processor),
+                              encoder_for(code_object.processor))
+        functions = {op.sym_name.data: FunctionResult(dict(op.properties), dict(op.attributes),
+                                                      encoder.encode_apart(op))
+                     for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
+    except EmitError as error:
+        return BinResult({}, {}, (), str(error))
+    except (DiagnosticException, VerifyException) as error:
+        return BinResult({}, {}, (), one_line(error))
+    return BinResult(functions, dict(code_object.properties), _other_ops(code_object))
+
+
+def split_bins(module: ModuleOp, jobs: int,
+               min_instructions: int = MIN_INSTRUCTIONS) -> list[list[FunctionGroup]]:
+    """The bins ``jobs`` workers would take; fewer than two (nothing to split) when the
+    module is not one code object, has one group, has fewer than ``min_instructions``, or
+    this process may not start workers (it is a daemon: a worker of a pool itself)."""
+    code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    if jobs < 2 or len(code_objects) != 1 or multiprocessing.current_process().daemon:
+        return []
+    groups = function_groups(code_objects[0])
+    if len(groups) < 2 or sum(group.instructions for group in groups) < min_instructions:
+        return []
+    return balanced_bins(groups, jobs)
+
+
+def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequence[FunctionGroup]],
+                          name: str) -> dict[str, EncodedFunction]:
+    """Lower and finalize ``module``'s hooks (merged into it, not inserted yet) in one worker
+    per bin; ``module`` is then finalized (its functions' bodies are not changed: their
+    code is returned, to be emitted as given). Raises :class:`SplitError`."""
+    try:
+        check_insertions(module)  # what insert-hooks says of the whole object
+    except (DiagnosticException, VerifyException) as error:
+        raise SplitError(one_line(error)) from None
+    functions = tuple(tuple(function for group in found for function in group.functions)
+                      for found in bins)
+    context = multiprocessing.get_context("fork")
+    progress: SimpleQueue[_Message] | None = context.SimpleQueue() if watched() else None
+    _JOB.append(_Job(ctx, module, functions, progress))
+    shown = _Shown(len(functions))
+    try:
+        with ProcessPoolExecutor(len(functions), mp_context=context) as pool:
+            futures = [pool.submit(_run_bin, index) for index in range(len(functions))]
+            pending = set(futures)
+            while pending:
+                pending = wait(pending, timeout=PROGRESS_SECONDS).not_done
+                while progress is not None and not progress.empty():
+                    shown.show(progress.get())
+            results = [future.result() for future in futures]
+    except BrokenProcessPool:
+        raise SplitError(f"{name}: a worker process died while instrumenting "
+                         "(out of memory?); try --jobs 1") from None
+    finally:
+        _JOB.clear()
+        shown.close()
+        if progress is not None:
+            progress.close()
+    for result in results:
+        if result.error is not None:
+            raise SplitError(f"{name}: {result.error}")
+    export_tool_globals(module)
+    return _merge(_code_object(module), functions, results, name)
+
+
+def _merge(code_object: CodeObjectOp, functions: Sequence[Sequence[str]],
+           results: Sequence[BinResult], name: str) -> dict[str, EncodedFunction]:
+    """Give ``code_object`` what the workers changed; their code, by function."""
+    others = _other_ops(code_object)
+    properties = dict(code_object.properties)
+    properties.pop("metadata", None)
+    metadata = code_object.metadata
+    owner: dict[str, FunctionResult] = {}
+    for names, result in zip(functions, results, strict=True):
+        finalized = dict(result.code_object)
+        their_metadata = finalized.pop("metadata", None)
+        if result.others != others or finalized != properties \
+                or (metadata is None) != (their_metadata is None):
+            raise SplitError(f"{name}: the workers changed the code object beyond their "
+                             "functions; try --jobs 1")
+        for function in names:
+            owner[function] = result.functions[function]
+    for op in code_object.body.ops:
+        if not isinstance(op, FunctionLikeOp):
+            continue
+        found = owner[op.sym_name.data]
+        op.properties.clear()
+        op.properties.update(found.properties)
+        op.attributes.clear()
+        op.attributes.update(found.attributes)
+    if metadata is not None:
+        code_object.metadata = _merged_metadata(metadata, functions, results, name)
+    return {function: found.encoded for function, found in owner.items()}
+
+
+def _kernel_entries(metadata: Attribute) -> dict[str, Attribute]:
+    if not isinstance(metadata, DictionaryAttr):
+        return {}
+    kernels = metadata.data.get("amdhsa.kernels")
+    if not isinstance(kernels, ArrayAttr):
+        return {}
+    found: dict[str, Attribute] = {}
+    for entry in cast(ArrayAttr[Attribute], kernels).data:
+        if isinstance(entry, DictionaryAttr):
+            kernel = entry.data.get(".name")
+            if isinstance(kernel, StringAttr):
+                found[kernel.data] = entry
+    return found
+
+
+def _merged_metadata(metadata: DictionaryAttr, functions: Sequence[Sequence[str]],
+                     results: Sequence[BinResult], name: str) -> DictionaryAttr:
+    """The metadata with each kernel's entry as its worker left it; the rest of it must be
+    what every worker left."""
+    entries: dict[str, Attribute] = {}
+    rest = {key: value for key, value in metadata.data.items() if key != "amdhsa.kernels"}
+    for names, result in zip(functions, results, strict=True):
+        theirs = result.code_object["metadata"]
+        assert isinstance(theirs, DictionaryAttr)
+        if {key: value for key, value in theirs.data.items()
+                if key != "amdhsa.kernels"} != rest:
+            raise SplitError(f"{name}: the workers changed the metadata beyond their "
+                             "kernels; try --jobs 1")
+        found = _kernel_entries(theirs)
+        entries.update({kernel: found[kernel] for kernel in names if kernel in found})
+    kernels = metadata.data.get("amdhsa.kernels")
+    if not isinstance(kernels, ArrayAttr):
+        return metadata
+    merged: list[Attribute] = []
+    for entry in cast(ArrayAttr[Attribute], kernels).data:
+        kernel = entry.data.get(".name") if isinstance(entry, DictionaryAttr) else None
+        merged.append(entries.get(kernel.data, entry) if isinstance(kernel, StringAttr)
+                      else entry)
+    return DictionaryAttr({key: ArrayAttr(merged) if key == "amdhsa.kernels" else value
+                           for key, value in metadata.data.items()})

@@ -1,0 +1,98 @@
+"""Functions of a code object that can be instrumented apart from one another.
+
+Lowering a hook at a point reads the function it sits in and, through calls, its callees
+(liveness across calls, the registers a kernel's reach touches, where its State Value Array
+lives); the descriptor and preamble of a kernel depend on the payloads of everything it can
+run. Nothing else crosses functions. So functions fall into groups that share no call and
+no reference (the connected components of "calls or names the address of"), and each group
+can be lowered, finalized and encoded by itself, with the bytes the whole object would have
+given: the unit of work that worker processes take (see ``luthier-opt --jobs``).
+
+A call whose target is unknown could run any function that is not in its group, so then
+the whole object is one group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.passes.analysis.callgraph import CallGraph
+
+
+@dataclass(frozen=True)
+class FunctionGroup:
+    """Functions that must be instrumented together, in layout order, and their size."""
+
+    functions: tuple[str, ...]
+    #: Instructions of the group's functions: the measure of its work.
+    instructions: int
+
+
+def _referenced_functions(function: FunctionLikeOp, names: frozenset[str]) -> set[str]:
+    """Functions of the code object that ``function``'s instructions name (calls and
+    address computations alike)."""
+    found: set[str] = set()
+    for block in function.body.blocks:
+        for op in block.ops:
+            if not isinstance(op, InstructionOpBase):
+                continue
+            for attr in op.mc_operands.data:
+                if isinstance(attr, SymbolOperandAttr):
+                    reference = attr.data.reference
+                    if reference is not None and reference.symbol in names:
+                        found.add(reference.symbol)
+    return found
+
+
+def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
+    """The groups of ``code_object``'s functions (see the module's docstring), in the
+    layout order of their first functions."""
+    functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
+    order = {op.sym_name.data: index for index, op in enumerate(functions)}
+    sizes = {op.sym_name.data: sum(len(block.ops) for block in op.body.blocks)
+             for op in functions}
+    graph = CallGraph.build(code_object)
+    if any(graph.unknown_call_sites(name) for name in graph.cfgs):
+        return [FunctionGroup(tuple(order), sum(sizes.values()))] if functions else []
+    leader = {name: name for name in order}
+
+    def find(name: str) -> str:
+        while leader[name] != name:
+            leader[name] = leader[leader[name]]
+            name = leader[name]
+        return name
+
+    names = frozenset(order)
+    for op in functions:
+        name = op.sym_name.data
+        linked = set(graph.callees(name)) & names | _referenced_functions(op, names)
+        for other in linked:
+            first, second = sorted((find(name), find(other)), key=order.__getitem__)
+            leader[second] = first
+    members: dict[str, list[str]] = {}
+    for name in order:
+        members.setdefault(find(name), []).append(name)
+    return [FunctionGroup(tuple(group), sum(sizes[name] for name in group))
+            for group in members.values()]
+
+
+def balanced_bins(groups: Sequence[FunctionGroup], count: int) -> list[list[FunctionGroup]]:
+    """``groups`` dealt into at most ``count`` bins of about equal work: largest group
+    first, each into the lightest bin (within 4/3 of the best split); the bins in the
+    layout order of their first group, each bin's groups in layout order, no bin empty."""
+    bins: list[list[FunctionGroup]] = [[] for _ in range(max(1, min(count, len(groups))))]
+    loads = [0] * len(bins)
+    position = {group: index for index, group in enumerate(groups)}
+    for group in sorted(groups, key=lambda group: (-group.instructions, position[group])):
+        lightest = loads.index(min(loads))
+        bins[lightest].append(group)
+        loads[lightest] += group.instructions
+    for found in bins:
+        found.sort(key=position.__getitem__)
+    bins = [found for found in bins if found]
+    bins.sort(key=lambda found: position[found[0]])
+    return bins
