@@ -1,0 +1,67 @@
+"""Functions that can be instrumented apart: groups that share no call, and bins of them
+dealt by size (the units ``luthier-opt --jobs`` gives its workers)."""
+
+from __future__ import annotations
+
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp
+from luthier.passes.analysis.function_groups import (
+    FunctionGroup,
+    balanced_bins,
+    function_groups,
+)
+
+from .corpus import corpus
+
+
+def _sizes(name: str) -> dict[str, int]:
+    return {op.sym_name.data: sum(len(block.ops) for block in op.body.blocks)
+            for op in corpus(name).body.ops if isinstance(op, FunctionLikeOp)}
+
+
+def test_a_caller_and_its_callee_share_a_group() -> None:
+    # scratch.hip: private_array_via_call calls _Z11sum_privatePKfjj (s_swappc_b64); the two
+    # other kernels call nothing.
+    groups = function_groups(corpus("scratch.gfx90a.co"))
+    assert [group.functions for group in groups] == [
+        ("private_array",), ("private_sort",),
+        ("_Z11sum_privatePKfjj", "private_array_via_call")]
+    sizes = _sizes("scratch.gfx90a.co")
+    assert [group.instructions for group in groups] == [
+        sum(sizes[name] for name in group.functions) for group in groups]
+
+
+def test_kernels_without_calls_are_groups_of_their_own() -> None:
+    groups = function_groups(corpus("atomics.gfx90a.co"))
+    assert [group.functions for group in groups] == [(name,) for name in
+                                                     _sizes("atomics.gfx90a.co")]
+
+
+def test_an_unknown_call_makes_the_object_one_group() -> None:
+    # calls.hip calls through a table and through a select: the target could be any
+    # function, so nothing can be lowered apart.
+    groups = function_groups(corpus("calls.gfx90a.co"))
+    assert len(groups) == 1
+    assert groups[0].functions == tuple(_sizes("calls.gfx90a.co"))
+
+
+def _group(name: str, size: int) -> FunctionGroup:
+    return FunctionGroup((name,), size)
+
+
+def test_bins_take_the_largest_group_first_into_the_lightest_bin() -> None:
+    groups = [_group("a", 10), _group("b", 9), _group("c", 8), _group("d", 1)]
+    bins = balanced_bins(groups, 2)
+    # a -> bin 0; b -> bin 1; c -> bin 1 (9 < 10); d -> bin 0 (10 < 17).
+    assert [[group.functions[0] for group in found] for found in bins] == [
+        ["a", "d"], ["b", "c"]]
+
+
+def test_bins_keep_layout_order_and_are_never_empty() -> None:
+    groups = [_group("small", 1), _group("big", 100), _group("mid", 50)]
+    bins = balanced_bins(groups, 5)
+    assert [[group.functions[0] for group in found] for found in bins] == [
+        ["small"], ["big"], ["mid"]]
+    one = balanced_bins(groups, 1)
+    assert [[group.functions[0] for group in found] for found in one] == [
+        ["small", "big", "mid"]]
+    assert balanced_bins([], 2) == []
