@@ -191,6 +191,38 @@ def batch(inputs: list[Path], runs: int) -> None:
           f"--jobs 2 {walls[2]:.1f} s wall, speed-up {walls[1] / walls[2]:.2f}x ({same})")
 
 
+def split(path: Path, hook: str, runs: int) -> None:
+    """The user's command on one object with ``--jobs 1`` and ``--jobs 2``: wall time (the
+    figure parallel work changes), the CPU time of the process and its workers, and whether
+    the bytes agree."""
+    walls: dict[int, float] = {}
+    cpus: dict[int, float] = {}
+    outputs: dict[int, bytes] = {}
+    for jobs in (1, 2):
+        wall_samples: list[float] = []
+        cpu_samples: list[float] = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory() as out:
+                target = Path(out) / "out.co"
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt",
+                                "--lift", "--inline-hooks", "--emit-preamble", str(path),
+                                "--hooks", str(HOOKS / f"{hook}.mlir"), "-o", str(target),
+                                "--jobs", str(jobs), "--no-progress"], check=True)
+                wall_samples.append(time.perf_counter() - start)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu_samples.append(after.ru_utime - before.ru_utime
+                                   + after.ru_stime - before.ru_stime)
+                outputs[jobs] = target.read_bytes()
+        walls[jobs] = statistics.median(wall_samples)
+        cpus[jobs] = statistics.median(cpu_samples)
+    same = "same bytes" if outputs[1] == outputs[2] else "DIFFERENT BYTES"
+    print(f"luthier-opt {hook} on one object, median of {runs}: --jobs 1 {walls[1]:.2f} s "
+          f"wall ({cpus[1]:.2f} s CPU), --jobs 2 {walls[2]:.2f} s wall ({cpus[2]:.2f} s CPU "
+          f"with its workers); speed-up {walls[1] / walls[2]:.2f}x ({same})")
+
+
 def _batch_inputs() -> list[Path]:
     """What ``--batch`` instruments: rocRAND's gfx90a code objects (``xnack-`` and
     ``xnack+``, about 55k instructions each: the library at real scale, one code object per
@@ -213,11 +245,18 @@ def main() -> int:
     parser.add_argument("--batch", action="store_true",
                         help="also time luthier-batch --jobs 1 and 2 over rocRAND's gfx90a "
                              "code objects (else the corpus bundles)")
+    parser.add_argument("--split", action="store_true",
+                        help="also time luthier-opt --jobs 1 and 2 on the input (one code "
+                             "object, its functions split between two workers), by wall "
+                             "time: run it on an otherwise idle machine")
     args = parser.parse_args()
     path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
     print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
         measure(path, hook, args.runs, args.profile)
+    if args.split:
+        for hook in args.hook or ["instr_count"]:
+            split(path, hook, args.runs)
     if args.batch:
         batch(_batch_inputs(), args.runs)
     return 0

@@ -31,6 +31,7 @@ from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
+    RelocationSpec,
     SectionSpec,
     SymbolSpec,
     effective_sections,
@@ -49,7 +50,7 @@ from luthier.lowering.elf.relocatable import order_symbols
 from luthier.lowering.elf.relocs import patch, relocation_value
 
 
-@dataclass
+@dataclass(slots=True)
 class PlacedReloc:
     """A relocation placed in its output section, resolved once addresses are known."""
 
@@ -58,7 +59,17 @@ class PlacedReloc:
     type: int
     symbol: SymbolSpec | None
     addend: int
-    where: str
+    #: The input section and offset it came from, for messages (an instrumented library
+    #: has hundreds of thousands of relocations: the text is made only for an error).
+    origin: str
+    origin_offset: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.origin}+{self.origin_offset:#x}"
+
+    def __str__(self) -> str:
+        return self.where
 
 
 class LinkState:
@@ -165,52 +176,65 @@ class LinkState:
             if section.name not in self.placement:
                 continue
             out, base = self.placement[section.name]
+            # Where a relocation goes depends on its type and symbol only: decided once per
+            # pair (an instrumented library has 100k+ relocations against a few symbols).
+            decided: dict[tuple[int, str], tuple[SymbolSpec | None,
+                                                 list[PlacedReloc] | None]] = {}
             for reloc in section.relocations:
-                kind = _checked_kind(reloc.type)
-                if kind is R_AMDGPU_NONE:
-                    continue
-                where = f"{section.name}+{reloc.offset:#x}"
-                name = kind.name
-                symbol = self.by_name[reloc.symbol] if reloc.symbol else None
-                if symbol is not None and symbol.section is None:
-                    raise ElfWriteError(f"{where}: {name} needs undefined symbol {symbol.name!r}")
-                if symbol is not None and not self.kept(symbol):
-                    raise ElfWriteError(
-                        f"{where}: {name} refers to {symbol.name!r} in discarded section "
-                        f"{symbol.section}"
-                    )
-                item = PlacedReloc(
-                    out, base + reloc.offset, reloc.type, symbol, reloc.addend, where
+                key = (reloc.type, reloc.symbol)
+                found = decided.get(key)
+                if found is None:
+                    found = decided[key] = self._classify(reloc, section.name, out)
+                symbol, destination = found
+                if destination is not None:
+                    destination.append(PlacedReloc(out, base + reloc.offset, reloc.type, symbol,
+                                                   reloc.addend, section.name, reloc.offset))
+
+    def _classify(self, reloc: RelocationSpec, section: str, out: OutSection) -> tuple[
+            SymbolSpec | None, list[PlacedReloc] | None]:
+        """The symbol of relocations like ``reloc`` (same type and symbol) and the list
+        they go to (None: dropped); raises :class:`ElfWriteError` for what cannot link."""
+        kind = _checked_kind(reloc.type)
+        if kind is R_AMDGPU_NONE:
+            return None, None
+        where = f"{section}+{reloc.offset:#x}"
+        name = kind.name
+        symbol = self.by_name[reloc.symbol] if reloc.symbol else None
+        if symbol is not None and symbol.section is None:
+            raise ElfWriteError(f"{where}: {name} needs undefined symbol {symbol.name!r}")
+        if symbol is not None and not self.kept(symbol):
+            raise ElfWriteError(
+                f"{where}: {name} refers to {symbol.name!r} in discarded section "
+                f"{symbol.section}"
+            )
+        constant = symbol is None or symbol.section == ABSOLUTE_SECTION
+        if kind.got:
+            if symbol is None:
+                raise ElfWriteError(f"{where}: {name} has no symbol")
+            if symbol.name not in self.got_index:
+                self.got_index[symbol.name] = len(self.got)
+                self.got.append(symbol)
+            return symbol, self.static
+        if kind.pc_relative:
+            if symbol is not None and preemptible(symbol):
+                raise ElfWriteError(
+                    f"{where}: {name} cannot be used against preemptible symbol "
+                    f"{symbol.name!r}; give it protected or hidden visibility"
                 )
-                constant = symbol is None or symbol.section == ABSOLUTE_SECTION
-                if kind.got:
-                    if symbol is None:
-                        raise ElfWriteError(f"{where}: {name} has no symbol")
-                    if symbol.name not in self.got_index:
-                        self.got_index[symbol.name] = len(self.got)
-                        self.got.append(symbol)
-                    self.static.append(item)
-                elif kind.pc_relative:
-                    if symbol is not None and preemptible(symbol):
-                        raise ElfWriteError(
-                            f"{where}: {name} cannot be used against preemptible symbol "
-                            f"{symbol.name!r}; give it protected or hidden visibility"
-                        )
-                    if constant and out.flags & SHF_ALLOC:
-                        raise ElfWriteError(
-                            f"{where}: {name} against an absolute value is not position independent"
-                        )
-                    self.static.append(item)
-                elif constant or not out.flags & SHF_ALLOC:
-                    self.static.append(item)
-                elif kind.loader_applicable and out.flags & SHF_WRITE:
-                    self.dynamic.append(item)
-                else:
-                    place = "a read-only section" if kind.loader_applicable else "code"
-                    raise ElfWriteError(
-                        f"{where}: {name} against {reloc.symbol!r} needs a load-time relocation "
-                        f"in {place}; recompile with -fPIC"
-                    )
+            if constant and out.flags & SHF_ALLOC:
+                raise ElfWriteError(
+                    f"{where}: {name} against an absolute value is not position independent"
+                )
+            return symbol, self.static
+        if constant or not out.flags & SHF_ALLOC:
+            return symbol, self.static
+        if kind.loader_applicable and out.flags & SHF_WRITE:
+            return symbol, self.dynamic
+        place = "a read-only section" if kind.loader_applicable else "code"
+        raise ElfWriteError(
+            f"{where}: {name} against {reloc.symbol!r} needs a load-time relocation "
+            f"in {place}; recompile with -fPIC"
+        )
 
     def add_got_relocations(self, got: OutSection) -> None:
         """One dynamic relocation per ``.got`` entry whose value is not known at link time."""
@@ -218,22 +242,33 @@ class LinkState:
             if symbol.section == ABSOLUTE_SECTION:
                 patch(got.data, 8 * index, symbol.value & ((1 << 64) - 1), 8)
             else:
-                where = f".got+{8 * index:#x}"
-                self.dynamic.append(
-                    PlacedReloc(got, 8 * index, R_AMDGPU_ABS64.number, symbol, 0, where)
-                )
+                self.dynamic.append(PlacedReloc(got, 8 * index, R_AMDGPU_ABS64.number, symbol,
+                                                0, ".got", 8 * index))
 
     def apply_static(self, got: OutSection | None) -> None:
         """Write every link-time relocation into its section's bytes."""
+        # A symbol's address, once per symbol, where the addend cannot change which piece
+        # of a merged section it means (an instrumented library has hundreds of thousands
+        # of relocations against a few counters).
+        bases: dict[str, int | None] = {}
         for item in self.static:
             p = item.section.addr + item.offset
             got_entry = 0
-            if _checked_kind(item.type).got and got is not None and item.symbol is not None:
-                got_entry = got.addr + 8 * self.got_index[item.symbol.name]
+            symbol = item.symbol
+            if symbol is not None and got is not None and _checked_kind(item.type).got:
+                got_entry = got.addr + 8 * self.got_index[symbol.name]
                 s, a = 0, item.addend
+            elif symbol is None:
+                s, a = item.addend, 0
             else:  # S + A as one address: in a merged section the addend can pick the piece
-                s, a = self.address(item.symbol, item.addend) if item.symbol else item.addend, 0
-            value, width = relocation_value(item.type, s, a, p, got_entry, item.where)
+                base = bases.get(symbol.name, -1)
+                if base == -1:
+                    base = bases[symbol.name] = self.address(symbol) \
+                        if symbol.section not in self.merged else None
+                s = base + item.addend if base is not None \
+                    else self.address(symbol, item.addend)
+                a = 0
+            value, width = relocation_value(item.type, s, a, p, got_entry, item)
             patch(item.section.data, item.offset, value, width)
 
     def dynamic_relocations(self, dynsym_index: dict[str, int]) -> tuple[bytes, int]:

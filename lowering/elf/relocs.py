@@ -43,15 +43,16 @@ def _signed_fits(value: int, bits: int) -> bool:
 
 
 def relocation_value(
-    r_type: int, s: int, a: int, p: int, got_entry: int, where: str
+    r_type: int, s: int, a: int, p: int, got_entry: int, where: object
 ) -> tuple[int, int]:
     """``(value, width)`` to store for a statically resolved relocation (``width`` is the
-    kind's field size)."""
+    kind's field size). ``where`` names the relocation in messages (anything whose ``str``
+    does, such as a placed relocation's ``where``)."""
     kind = relocation_kind(r_type)
     if kind is None:
         raise ElfWriteError(f"{where}: unsupported relocation type {r_type}")
     name = kind.name
-    if kind in (R_AMDGPU_ABS64, R_AMDGPU_RELATIVE64):
+    if kind is R_AMDGPU_ABS64 or kind is R_AMDGPU_RELATIVE64:
         return (s + a) & _M64, kind.size
     if kind is R_AMDGPU_ABS32_LO:
         return (s + a) & _M32, kind.size

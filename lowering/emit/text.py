@@ -12,7 +12,8 @@ as the bytes its shared code encodes to, with its instructions' relocations at i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -48,10 +49,36 @@ class FunctionPlacement:
 class EncodedFunction:
     """A function's bytes and relocations, encoded apart from the others (by a worker
     process that lowered it): the relocations' offsets count from the function's start,
-    since where it lands in ``.text`` is decided when the functions are put together."""
+    since where it lands in ``.text`` is decided when the functions are put together.
+
+    The relocations are kept as columns (offsets, types, addends, and an index into the
+    distinct symbols): a worker sends a function of a library instrumented at every
+    instruction with 100k+ of them, and arrays cross between processes as plain bytes."""
 
     data: bytes
-    relocations: tuple[RelocationSpec, ...]
+    offsets: array[int]
+    types: array[int]
+    symbol_indexes: array[int]
+    symbols: tuple[str, ...]
+    addends: array[int]
+
+    @staticmethod
+    def of(data: bytes, relocations: Sequence[RelocationSpec]) -> EncodedFunction:
+        index: dict[str, int] = {}
+        for spec in relocations:
+            index.setdefault(spec.symbol, len(index))
+        return EncodedFunction(data, array("q", [spec.offset for spec in relocations]),
+                               array("L", [spec.type for spec in relocations]),
+                               array("L", [index[spec.symbol] for spec in relocations]),
+                               tuple(index), array("q", [spec.addend for spec in relocations]))
+
+    def relocations(self, start: int) -> Iterator[RelocationSpec]:
+        """The relocations, for the function placed at ``start``."""
+        symbols = self.symbols
+        for offset, kind, symbol, addend in zip(self.offsets, self.types,
+                                                self.symbol_indexes, self.addends,
+                                                strict=True):
+            yield RelocationSpec(start + offset, kind, symbols[symbol], addend)
 
 
 @dataclass
@@ -136,7 +163,7 @@ class TextEncoder:
         """``op`` encoded as if it started at offset 0 (see :class:`EncodedFunction`)."""
         relocations: list[RelocationSpec] = []
         data = self.encode_function(op, 0, relocations)
-        return EncodedFunction(data, tuple(relocations))
+        return EncodedFunction.of(data, relocations)
 
     def _code_relocations(self, encoding: PackedEncoding,
                           function: str) -> tuple[tuple[int, int, str, int], ...]:
@@ -184,9 +211,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
         given = encoded.get(function.sym_name.data) if encoded is not None else None
         if given is not None:
             code = given.data
-            text.relocations.extend(
-                RelocationSpec(start + spec.offset, spec.type, spec.symbol, spec.addend)
-                for spec in given.relocations)
+            text.relocations.extend(given.relocations(start))
         else:
             code = text_encoder.encode_function(function, start, text.relocations)
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),

@@ -81,18 +81,35 @@ def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
 
 
 def balanced_bins(groups: Sequence[FunctionGroup], count: int) -> list[list[FunctionGroup]]:
-    """``groups`` dealt into at most ``count`` bins of about equal work: largest group
-    first, each into the lightest bin (within 4/3 of the best split); the bins in the
-    layout order of their first group, each bin's groups in layout order, no bin empty."""
-    bins: list[list[FunctionGroup]] = [[] for _ in range(max(1, min(count, len(groups))))]
-    loads = [0] * len(bins)
-    position = {group: index for index, group in enumerate(groups)}
-    for group in sorted(groups, key=lambda group: (-group.instructions, position[group])):
-        lightest = loads.index(min(loads))
-        bins[lightest].append(group)
-        loads[lightest] += group.instructions
-    for found in bins:
-        found.sort(key=position.__getitem__)
-    bins = [found for found in bins if found]
-    bins.sort(key=lambda found: position[found[0]])
-    return bins
+    """``groups`` (in layout order) cut into at most ``count`` runs of neighbours, the
+    largest run as small as it can be. Runs rather than any mix: neighbouring functions are
+    often instances of one template, whose points allocate alike, and a worker reuses an
+    allocation only among its own points (on rocRAND, instr_count at every instruction:
+    9,613 allocations in two runs, 10,614 when the largest group went to the lightest bin,
+    8,630 in one process)."""
+    if not groups:
+        return []
+    count = max(1, min(count, len(groups)))
+    low = max(group.instructions for group in groups)
+    high = sum(group.instructions for group in groups)
+    while low < high:  # the least largest run that ``count`` runs can keep to
+        middle = (low + high) // 2
+        if len(_runs(groups, middle)) <= count:
+            high = middle
+        else:
+            low = middle + 1
+    return _runs(groups, low)
+
+
+def _runs(groups: Sequence[FunctionGroup], limit: int) -> list[list[FunctionGroup]]:
+    """``groups`` cut greedily into runs of at most ``limit`` instructions (a group larger
+    than ``limit`` is a run of its own)."""
+    runs: list[list[FunctionGroup]] = [[]]
+    load = 0
+    for group in groups:
+        if runs[-1] and load + group.instructions > limit:
+            runs.append([])
+            load = 0
+        runs[-1].append(group)
+        load += group.instructions
+    return runs

@@ -263,8 +263,12 @@ def _hook_of(insert: InsertOp, hooks: dict[str, HookOp]) -> HookOp:
 def _inserts(module: ModuleOp) -> tuple[dict[str, HookOp], list[InsertOp],
                                          list[CodeObjectOp]]:
     """The hooks, the insertions and the code objects of ``module``."""
-    hooks = {hook.sym_name.data: hook for hook in module.walk() if isinstance(hook, HookOp)}
-    inserts = [insert for insert in module.walk() if isinstance(insert, InsertOp)]
+    # The tool's ops sit beside the code objects, never in them: not walked into (after
+    # the lift they hold an op per instruction).
+    tool_ops = [op for child in module.ops if not isinstance(child, CodeObjectOp)
+                for op in child.walk()]
+    hooks = {hook.sym_name.data: hook for hook in tool_ops if isinstance(hook, HookOp)}
+    inserts = [insert for insert in tool_ops if isinstance(insert, InsertOp)]
     code_objects = [child for child in module.ops if isinstance(child, CodeObjectOp)]
     if inserts and not code_objects:
         raise PassFailedException("insert-hooks: there is no code object to instrument "
