@@ -37,6 +37,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.drivers.opt_main import one_line
@@ -212,10 +213,12 @@ def _lower_bin(job: _Job, index: int) -> BinResult:
 def split_bins(module: ModuleOp, jobs: int,
                min_instructions: int = MIN_INSTRUCTIONS) -> list[list[FunctionGroup]]:
     """The bins ``jobs`` workers would take; fewer than two (nothing to split) when the
-    module is not one code object, has one group, has fewer than ``min_instructions``, or
-    this process may not start workers (it is a daemon: a worker of a pool itself)."""
+    module is not one code object, inserts nothing (the tool's ``instr.insert`` ops sit
+    beside the code object), has one group, has fewer than ``min_instructions``, or this
+    process may not start workers (it is a daemon: a worker of a pool itself)."""
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
-    if jobs < 2 or len(code_objects) != 1 or multiprocessing.current_process().daemon:
+    if jobs < 2 or len(code_objects) != 1 or multiprocessing.current_process().daemon \
+            or not any(isinstance(op, InsertOp) for op in module.ops):
         return []
     groups = function_groups(code_objects[0])
     if len(groups) < 2 or sum(group.instructions for group in groups) < min_instructions:

@@ -253,8 +253,7 @@ class LuthierOptMain(xDSLOptMain):
         after (:meth:`_packs`), ``--jobs`` allows more than one and the code object splits;
         whether it was done."""
         jobs = self.args.jobs if self.args.jobs is not None else _cores()
-        if jobs < 2 or not self._packs() \
-                or not any(isinstance(op, InsertOp) for op in prog.ops):
+        if jobs < 2 or not self._packs():
             return False
         from luthier.drivers.function_workers import (
             MIN_INSTRUCTIONS,

@@ -39,23 +39,27 @@ def pipeline_context() -> Context:
     return ctx
 
 
-def instrument_bytes(data: bytes, name: str, hooks: str | None) -> bytes:
+def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1) -> bytes:
     """Lift the code object ``data``; with ``hooks`` (MLIR text), insert, lower and finalize
-    them; emit the result. Every failure is a :class:`PipelineError` of one line."""
+    them; emit the result. With ``jobs`` above 1, groups of functions that share no call are
+    instrumented by as many forked workers (:mod:`.function_workers`; the same bytes).
+    Every failure is a :class:`PipelineError` of one line."""
+    from luthier.drivers.function_workers import SplitError
     from luthier.drivers.opt_main import UserError, one_line
 
     ctx = pipeline_context()
     try:
         with collector_paused():  # once for the whole object, not once per stage
-            return _instrument(ctx, data, name, hooks)
-    except (CodeObjectError, LiftError, EmitError, UserError) as error:
+            return _instrument(ctx, data, name, hooks, jobs)
+    except (CodeObjectError, LiftError, EmitError, UserError, SplitError) as error:
         raise PipelineError(str(error).splitlines()[0] if str(error) else type(error).__name__) \
             from None
     except (ParseError, DiagnosticException, VerifyException) as error:
         raise PipelineError(one_line(error)) from None
 
 
-def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None) -> bytes:
+def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None, jobs: int) -> bytes:
+    from luthier.drivers.function_workers import instrument_in_workers, split_bins
     from luthier.drivers.opt_main import merge_hooks
     from luthier.passes.instrument.pipeline import lower_hooks
     from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
@@ -64,6 +68,9 @@ def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None) -> byte
     if hooks is not None:
         hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
         merge_hooks(module, hook_module, name, "<hooks>")
+        bins = split_bins(module, jobs, 0)
+        if len(bins) >= 2:
+            return emit_code_object(module, instrument_in_workers(ctx, module, bins, name))
         # Emitted right after finalizing: shared payload code can stay packed.
         lower_hooks(ctx, module, packed=True)
         FinalizeInstrumentationPass().apply(ctx, module)

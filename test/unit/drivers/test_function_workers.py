@@ -20,7 +20,7 @@ from luthier.drivers import function_workers
 from luthier.drivers.function_workers import SplitError, instrument_in_workers, split_bins
 from luthier.drivers.luthier_opt import main
 from luthier.drivers.opt_main import load_hooks, merge_hooks
-from luthier.drivers.pipeline import pipeline_context
+from luthier.drivers.pipeline import instrument_bytes, pipeline_context
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.lowering.progress import reporting
@@ -168,3 +168,11 @@ def test_the_workers_stages_show_here() -> None:
         lower_hooks(pipeline_context(), _lifted_with_hooks(source, HOOKS / "instr_count.mlir"),
                     packed=True)
     assert parallel == opened["lower-hooks"] > 0
+
+
+def test_the_bytes_api_splits_too() -> None:
+    source = KERNELS / "control_flow.gfx942.co"
+    hooks = (HOOKS / "memory_trace.mlir").read_text()
+    data = source.read_bytes()
+    assert instrument_bytes(data, str(source), hooks, jobs=2) == \
+        instrument_bytes(data, str(source), hooks)
