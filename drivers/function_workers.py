@@ -2,8 +2,8 @@
 (``luthier-opt --jobs N``).
 
 The functions of a code object fall into groups that share no call (see
-:mod:`~luthier.passes.analysis.function_groups`); the groups are dealt into one bin per
-worker by size. Each worker is a fork of this process after the lift (it starts with the
+:mod:`~luthier.passes.analysis.function_groups`), cut into one run of neighbouring groups
+per worker, the largest run as small as it can be. Each worker is a fork of this process after the lift (it starts with the
 lifted module and the tool's ops, and pays neither start-up nor a copy), drops the functions
 outside its bin, and runs what the serial pipeline runs on the rest: ``lower-hooks``, then
 ``finalize-instrumentation``; then it encodes its functions on their own
