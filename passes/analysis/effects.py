@@ -102,11 +102,12 @@ class EffectTable:
 
     def of(self, op: InstructionOpBase) -> Effect:
         operands = op.mc_operands
-        key = (op.opcode.data, id(operands))
+        opcode = op.opcode.data
+        key = (opcode, id(operands))
         hit = self._memo.get(key)
         if hit is not None and hit[0] is operands:
             return hit[1]
-        effect = self._compute(op.opcode.data, op.mnemonic, operands)
+        effect = self._compute(opcode, op.mnemonic, operands)
         self._memo[key] = (operands, effect)
         return effect
 
