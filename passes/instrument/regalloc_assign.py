@@ -24,6 +24,7 @@ moves a register onto itself and is deleted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import VECTOR_MASK, file_range, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -169,9 +170,8 @@ class Allocator:
 
     def run(self) -> Assignment:
         result = Assignment()
-        hints = copy_hints(self.code)
-        hinted = {hint.number for hint in hints}
-        for number in self._order(hinted):
+        hints, order = self._visit()
+        for number in order:
             vreg = self.code.vregs[number]
             blocked = self._blocked(result, number)
             home = self._hinted_home(vreg, hints, blocked, result)
@@ -187,6 +187,14 @@ class Allocator:
             result.units[number] = units
             result.spilled |= units & ~self.pools.dead & self.pools.spillable
         return result
+
+    def _visit(self) -> tuple[list[Hint], list[int]]:
+        """The copy hints and the order of the virtual registers, found once per code
+        (the allocator runs on the same code at many points)."""
+        if self.code.visit is None:
+            hints = copy_hints(self.code)
+            self.code.visit = (hints, self._order({hint.number for hint in hints}))
+        return cast(tuple[list[Hint], list[int]], self.code.visit)
 
     def _order(self, hinted: set[int]) -> list[int]:
         first_def: dict[int, int] = {}

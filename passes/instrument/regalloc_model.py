@@ -136,6 +136,9 @@ class PayloadCode:
     #: :func:`~.regalloc.rewrite_plan`): the allocator rewrites the same code at every
     #: point that needs a new allocation.
     rewrites: object = None
+    #: The allocator's copy hints and the order it visits the virtual registers in, once
+    #: known (see :meth:`~.regalloc_assign.Allocator.run`): they depend on the code alone.
+    visit: object = None
 
     def _physical_masks(self) -> tuple[int, int]:
         if self._physical is None:
