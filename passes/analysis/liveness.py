@@ -41,10 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.ir import Block
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
@@ -541,5 +542,5 @@ def instructions(function: FunctionLikeOp) -> Iterable[InstructionOpBase]:
     """The instructions of ``function`` in layout order."""
     for block in function.body.blocks:
         for op in block.ops:
-            if isinstance(op, InstructionOpBase):
-                yield op
+            if is_instruction_class(type(op)):
+                yield cast(InstructionOpBase, op)

@@ -57,7 +57,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import successor_blocks
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
+    is_instruction_class,
+    operand_array,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -439,13 +443,14 @@ def body_key(payload: PayloadOp) -> Hashable:
 def _verify(payload: PayloadOp, site: Site, processor: str) -> None:
     for block in payload.body.blocks:
         for op in block.ops:
-            if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
+            instruction = is_instruction_class(type(op))
+            if not instruction and not isinstance(op, MCIntrinsicOp):
                 continue
             try:
                 # The rewrite only replaced operands: what the op's own verifier checks
                 # (each operand against its slot); the generic structure is unchanged.
-                if isinstance(op, InstructionOpBase):
-                    op.verify_operands(processor)
+                if instruction:
+                    cast(InstructionOpBase, op).verify_operands(processor)
                 else:
                     op.verify()
             except VerifyException as error:
