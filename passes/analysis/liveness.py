@@ -117,7 +117,7 @@ class Liveness:
     def __init__(self, code_object: CodeObjectOp, resolve: CallResolver | None = None) -> None:
         self.code_object = code_object
         isa = load_target(code_object.processor)
-        self.effects = EffectTable(isa)
+        self.effects = EffectTable.shared(isa)
         self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
                      for op in over("liveness", [op for op in code_object.body.ops
                                                   if isinstance(op, FunctionLikeOp)], "function")}

@@ -190,7 +190,7 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
     if not supports_budget(processor):
         return []
     isa = load_target(processor)
-    effects = EffectTable(isa)
+    effects = EffectTable.shared(isa)
     usage = RegisterUsage(code_object, effects=effects)
     metadata: dict[str, Any] = dict(attr_to_metadata(code_object.metadata)) \
         if code_object.metadata is not None else {}
