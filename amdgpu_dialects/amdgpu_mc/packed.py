@@ -36,7 +36,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, successor_blocks
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 
 _Fact = TypeVar("_Fact")
@@ -71,11 +71,14 @@ class PackedCode:
         ops: list[InstructionOpBase] = []
         last = block.last_op
         for op in block.ops:
-            if op is last and not isinstance(op, InstructionOpBase):
+            instruction = is_instruction_class(type(op))
+            if op is last and not instruction:
                 break
-            if not isinstance(op, InstructionOpBase) or op.KIND == "branch" \
-                    or successor_blocks(op) \
-                    or any(type(attr) is VirtRegAttr for attr in op.mc_operands.data):
+            if not instruction:
+                return None
+            op = cast(InstructionOpBase, op)
+            if op.KIND == "branch" or successor_blocks(op) \
+                    or VirtRegAttr in map(type, op.mc_operands.data):
                 return None
             ops.append(op)
         return PackedCode(ops) if ops else None

@@ -450,6 +450,22 @@ class PayloadOp(IRDLOperation):
     @classmethod
     def empty(cls, hook: SymbolRefAttr, args: ArrayAttr[Attribute]) -> PayloadOp:
         """An empty payload from attributes already built (``insert-hooks`` places tens of
-        thousands of them, sharing the hook's reference and equal arguments)."""
-        return cls.create(properties={"hook": hook, "args": args}, regions=[Region()])
+        thousands of them, sharing the hook's reference and equal arguments), made by
+        filling the fields ``Operation.create`` would fill (it costs several times this:
+        operand, result and successor lists, each empty here)."""
+        if not _EMPTY_PAYLOAD:
+            _EMPTY_PAYLOAD.append(cls.create(properties={"hook": hook, "args": args},
+                                             regions=[Region()]))
+        op = cls.__new__(cls)
+        op.properties = {"hook": hook, "args": args}
+        op.attributes = {}
+        op.location = _EMPTY_PAYLOAD[0].location
+        region = Region()
+        op.regions = (region,)
+        region.parent = op
+        return op
+
+
+#: A payload made by ``Operation.create``, whose location :meth:`PayloadOp.empty` copies.
+_EMPTY_PAYLOAD: list[PayloadOp] = []
 

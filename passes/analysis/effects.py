@@ -100,13 +100,28 @@ class EffectTable:
         self.isa = isa
         self._memo: dict[tuple[str, int], tuple[ArrayAttr[Attribute], Effect]] = {}
 
+    @staticmethod
+    def shared(isa: TargetISA) -> EffectTable:
+        """The process's table for ``isa``. Liveness, register usage, wait states, the
+        descriptors and the verifier ask the effects of the same instructions one after
+        the other, and an effect is a function of the target, the opcode and the operands
+        alone: one table computes each once (its memo is bounded, :data:`_MEMO_LIMIT`, as
+        it keeps the operand arrays it has seen alive)."""
+        table = _SHARED.get(isa.name)
+        if table is None or table.isa is not isa:
+            table = _SHARED[isa.name] = EffectTable(isa)
+        return table
+
     def of(self, op: InstructionOpBase) -> Effect:
         operands = op.mc_operands
-        key = (op.opcode.data, id(operands))
+        opcode = op.opcode.data
+        key = (opcode, id(operands))
         hit = self._memo.get(key)
         if hit is not None and hit[0] is operands:
             return hit[1]
-        effect = self._compute(op.opcode.data, op.mnemonic, operands)
+        effect = self._compute(opcode, op.mnemonic, operands)
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
         self._memo[key] = (operands, effect)
         return effect
 
@@ -129,3 +144,10 @@ class EffectTable:
         vector &= ~partial
         scalar = defs & ~VECTOR_MASK & ~partial
         return Effect(uses, scalar, vector, partial, writes_exec)
+
+
+#: Target name -> the table :meth:`EffectTable.shared` gives.
+_SHARED: dict[str, EffectTable] = {}
+#: Entries a table keeps before it starts again (a library's distinct operand arrays are
+#: tens of thousands).
+_MEMO_LIMIT = 1 << 18

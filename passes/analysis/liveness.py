@@ -41,10 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.ir import Block
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
@@ -116,7 +117,7 @@ class Liveness:
     def __init__(self, code_object: CodeObjectOp, resolve: CallResolver | None = None) -> None:
         self.code_object = code_object
         isa = load_target(code_object.processor)
-        self.effects = EffectTable(isa)
+        self.effects = EffectTable.shared(isa)
         self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
                      for op in over("liveness", [op for op in code_object.body.ops
                                                   if isinstance(op, FunctionLikeOp)], "function")}
@@ -541,5 +542,5 @@ def instructions(function: FunctionLikeOp) -> Iterable[InstructionOpBase]:
     """The instructions of ``function`` in layout order."""
     for block in function.body.blocks:
         for op in block.ops:
-            if isinstance(op, InstructionOpBase):
-                yield op
+            if is_instruction_class(type(op)):
+                yield cast(InstructionOpBase, op)

@@ -112,7 +112,8 @@ class RegisterUsage:
                  effects: EffectTable | None = None) -> None:
         processor = code_object.processor
         self.code_object = code_object
-        self.effects = effects if effects is not None else EffectTable(load_target(processor))
+        self.effects = effects if effects is not None \
+            else EffectTable.shared(load_target(processor))
         self.graph = graph if graph is not None else CallGraph.build(code_object)
         functions = {op.sym_name.data: op for op in code_object.body.ops
                      if isinstance(op, FunctionLikeOp)}

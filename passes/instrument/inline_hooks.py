@@ -15,7 +15,7 @@ a body are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.instr.attributes import (
     AddressArgAttr,
     ConstArgAttr,
@@ -118,9 +119,21 @@ class InlineHooksPass(ModulePass):
         inline_payloads(op, [payload for payload in op.walk() if isinstance(payload, PayloadOp)])
 
 
+def _hooks(op: Operation) -> Iterator[HookOp]:
+    """The hooks under ``op`` in walk order, not looking into code objects (machine code
+    only: a library's tens of thousands of instructions to pass over, no hook)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                if isinstance(child, HookOp):
+                    yield child
+                if not isinstance(child, CodeObjectOp):
+                    yield from _hooks(child)
+
+
 def inline_payloads(module: ModuleOp, targets: Sequence[PayloadOp]) -> None:
     """Inline the hooks of ``module`` into the empty payloads among ``targets``."""
-    hooks = {hook.sym_name.data: hook for hook in module.walk() if isinstance(hook, HookOp)}
+    hooks = {hook.sym_name.data: hook for hook in _hooks(module)}
     for payload in over("inline-hooks", targets, "payload"):
         if payload.body.blocks:
             continue

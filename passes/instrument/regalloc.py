@@ -57,7 +57,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import successor_blocks
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, operand_array
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
+    is_instruction_class,
+    operand_array,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -324,9 +328,64 @@ class PayloadAllocator:
         return f"needs {needs} {_FILE_NAMES[prefix]}{plural}, {free} free, {reason}"
 
 
-def _home(code: PayloadCode, result: Assignment, attr: VirtRegAttr) -> PhysRegAttr:
-    name = result.homes[attr.number]
+#: A virtual register operand: (its number, its first unit in the register, its units).
+_VirtualPart = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _InstructionRewrite:
+    """An instruction of the code that names virtual registers: its operands, where the
+    virtual ones are, and whether it is a move that vanishes when both sides get one home."""
+
+    item: int
+    operands: tuple[Attribute, ...]
+    virtual: tuple[tuple[int, _VirtualPart], ...]
+    move: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _IntrinsicRewrite:
+    """An intrinsic of the code: its defs and uses, virtual ones by their part."""
+
+    item: int
+    defs: tuple[Attribute | _VirtualPart, ...]
+    uses: tuple[Attribute | _VirtualPart, ...]
+
+
+def _part(code: PayloadCode, attr: VirtRegAttr) -> _VirtualPart:
     first, count = attr.sub_units or (0, code.vregs[attr.number].units)
+    return attr.number, first, count
+
+
+def rewrite_plan(code: PayloadCode) -> list[_InstructionRewrite | _IntrinsicRewrite]:
+    """What :func:`_rewrite` changes in ``code``'s ops, found once per code (the same code
+    is rewritten with other homes at every point that needs a new allocation)."""
+    if code.rewrites is not None:
+        return cast(list[_InstructionRewrite | _IntrinsicRewrite], code.rewrites)
+    plan: list[_InstructionRewrite | _IntrinsicRewrite] = []
+    for index, item in enumerate(code.items):
+        op = item.op
+        if isinstance(op, InstructionOpBase):
+            operands = op.mc_operands.data
+            virtual = tuple((position, _part(code, attr))
+                            for position, attr in enumerate(operands)
+                            if isinstance(attr, VirtRegAttr))
+            if virtual:
+                plan.append(_InstructionRewrite(
+                    index, operands, virtual,
+                    item.copy is not None or op.mnemonic in _MOVES))
+        elif isinstance(op, MCIntrinsicOp):
+            plan.append(_IntrinsicRewrite(
+                index, *(tuple(_part(code, attr) if isinstance(attr, VirtRegAttr) else attr
+                               for attr in attrs) for attrs in (op.defs.data, op.uses.data))))
+    code.rewrites = plan
+    return plan
+
+
+def _home(homes: Mapping[int, str], part: _VirtualPart) -> PhysRegAttr:
+    """The register the units of ``part`` are, once its register has a home."""
+    number, first, count = part
+    name = homes[number]
     key = (name, first, count)
     found = _PARTS.get(key)
     if found is None:
@@ -348,25 +407,28 @@ def _rewrite(code: PayloadCode, result: Assignment,
              copies: Mapping[Operation, Operation] | None = None) -> None:
     """Virtual registers become their homes (in the analysed ops, or in their ``copies``);
     copies that became no-ops are deleted."""
-
-    def mapped(attrs: tuple[Attribute, ...]) -> list[Attribute]:
-        return [_home(code, result, attr) if isinstance(attr, VirtRegAttr) else attr
-                for attr in attrs]
-
-    for item in code.items:
-        op = item.op if copies is None else copies[item.op]
-        if isinstance(op, InstructionOpBase):
-            if not any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
-                continue
-            operands = mapped(op.mc_operands.data)
-            if (item.copy is not None or op.mnemonic in _MOVES) and operands[0] == operands[1]:
+    homes = result.homes
+    items = code.items
+    for change in rewrite_plan(code):
+        op = items[change.item].op
+        if copies is not None:
+            op = copies[op]
+        if isinstance(change, _InstructionRewrite):
+            operands = list(change.operands)
+            for position, part in change.virtual:
+                operands[position] = _home(homes, part)
+            if change.move and operands[0] == operands[1]:
                 op.detach()
                 op.erase()
                 continue
             op.properties["mc_operands"] = operand_array(operands)
-        elif isinstance(op, MCIntrinsicOp):
-            op.properties["defs"] = ArrayAttr(mapped(op.defs.data))
-            op.properties["uses"] = ArrayAttr(mapped(op.uses.data))
+        else:
+            op.properties["defs"] = ArrayAttr([
+                attr if isinstance(attr, Attribute) else _home(homes, attr)
+                for attr in change.defs])
+            op.properties["uses"] = ArrayAttr([
+                attr if isinstance(attr, Attribute) else _home(homes, attr)
+                for attr in change.uses])
 
 
 def body_key(payload: PayloadOp) -> Hashable:
@@ -381,13 +443,14 @@ def body_key(payload: PayloadOp) -> Hashable:
 def _verify(payload: PayloadOp, site: Site, processor: str) -> None:
     for block in payload.body.blocks:
         for op in block.ops:
-            if not isinstance(op, InstructionOpBase | MCIntrinsicOp):
+            instruction = is_instruction_class(type(op))
+            if not instruction and not isinstance(op, MCIntrinsicOp):
                 continue
             try:
                 # The rewrite only replaced operands: what the op's own verifier checks
                 # (each operand against its slot); the generic structure is unchanged.
-                if isinstance(op, InstructionOpBase):
-                    op.verify_operands(processor)
+                if instruction:
+                    cast(InstructionOpBase, op).verify_operands(processor)
                 else:
                     op.verify()
             except VerifyException as error:

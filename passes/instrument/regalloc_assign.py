@@ -24,6 +24,7 @@ moves a register onto itself and is deleted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import VECTOR_MASK, file_range, units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -169,9 +170,8 @@ class Allocator:
 
     def run(self) -> Assignment:
         result = Assignment()
-        hints = copy_hints(self.code)
-        hinted = {hint.number for hint in hints}
-        for number in self._order(hinted):
+        hints, order = self._visit()
+        for number in order:
             vreg = self.code.vregs[number]
             blocked = self._blocked(result, number)
             home = self._hinted_home(vreg, hints, blocked, result)
@@ -187,6 +187,14 @@ class Allocator:
             result.units[number] = units
             result.spilled |= units & ~self.pools.dead & self.pools.spillable
         return result
+
+    def _visit(self) -> tuple[list[Hint], list[int]]:
+        """The copy hints and the order of the virtual registers, found once per code
+        (the allocator runs on the same code at many points)."""
+        if self.code.visit is None:
+            hints = copy_hints(self.code)
+            self.code.visit = (hints, self._order({hint.number for hint in hints}))
+        return cast(tuple[list[Hint], list[int]], self.code.visit)
 
     def _order(self, hinted: set[int]) -> list[int]:
         first_def: dict[int, int] = {}
@@ -232,17 +240,28 @@ class Allocator:
 
     def _cheapest(self, vreg: VirtualRegister, blocked: int,
                   spilled: int) -> tuple[str, int] | None:
+        """The lowest-cost legal home, lowest first among equals. The scan goes over the
+        tuples of each file lowest first and stops at the first that costs nothing; the
+        tuples with a unit blocked or not available are skipped by bit arithmetic
+        (:meth:`_Tuples.fitting`), but count as examined as the scan passed them."""
         blocked |= self.code.phys_conflicts[vreg.number]
         pools = self.pools
-        available = (pools.dead & pools.allowed) | pools.spillable
+        free = ((pools.dead & pools.allowed) | pools.spillable) & ~blocked
+        legal = self.code.legal
         best: tuple[tuple[int, int, int], str, int] | None = None
         for prefix in vreg.prefixes:
             step = 2 if prefix != "s" and vreg.units > 1 and self.aligned_vectors else 1
-            legal = self.code.legal
-            for start, units, name in _candidates(prefix, vreg.units, step):
-                self.examined |= units
-                if units & blocked or units & ~available:
-                    continue
+            tuples = _tuples(prefix, vreg.units, step)
+            if not tuples.names:
+                continue
+            fitting = tuples.fitting(free)
+            last = len(tuples.names) - 1
+            while fitting:
+                low = fitting & -fitting
+                fitting ^= low
+                start = low.bit_length() - 1
+                index = start // step
+                name, units = tuples.names[index], tuples.masks[index]
                 allowed = legal.get((vreg.number, name))
                 if allowed is None:
                     allowed = legal[(vreg.number, name)] = self._legal(vreg, name)
@@ -253,24 +272,57 @@ class Allocator:
                 if best is None or cost < best[0]:
                     best = (cost, name, units)
                 if cost[:2] == (0, 0):
+                    last = index
                     break
+            self.examined |= tuples.covered[last]
             if best is not None and best[0][:2] == (0, 0):
                 break
         return None if best is None else (best[1], best[2])
 
 
-_CANDIDATES: dict[tuple[str, int, int], tuple[tuple[int, int, str], ...]] = {}
+@dataclass(frozen=True, slots=True)
+class _Tuples:
+    """Every ``units``-wide tuple of one register file starting at a multiple of ``step``,
+    lowest first, by index ``start // step`` (made once per shape)."""
+
+    #: The bit of the file's first register.
+    base: int
+    units: int
+    names: tuple[str, ...]
+    masks: tuple[int, ...]
+    #: Per tuple, the units of it and of every lower one: what a scan up to it examined.
+    covered: tuple[int, ...]
+    #: Bit ``start`` set for the first register of each tuple.
+    starts: int
+
+    def fitting(self, free: int) -> int:
+        """Bit ``start`` set for each tuple whose units are all in ``free``."""
+        bits = free >> self.base
+        fitting = bits
+        for shift in range(1, self.units):
+            fitting &= bits >> shift
+        return fitting & self.starts
 
 
-def _candidates(prefix: str, units: int, step: int) -> tuple[tuple[int, int, str], ...]:
-    """Each (first register, unit mask, name) of a ``units``-wide tuple of file ``prefix``
-    starting at a multiple of ``step``, lowest first (made once per shape)."""
+_TUPLES: dict[tuple[str, int, int], _Tuples] = {}
+
+
+def _tuples(prefix: str, units: int, step: int) -> _Tuples:
     key = (prefix, units, step)
-    found = _CANDIDATES.get(key)
+    found = _TUPLES.get(key)
     if found is None:
-        found = _CANDIDATES[key] = tuple(
-            (start, file_range(prefix, start, units), tuple_name(prefix, start, units))
-            for start in range(0, FILES[prefix] - units + 1, step))
+        base = file_range(prefix, 0, 1).bit_length() - 1
+        starts = range(0, FILES[prefix] - units + 1, step)
+        masks = tuple(file_range(prefix, start, units) for start in starts)
+        # fitting() takes a tuple's units to be ``units`` bits from its first register's.
+        assert all(mask == ((1 << units) - 1) << (base + start)
+                   for start, mask in zip(starts, masks, strict=True))
+        covered: list[int] = []
+        for mask in masks:
+            covered.append((covered[-1] if covered else 0) | mask)
+        found = _TUPLES[key] = _Tuples(
+            base, units, tuple(tuple_name(prefix, start, units) for start in starts), masks,
+            tuple(covered), sum(1 << start for start in starts))
     return found
 
 

@@ -132,6 +132,13 @@ class PayloadCode:
     #: :attr:`physical_units` and :meth:`physical_reads`, once known (the items are
     #: complete when the analysis is returned, and the allocator asks at every point).
     _physical: tuple[int, int] | None = None
+    #: What rewriting the code's virtual registers touches, once known (see
+    #: :func:`~.regalloc.rewrite_plan`): the allocator rewrites the same code at every
+    #: point that needs a new allocation.
+    rewrites: object = None
+    #: The allocator's copy hints and the order it visits the virtual registers in, once
+    #: known (see :meth:`~.regalloc_assign.Allocator.run`): they depend on the code alone.
+    visit: object = None
 
     def _physical_masks(self) -> tuple[int, int]:
         if self._physical is None:

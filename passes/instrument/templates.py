@@ -197,6 +197,8 @@ def _reads_entry_state(payload: PayloadOp) -> bool:
 
 
 def _clear_body(payload: PayloadOp) -> None:
+    if payload.body.first_block is None:  # a point's payload before it gets its code
+        return
     for block in list(payload.body.blocks):
         payload.body.detach_block(block)
         block.erase(safe_erase=False)
@@ -264,7 +266,7 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
     ``finalize-instrumentation`` and emission, which take packed ops; other passes and
     the IR printer need the copies."""
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
-    found = [(code_object, list(payloads(code_object))) for code_object in code_objects]
+    found = [(code_object, _function_payloads(code_object)) for code_object in code_objects]
     if any(payload.body.blocks for _, members in found for payload in members):
         return None
     stats = TemplateStats(points=sum(len(members) for _, members in found))
@@ -309,6 +311,15 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
         _PointLowering(code_object, templates, options, bodies, stats, packed).run()
     check_payloads(module, bodies)
     return stats
+
+
+def _function_payloads(code_object: CodeObjectOp) -> list[PayloadOp]:
+    """The payloads in the blocks of ``code_object``'s functions, in layout order: what
+    :func:`~luthier.amdgpu_dialects.instr.points.payloads` gives while no payload has a
+    body (the caller checks that; machine code ops have no regions to hold others), without
+    walking into every instruction of a library."""
+    return [op for function in code_object.body.ops if isinstance(function, FunctionLikeOp)
+            for block in function.body.blocks for op in block.ops if type(op) is PayloadOp]
 
 
 def _verify_template(first: PayloadOp) -> None:

@@ -184,6 +184,8 @@ COVERAGE: dict[str, tuple[str, str]] = {
 
 def exec_kind(state: State) -> str:
     """Classify the 64-bit EXEC of ``state`` (wave64: both halves)."""
+    if EXEC_LO not in state.slots and EXEC_HI not in state.slots:
+        return EXEC_ORIG  # what most steps of a payload see: nothing to compare
     low, high = state.get(EXEC_LO), state.get(EXEC_HI)
     if low == orig(EXEC_LO) and high == orig(EXEC_HI):
         return EXEC_ORIG

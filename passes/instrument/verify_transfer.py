@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import cast
 
 from xdsl.dialects.builtin import IntAttr
@@ -143,13 +142,6 @@ def _bit_andn2(a: Sym, b: Sym) -> Sym:
 
 _BITWISE: dict[str, Callable[[Sym, Sym], Sym]] = {
     "and": _bit_and, "or": _bit_or, "xor": _bit_xor, "andn2": _bit_andn2}
-@cache
-def _matches(pattern: re.Pattern[str], name: str) -> re.Match[str] | None:
-    """``pattern.search(name)`` (the patterns anchor themselves where they must), once
-    per pattern and mnemonic or opcode: every step of every payload asks."""
-    return pattern.search(name)
-
-
 _BITWISE_OP = re.compile(r"^s_(and|or|xor|andn2)_b(32|64)$")
 _SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2)_saveexec_b64$")
 
@@ -241,20 +233,18 @@ def _scratch_address(state: State, addressing: str,
     return None
 
 
-def _scratch(state: State, opcode: str, operands: tuple[Attribute, ...],
+def _scratch(state: State, form: tuple[str, str], operands: tuple[Attribute, ...],
              cover: tuple[str, str]) -> _Override | None:
-    """A VGPR stored to (or loaded from) a known stack address."""
-    match = _matches(_SCRATCH_SPILL, opcode)
-    if match is None:
-        return None
+    """A VGPR stored to (or loaded from) a known stack address; ``form`` is the spill
+    form's (``STORE`` or ``LOAD``, addressing)."""
     units = storage_units(operands[0])
-    address = _scratch_address(state, match.group(2), operands)
+    address = _scratch_address(state, form[1], operands)
     if units is None or len(units) != 1 or address is None \
             or not VECTOR_MASK >> units[0] & 1:
         return None
     (unit,) = units
     override = _Override(copy=True)
-    if match.group(1) == "LOAD":
+    if form[0] == "LOAD":
         override.vectors[unit] = state.stack.get(address, (unknown(), unknown()))
         return override
     old = state.stack.get(address, (unknown(), unknown()))
@@ -373,31 +363,80 @@ def _readlane(state: State, operands: tuple[Attribute, ...]) -> _Override | None
     return _Override(slots={unit: value}, copy=lane is not None)
 
 
-def _recognise(state: State, mnemonic: str, operands: tuple[Attribute, ...]) -> _Override | None:
-    if mnemonic in ("s_mov_b32", "s_mov_b64") and len(operands) == 2:
-        return _scalar_copy(state, operands, 1 if mnemonic.endswith("32") else 2)
-    if mnemonic in ("s_cselect_b32", "s_cselect_b64") and len(operands) == 3:
-        return _cselect(state, operands, 1 if mnemonic.endswith("32") else 2)
-    if mnemonic in ("s_cmp_lg_u32", "s_cmp_lg_u64") and len(operands) == 2:
-        return _cmp_lg_zero(state, operands, 1 if mnemonic.endswith("32") else 2)
-    if mnemonic in _VECTOR_COPIES and len(operands) == 2:
-        return _vector_copy(state, operands)
-    if mnemonic == "v_writelane_b32" and len(operands) >= 3:
-        return _writelane(state, operands)
-    if mnemonic == "v_readlane_b32" and len(operands) == 3:
-        return _readlane(state, operands)
-    bitwise = _matches(_BITWISE_OP, mnemonic)
-    if bitwise is not None and len(operands) == 3:
-        return _bitwise(state, bitwise.group(1), operands, int(bitwise.group(2)) // 32)
-    saveexec = _matches(_SAVEEXEC_OP, mnemonic)
-    if saveexec is not None and len(operands) == 2:
-        return _saveexec(state, saveexec.group(1), operands)
+#: A recognised form: what it writes, from the state before it and its operands.
+_Recogniser = Callable[[State, tuple[Attribute, ...]], "_Override | None"]
+
+
+def _recogniser(mnemonic: str) -> tuple[_Recogniser, int] | None:
+    """The form ``mnemonic`` is recognised as, with the operand count it needs (``-3``: at
+    least three), or None."""
+    width = 1 if mnemonic.endswith("32") else 2
+    if mnemonic in ("s_mov_b32", "s_mov_b64"):
+        return (lambda state, operands: _scalar_copy(state, operands, width)), 2
+    if mnemonic in ("s_cselect_b32", "s_cselect_b64"):
+        return (lambda state, operands: _cselect(state, operands, width)), 3
+    if mnemonic in ("s_cmp_lg_u32", "s_cmp_lg_u64"):
+        return (lambda state, operands: _cmp_lg_zero(state, operands, width)), 2
+    if mnemonic in _VECTOR_COPIES:
+        return _vector_copy, 2
+    if mnemonic == "v_writelane_b32":
+        return _writelane, -3
+    if mnemonic == "v_readlane_b32":
+        return _readlane, 3
+    bitwise = _BITWISE_OP.search(mnemonic)
+    if bitwise is not None:
+        operation, words = bitwise.group(1), int(bitwise.group(2)) // 32
+        return (lambda state, operands: _bitwise(state, operation, operands, words)), 3
+    saveexec = _SAVEEXEC_OP.search(mnemonic)
+    if saveexec is not None:
+        operation = saveexec.group(1)
+        return (lambda state, operands: _saveexec(state, operation, operands)), 2
     return None
 
 
-def coverage(state: State, mnemonic: str, effect: Effect) -> tuple[str, str]:
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What :func:`step` asks of an instruction's mnemonic and opcode, found once per
+    pair: every step of every distinct payload body asks (hundreds of thousands of steps
+    for a library), and the answers are a few regular-expression searches."""
+
+    #: Reads or writes lanes other than those EXEC holds (:data:`_CROSS_LANE`).
+    cross_lane: bool
+    #: The recognised form and the operand count it needs (``-n``: at least n).
+    recognise: tuple[_Recogniser, int] | None
+    #: A spill-form scratch access: (``STORE`` or ``LOAD``, addressing).
+    scratch: tuple[str, str] | None
+    #: Any other memory write that may reach scratch (:data:`_MEMORY_WRITE`).
+    memory_write: bool
+
+
+_FACTS: dict[tuple[str, str], _Facts] = {}
+
+
+def _facts(mnemonic: str, opcode: str) -> _Facts:
+    found = _FACTS.get((mnemonic, opcode))
+    if found is None:
+        spill = _SCRATCH_SPILL.search(opcode)
+        found = _FACTS[(mnemonic, opcode)] = _Facts(
+            _CROSS_LANE.search(mnemonic) is not None, _recogniser(mnemonic),
+            None if spill is None else (spill.group(1), spill.group(2)),
+            _MEMORY_WRITE.search(mnemonic) is not None)
+    return found
+
+
+def _recognise(state: State, facts: _Facts,
+               operands: tuple[Attribute, ...]) -> _Override | None:
+    if facts.recognise is None:
+        return None
+    recognise, count = facts.recognise
+    if len(operands) == count or count < 0 and len(operands) >= -count:
+        return recognise(state, operands)
+    return None
+
+
+def coverage(state: State, facts: _Facts, effect: Effect) -> tuple[str, str]:
     """Which parts of a vector unit the instruction's vector reads and writes reach."""
-    if effect.uses & EXEC_MASK and not _matches(_CROSS_LANE, mnemonic):
+    if effect.uses & EXEC_MASK and not facts.cross_lane:
         return COVERAGE[exec_kind(state)]
     return _ANY_LANE
 
@@ -406,8 +445,11 @@ def read_origin(state: State, uses: int, cover: tuple[str, str]) -> int:
     """The entry content a (non-copy) read of ``uses`` may see."""
     origin = 0
     reads_inactive = cover[1] != "none"
+    slots = state.slots
     for unit in unit_bits(uses):
-        origin |= state.get(unit).origin
+        # A slot not in ``slots`` holds orig(slot), whose origin is the slot itself.
+        value = slots.get(unit)
+        origin |= 1 << unit if value is None else value.origin
         if reads_inactive and VECTOR_MASK >> unit & 1:
             origin |= state.get(inactive_slot(unit)).origin
     return origin
@@ -420,37 +462,47 @@ def _write_part(state: State, slot: int, cover: str, new: Sym) -> None:
         state.set(slot, join(state.get(slot), new))
 
 
+#: What a whole write leaves: nothing of the old content.
+_UNKNOWN = unknown()
+
+
 def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool) -> None:
     """Make the units of ``defs`` unknown: scalar units always; vector units in the parts
     ``cover`` reaches. ``whole`` writes end the old content; partial ones keep its origin."""
+    slots = state.slots
     for unit in unit_bits(defs):
         if not VECTOR_MASK >> unit & 1:
-            state.set(unit, unknown(0 if whole else state.get(unit).origin))
+            # An unknown value is never orig(unit): State.set would store it as well.
+            slots[unit] = _UNKNOWN if whole else unknown(state.get(unit).origin)
             continue
         state.lanes.pop(unit, None)
         for slot, reach in ((unit, cover[0]), (inactive_slot(unit), cover[1])):
             if whole:
-                _write_part(state, slot, reach, unknown())
+                _write_part(state, slot, reach, _UNKNOWN)
             elif reach != "none":
                 state.set(slot, unknown(state.get(slot).origin))
 
 
 def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
     """Run ``op`` on ``state`` (in place); return the entry content it exposes."""
-    mnemonic = op.mnemonic
     operands = op.mc_operands.data
-    cover = coverage(state, mnemonic, effect)
-    override = _recognise(state, mnemonic, operands) \
-        or _scratch(state, op.opcode.data, operands, cover)
-    if override is None and _matches(_MEMORY_WRITE, mnemonic):
+    facts = _facts(op.mnemonic, op.opcode.data)
+    cover = coverage(state, facts, effect)
+    override = _recognise(state, facts, operands)
+    if override is None and facts.scratch is not None:
+        override = _scratch(state, facts.scratch, operands, cover)
+    if override is None and facts.memory_write:
         state.stack.clear()
     exposed = 0 if override is not None and override.copy \
         else read_origin(state, effect.uses, cover)
     before = {slot: state.get(slot) for unit in (override.vectors if override else ())
               for slot in (unit, inactive_slot(unit))}
-    write_units(state, effect.scalar_defs, cover, whole=True)
-    write_units(state, effect.vector_defs, cover, whole=True)
-    write_units(state, effect.partial_defs, cover, whole=False)
+    if effect.scalar_defs:
+        write_units(state, effect.scalar_defs, cover, whole=True)
+    if effect.vector_defs:
+        write_units(state, effect.vector_defs, cover, whole=True)
+    if effect.partial_defs:
+        write_units(state, effect.partial_defs, cover, whole=False)
     if override is None:
         return exposed
     for slot, value in override.slots.items():

@@ -32,14 +32,14 @@ descriptor and in the metadata's ``.private_segment_fixed_size``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
@@ -139,10 +139,11 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
     for name in usage.kernel(kernel).functions:
         for block in functions[name].body.blocks:
             for op in block.ops:
-                if isinstance(op, PayloadOp):
-                    instrumented |= _payload_units(op, effects)
-                elif isinstance(op, InstructionOpBase):
-                    effect = effects.of(op)
+                kind = type(op)
+                if kind is PayloadOp:
+                    instrumented |= _payload_units(cast(PayloadOp, op), effects)
+                elif is_instruction_class(kind):
+                    effect = effects.of(cast(InstructionOpBase, op))
                     application |= effect.uses | effect.defs
     return application, application | instrumented
 
@@ -150,12 +151,14 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
 def _payload_units(payload: PayloadOp, effects: EffectTable) -> int:
     """Units the instructions of ``payload`` touch."""
     units = 0
-    for op in (op for block in payload.body.blocks for op in block.ops):
-        if isinstance(op, PackedCodeOp):  # packed payload code: units found once
-            units |= _packed_units(op.code.data, effects)
-        elif isinstance(op, InstructionOpBase):
-            effect = effects.of(op)
-            units |= effect.uses | effect.defs
+    for block in payload.body.blocks:
+        for op in block.ops:
+            kind = type(op)
+            if kind is PackedCodeOp:  # packed payload code: units found once
+                units |= _packed_units(cast(PackedCodeOp, op).code.data, effects)
+            elif is_instruction_class(kind):
+                effect = effects.of(cast(InstructionOpBase, op))
+                units |= effect.uses | effect.defs
     return units
 
 
@@ -187,7 +190,7 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
     if not supports_budget(processor):
         return []
     isa = load_target(processor)
-    effects = EffectTable(isa)
+    effects = EffectTable.shared(isa)
     usage = RegisterUsage(code_object, effects=effects)
     metadata: dict[str, Any] = dict(attr_to_metadata(code_object.metadata)) \
         if code_object.metadata is not None else {}

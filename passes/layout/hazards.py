@@ -78,7 +78,7 @@ class HazardModel:
 
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
-        self.effects = EffectTable(isa)
+        self.effects = EffectTable.shared(isa)
         self.rules = self._rules()
         #: Per distinct instruction (its class, opcode and operand array, by identity:
         #: the attributes are interned, and kept here so that their ids stay theirs), the

@@ -33,6 +33,7 @@ a return nor a tail call) is refused: its target may be code that splicing moves
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
@@ -41,7 +42,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
     UnsizedError,
@@ -74,7 +75,10 @@ def check_lowered(payload: PayloadOp) -> None:
     """A payload is ready to splice when it holds only machine code on physical registers
     (and its ``instr.return``)."""
     for op in (op for block in payload.body.blocks for op in block.ops):
-        if isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
+        kind = type(op)
+        # What a packed payload holds, by class first (``isinstance`` goes through ABCMeta).
+        if kind is PackedCodeOp or kind is ReturnOp \
+                or isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
             continue  # packed code is straight-line code on physical registers
         if isinstance(op, MCIntrinsicOp):
             raise _fail(describe_point(payload),
@@ -234,8 +238,9 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
     # Packed code's instructions count as inserted through their packed ops.
-    inserted = {op for payload in payloads for block in payload.body.blocks
-                for op in block.ops if isinstance(op, InstructionOpBase)}
+    inserted = {cast(InstructionOpBase, op) for payload in payloads
+                for block in payload.body.blocks for op in block.ops
+                if is_instruction_class(type(op))}
     builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
