@@ -18,18 +18,23 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from io import StringIO
-from typing import IO
+from typing import IO, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from luthier.amdgpu_dialects.collector import collector_paused
-from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp
+from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.asm import AsmError
@@ -60,8 +65,22 @@ class _Buffer(StringIO):
         pass
 
 
+def _package_version() -> str:
+    """This installation's luthier-xdsl version (``unknown`` when run from a bare tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("luthier-xdsl")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 class LuthierOptMain(xDSLOptMain):
     """xdsl-opt with the luthier dialects, passes and code-object frontends."""
+
+    #: ``--version``: ours first, then the xDSL it runs on.
+    version_format: ClassVar[str] = (f"luthier-opt from luthier-xdsl {_package_version()}, "
+                                     "on xdsl {xdsl_version}")
 
     #: The ``--hooks`` file's module, parsed on first use.
     _hooks: ModuleOp | None = None
@@ -185,8 +204,16 @@ class LuthierOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         """xdsl-opt's pipeline, whose callback verifies the module before the first pass
         and after each one, minus the first verification when the module is a lifter's
-        output that nothing has changed (the rule is in :meth:`apply_passes`)."""
-        super().setup_pipeline()
+        output that nothing has changed (the rule is in :meth:`apply_passes`). An unknown
+        pass or a bad option of one is a :class:`UserError` (xDSL raises ``ValueError``)."""
+        try:
+            super().setup_pipeline()
+        except ValueError as error:
+            raise UserError(f"-p {self.args.passes}: {one_line(error)}") from None
+        except ArgSpecParseError as error:  # a BaseException: the text's last line says why
+            lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+            column = lines[1].rsplit(":", 1)[-1] if len(lines) > 1 else "?"
+            raise UserError(f"-p {self.args.passes}: column {column}: {lines[-1]}") from None
         verify_between_passes = self.pipeline.callback
         if verify_between_passes is None:
             return
@@ -226,6 +253,11 @@ class LuthierOptMain(xDSLOptMain):
             merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
         in_workers = False
         if self.args.inline_hooks:
+            if not any(isinstance(op, InsertOp) for op in prog.ops) \
+                    and not any(isinstance(op, PayloadOp) for op in prog.walk()):
+                raise UserError(f"{self.get_input_name()}: --inline-hooks has nothing to "
+                                "lower: no instr.insert (give the tool with --hooks FILE) "
+                                "and no instr.payload")
             in_workers = self._instrument_in_workers(prog)
             if not in_workers:
                 from luthier.passes.instrument.pipeline import lower_hooks
@@ -246,6 +278,22 @@ class LuthierOptMain(xDSLOptMain):
             if self.args.report:
                 sys.stderr.write("".join(line + "\n" for line in format_footprints(
                     before, footprints(prog))))
+
+    def _refuse_no_ops(self, emit: str) -> None:
+        """Flags that would write code without doing what they ask, refused before any
+        work (a ``-p`` pipeline may lower and finalize by itself: then they stand)."""
+        args = self.args
+        if args.passes or emit == "mlir":
+            return
+        if args.hooks is not None and not args.inline_hooks:
+            raise UserError("--hooks without --inline-hooks: the hooks would not be lowered "
+                            f"and the --emit={emit} output would be the input's code "
+                            "unchanged; add --inline-hooks --emit-preamble")
+        if args.inline_hooks and not args.emit_preamble:
+            raise UserError("--inline-hooks without --emit-preamble: the lowered hooks stay "
+                            "beside the code (--emit-preamble splices them in and sets up "
+                            f"their state), so --emit={emit} cannot write them; add "
+                            "--emit-preamble")
 
     def _instrument_in_workers(self, prog: ModuleOp) -> bool:
         """Lower and finalize the hooks in worker processes, a share of the functions each
@@ -301,6 +349,7 @@ class LuthierOptMain(xDSLOptMain):
             self._list()
             return
         emit = self.emit_format()
+        self._refuse_no_ops(emit)
         if emit == "mlir":
             super().run()
             self._commit(self._buffer.getvalue().encode())
