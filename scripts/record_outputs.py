@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,22 +128,21 @@ def run_all(jobs: int, keep: str | None,
             opt_jobs: int | None = None) -> dict[str, dict[str, object]]:
     """Every case's result, keyed as in the record (``opt_jobs``: see :func:`cases`)."""
     todo = [(case, keep) for case in cases(opt_jobs)]
-    results: dict[str, dict[str, object]] = {}
     if jobs == 1:  # here: luthier-opt may then start workers of its own (--opt-jobs)
-        for done, item in enumerate(todo, 1):
-            key, result = _run(item)
-            results[key] = result
-            if sys.stderr.isatty():
-                print(f"\r{done}/{len(todo)}", end="", file=sys.stderr, flush=True)
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
-        return dict(sorted(results.items()))
+        return _collect(map(_run, todo), len(todo))
     context = multiprocessing.get_context("fork")
     with context.Pool(jobs, maxtasksperchild=40) as pool:
-        for done, (key, result) in enumerate(pool.imap_unordered(_run, todo), 1):
-            results[key] = result
-            if sys.stderr.isatty():
-                print(f"\r{done}/{len(todo)}", end="", file=sys.stderr, flush=True)
+        return _collect(pool.imap_unordered(_run, todo), len(todo))
+
+
+def _collect(outcomes: Iterable[tuple[str, dict[str, object]]],
+             total: int) -> dict[str, dict[str, object]]:
+    """The results as they come, counted on a terminal, sorted by key."""
+    results: dict[str, dict[str, object]] = {}
+    for done, (key, result) in enumerate(outcomes, 1):
+        results[key] = result
+        if sys.stderr.isatty():
+            print(f"\r{done}/{total}", end="", file=sys.stderr, flush=True)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     return dict(sorted(results.items()))
