@@ -48,6 +48,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     KernelOp,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.structure import GlobalOp as MCGlobalOp
 from luthier.amdgpu_dialects.instr.attributes import (
     AddressArgAttr,
     ConstArgAttr,
@@ -57,7 +58,7 @@ from luthier.amdgpu_dialects.instr.attributes import (
     integer_width,
     register_bits,
 )
-from luthier.amdgpu_dialects.instr.ops import HookOp, InsertOp, PayloadOp
+from luthier.amdgpu_dialects.instr.ops import GlobalAddrOp, GlobalOp, HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
@@ -260,8 +261,18 @@ def _hook_of(insert: InsertOp, hooks: dict[str, HookOp]) -> HookOp:
     return hook
 
 
-def _inserts(module: ModuleOp) -> tuple[dict[str, HookOp], list[InsertOp],
-                                         list[CodeObjectOp]]:
+@dataclass(frozen=True)
+class _Tool:
+    """The tool's ops in a module, and the code objects they instrument."""
+
+    hooks: dict[str, HookOp]
+    inserts: list[InsertOp]
+    code_objects: list[CodeObjectOp]
+    #: The names of the tool's ``instr.global`` variables.
+    globals: frozenset[str]
+
+
+def _inserts(module: ModuleOp) -> _Tool:
     """The hooks, the insertions and the code objects of ``module``."""
     # The tool's ops sit beside the code objects, never in them: not walked into (after
     # the lift they hold an op per instruction).
@@ -273,7 +284,43 @@ def _inserts(module: ModuleOp) -> tuple[dict[str, HookOp], list[InsertOp],
     if inserts and not code_objects:
         raise PassFailedException("insert-hooks: there is no code object to instrument "
                                   "(lift one first)")
-    return hooks, inserts, code_objects
+    variables = frozenset(op.sym_name.data for op in tool_ops if isinstance(op, GlobalOp))
+    return _Tool(hooks, inserts, code_objects, variables)
+
+
+def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
+    """What makes an insertion wrong wherever it lands: an ISA class no target has, a
+    global address naming nothing (caught here rather than as an undefined symbol when the
+    object is written)."""
+    for code_object in tool.code_objects:
+        if code_object.processor not in SUPPORTED_TARGETS:
+            continue
+        isa = load_target(code_object.processor)
+        wanted = insert.instruction_class
+        if wanted is not None and wanted.data not in _classes(isa):
+            raise _fail(insert, f"no instruction of {isa.name} has the class "
+                        f"{wanted.data!r}; the classes are {', '.join(sorted(_classes(isa)))}")
+        symbols = {op.sym_name.data for op in code_object.body.ops
+                   if isinstance(op, FunctionLikeOp | MCGlobalOp)}
+        for op in hook.walk():
+            if isinstance(op, GlobalAddrOp):
+                name = op.global_name.string_value()
+                if name not in tool.globals and name not in symbols:
+                    raise _fail(insert, f"instr.global_addr @{name} names no instr.global of "
+                                f"the tool and no symbol of the {code_object.target.data} "
+                                "code object")
+
+
+def _classes(isa: TargetISA) -> frozenset[str]:
+    """Every ISA class some instruction of ``isa`` has."""
+    found = _CLASSES.get(isa.name)
+    if found is None:
+        found = _CLASSES[isa.name] = frozenset(name for desc in isa.instructions
+                                               for name in desc.classes)
+    return found
+
+
+_CLASSES: dict[str, frozenset[str]] = {}
 
 
 def check_insertions(module: ModuleOp) -> None:
@@ -281,11 +328,11 @@ def check_insertions(module: ModuleOp) -> None:
     arguments that do not fit it, no point anywhere), placing nothing: for a driver that
     then inserts into parts of the module apart (:class:`InsertHooksPass` with
     ``require_match`` off), where an insertion may rightly match nothing."""
-    hooks, inserts, code_objects = _inserts(module)
-    for insert in inserts:
-        _hook_of(insert, hooks)
+    tool = _inserts(module)
+    for insert in tool.inserts:
+        _check_insertion(insert, _hook_of(insert, tool.hooks), tool)
         if not any(_points(function, insert, load_target(code_object.processor))
-                   for code_object in code_objects
+                   for code_object in tool.code_objects
                    if code_object.processor in SUPPORTED_TARGETS
                    for function in _functions(code_object, insert)):
             raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
@@ -302,12 +349,14 @@ class InsertHooksPass(ModulePass):
     require_match: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        hooks, inserts, code_objects = _inserts(op)
+        tool = _inserts(op)
+        code_objects = tool.code_objects
         #: Functions already checked for unknown branches (payloads do not change that).
         checked: set[int] = set()
-        for insert in inserts:
+        for insert in tool.inserts:
             name = insert.hook.string_value()
-            hook = _hook_of(insert, hooks)
+            hook = _hook_of(insert, tool.hooks)
+            _check_insertion(insert, hook, tool)
             placed = 0
             reference = SymbolRefAttr(name)
             # Arguments that need no point (constants, registers, addresses) are one
