@@ -334,10 +334,19 @@ class LuthierOptMain(xDSLOptMain):
         return self._buffer
 
     def emit_format(self) -> str:
+        """``--emit``, else what ``-o``'s extension names (IR without one); an extension
+        that names nothing this tool writes (``.hipfb``, ``.bin``) is a :class:`UserError`
+        rather than IR text in a file of that name (a FIFO or a device is written as asked:
+        its name says nothing of its contents)."""
         if self.args.emit is not None:
             return self.args.emit
         path = self.args.output_file
         extension = os.path.splitext(path)[1].lstrip(".") if path else ""
+        special = path is not None and os.path.exists(path) and not os.path.isfile(path)
+        if extension and extension not in EMIT_BY_EXTENSION and not special:
+            known = ", ".join(f".{name}" for name in EMIT_BY_EXTENSION)
+            raise UserError(f"-o {path}: luthier-opt does not write .{extension} files; it "
+                            f"writes {known} (or choose with --emit)")
         return EMIT_BY_EXTENSION.get(extension, "mlir")
 
     def run(self) -> None:

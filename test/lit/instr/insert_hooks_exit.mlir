@@ -1,7 +1,7 @@
 // As a user runs it: an insertion error stops with one line, exit 1 and no output file.
-// RUN: rm -f %t.out
-// RUN: not luthier-opt %s -p insert-hooks -o %t.out 2>&1 | filecheck %s
-// RUN: not test -e %t.out
+// RUN: rm -f %t.out.mlir
+// RUN: not luthier-opt %s -p insert-hooks -o %t.out.mlir 2>&1 | filecheck %s
+// RUN: not test -e %t.out.mlir
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {

@@ -1,8 +1,8 @@
 // As a user runs it: a clobber stops luthier-opt with one line and exit 1, no output file.
 // (s[4:5] are dead after the load, so writing them is fine; s0 is not.)
-// RUN: rm -f %t.out
-// RUN: not luthier-opt %s -p verify-payloads -o %t.out 2>&1 | filecheck %s
-// RUN: not test -e %t.out
+// RUN: rm -f %t.out.mlir
+// RUN: not luthier-opt %s -p verify-payloads -o %t.out.mlir 2>&1 | filecheck %s
+// RUN: not test -e %t.out.mlir
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
