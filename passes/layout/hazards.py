@@ -50,7 +50,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.passes.analysis.cfg import FunctionCFG
-from luthier.passes.analysis.effects import EffectTable
+from luthier.passes.analysis.effects import Effect, EffectTable
 
 _VCC = units_of("vcc")
 _EXEC = units_of("exec")
@@ -63,14 +63,77 @@ _NOP_MAX = 16
 
 
 @dataclass(frozen=True, slots=True)
+class Kind:
+    """What the rules ask of an instruction's kind (its op class, which names its
+    mnemonic, and its opcode's record), found once per kind: a library has tens of
+    thousands of distinct operand arrays but a few hundred kinds."""
+
+    valu: bool
+    salu: bool
+    #: FLAT, MUBUF or MTBUF.
+    vmem: bool
+    dpp: bool
+    trans: bool
+    #: An MFMA (``IsMAI``, but not the ``v_accvgpr`` moves).
+    mfma: bool
+    #: ``v_readlane_b32`` / ``v_writelane_b32`` (operand 2 is the lane select).
+    lane_select: bool
+    div_fmas: bool
+
+
+#: A rule's side: the units an instruction (with its kind and its effect) exposes to it.
+Side = Callable[[InstructionOpBase, Kind, Effect], int]
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
-    """One hazard: ``reads(reader)`` are the units the reader is sensitive to;
-    ``writes(writer)`` those the writer makes unsafe for ``wait`` wait states."""
+    """One hazard: ``reads(reader, ...)`` are the units the reader is sensitive to;
+    ``writes(writer, ...)`` those the writer makes unsafe for ``wait`` wait states."""
 
     name: str
     wait: int
-    reads: Callable[[InstructionOpBase], int]
-    writes: Callable[[InstructionOpBase], int]
+    reads: Side
+    writes: Side
+
+
+def _lane_select(op: InstructionOpBase, kind: Kind, effect: Effect) -> int:
+    if not kind.lane_select:
+        return 0
+    lane = op.mc_operands.data[2]
+    return units_of(lane.data) & SGPR_MASK if isinstance(lane, PhysRegAttr) else 0
+
+
+def _valu_defs(mask: int) -> Side:
+    return lambda op, kind, effect: effect.defs & mask if kind.valu else 0
+
+
+def _vector_touches(op: InstructionOpBase, kind: Kind, effect: Effect) -> int:
+    return (effect.uses | effect.defs) & _VECTOR
+
+
+_RULES = (
+    Rule("VALU writes an SGPR that VMEM reads", 5,
+         lambda op, kind, effect: effect.uses & SGPR_MASK if kind.vmem else 0,
+         _valu_defs(SGPR_MASK)),
+    Rule("VALU writes a lane select", 4, _lane_select, _valu_defs(SGPR_MASK)),
+    Rule("VALU writes VCC for v_div_fmas", 4,
+         lambda op, kind, effect: _VCC if kind.div_fmas else 0, _valu_defs(_VCC)),
+    Rule("VALU writes EXEC before DPP", 5,
+         lambda op, kind, effect: _EXEC if kind.dpp else 0, _valu_defs(_EXEC)),
+    Rule("VALU writes a VGPR that DPP reads", 2,
+         lambda op, kind, effect: effect.uses & VGPR_MASK if kind.dpp else 0,
+         _valu_defs(VGPR_MASK)),
+    Rule("SALU writes M0", 1,
+         lambda op, kind, effect: effect.uses & _M0 if not kind.salu else 0,
+         lambda op, kind, effect: effect.defs & _M0 if kind.salu else 0),
+    Rule("MFMA registers in flight", LONGEST, _vector_touches,
+         lambda op, kind, effect: _vector_touches(op, kind, effect) if kind.mfma else 0),
+)
+#: GFX942's forwarding hazard, where the subtarget has it.
+_TRANS_RULE = Rule(
+    "transcendental result", 1,
+    lambda op, kind, effect: effect.uses & _VECTOR if kind.valu and not kind.trans else 0,
+    lambda op, kind, effect: effect.defs & _VECTOR if kind.trans else 0)
 
 
 class HazardModel:
@@ -79,13 +142,15 @@ class HazardModel:
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
         self.effects = EffectTable.shared(isa)
-        self.rules = self._rules()
+        self.rules = [*_RULES, *([_TRANS_RULE] if isa.subtarget.has_trans_forwarding_hazard
+                                 else [])]
         #: Per distinct instruction (its class, opcode and operand array, by identity:
         #: the attributes are interned, and kept here so that their ids stay theirs), the
         #: units each rule's writer and reader side see. Instrumented code repeats a few
         #: payload instructions tens of thousands of times.
         self._masks: dict[tuple[type, int, int], tuple[
             object, object, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self._kinds: dict[tuple[type, str], Kind] = {}
 
     def masks(self, op: InstructionOpBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(writes, reads)``: per rule, the units ``op`` makes unsafe and reads."""
@@ -94,85 +159,30 @@ class HazardModel:
         known = self._masks.get(key)
         if known is not None and known[0] is opcode and known[1] is operands:
             return known[2]
-        found = (tuple(rule.writes(op) for rule in self.rules),
-                 tuple(rule.reads(op) for rule in self.rules))
+        kind = self.kind(op)
+        effect = self.effects.of(op)
+        found = (tuple(rule.writes(op, kind, effect) for rule in self.rules),
+                 tuple(rule.reads(op, kind, effect) for rule in self.rules))
         self._masks[key] = (opcode, operands, found)
         return found
 
-    def classes(self, op: InstructionOpBase) -> frozenset[str]:
+    def kind(self, op: InstructionOpBase) -> Kind:
+        """The :class:`Kind` of ``op`` (memoised per op class and opcode)."""
+        key = (type(op), op.opcode.data)
+        known = self._kinds.get(key)
+        if known is not None:
+            return known
         desc = op.instr_def(self.isa)
-        return desc.classes if desc is not None else frozenset()
-
-    def _uses(self, op: InstructionOpBase) -> int:
-        return self.effects.of(op).uses
-
-    def _defs(self, op: InstructionOpBase) -> int:
-        return self.effects.of(op).defs
-
-    def _is_valu(self, op: InstructionOpBase) -> bool:
-        return "VALU" in self.classes(op)
-
-    def _is_mfma(self, op: InstructionOpBase) -> bool:
-        return "IsMAI" in self.classes(op) and "ACCVGPR" not in op.opcode.data.upper()
-
-    def _rules(self) -> list[Rule]:
-        def valu_defs(mask: int) -> Callable[[InstructionOpBase], int]:
-            return lambda op: self._defs(op) & mask if self._is_valu(op) else 0
-
-        def vmem_sgprs(op: InstructionOpBase) -> int:
-            classes = self.classes(op)
-            if classes & {"FLAT", "MUBUF", "MTBUF"}:
-                return self._uses(op) & SGPR_MASK
-            return 0
-
-        def lane_select(op: InstructionOpBase) -> int:
-            if op.mnemonic not in ("v_readlane_b32", "v_writelane_b32"):
-                return 0
-            lane = op.mc_operands.data[2]
-            return units_of(lane.data) & SGPR_MASK if isinstance(lane, PhysRegAttr) else 0
-
-        def div_fmas(op: InstructionOpBase) -> int:
-            return _VCC if op.mnemonic.startswith("v_div_fmas") else 0
-
-        def dpp_exec(op: InstructionOpBase) -> int:
-            return _EXEC if "DPP" in self.classes(op) else 0
-
-        def dpp_vgprs(op: InstructionOpBase) -> int:
-            return self._uses(op) & VGPR_MASK if "DPP" in self.classes(op) else 0
-
-        def m0_readers(op: InstructionOpBase) -> int:
-            return self._uses(op) & _M0 if "SALU" not in self.classes(op) else 0
-
-        def m0_writers(op: InstructionOpBase) -> int:
-            return self._defs(op) & _M0 if "SALU" in self.classes(op) else 0
-
-        def non_trans_reads(op: InstructionOpBase) -> int:
-            classes = self.classes(op)
-            return self._uses(op) & _VECTOR if "VALU" in classes and "TRANS" not in classes \
-                else 0
-
-        def trans_defs(op: InstructionOpBase) -> int:
-            return self._defs(op) & _VECTOR if "TRANS" in self.classes(op) else 0
-
-        def vector_touches(op: InstructionOpBase) -> int:
-            effect = self.effects.of(op)
-            return (effect.uses | effect.defs) & _VECTOR
-
-        def mfma_registers(op: InstructionOpBase) -> int:
-            return vector_touches(op) if self._is_mfma(op) else 0
-
-        rules = [
-            Rule("VALU writes an SGPR that VMEM reads", 5, vmem_sgprs, valu_defs(SGPR_MASK)),
-            Rule("VALU writes a lane select", 4, lane_select, valu_defs(SGPR_MASK)),
-            Rule("VALU writes VCC for v_div_fmas", 4, div_fmas, valu_defs(_VCC)),
-            Rule("VALU writes EXEC before DPP", 5, dpp_exec, valu_defs(_EXEC)),
-            Rule("VALU writes a VGPR that DPP reads", 2, dpp_vgprs, valu_defs(VGPR_MASK)),
-            Rule("SALU writes M0", 1, m0_readers, m0_writers),
-            Rule("MFMA registers in flight", LONGEST, vector_touches, mfma_registers),
-        ]
-        if self.isa.subtarget.has_trans_forwarding_hazard:
-            rules.append(Rule("transcendental result", 1, non_trans_reads, trans_defs))
-        return rules
+        classes = desc.classes if desc is not None else frozenset[str]()
+        mnemonic = op.mnemonic
+        known = self._kinds[key] = Kind(
+            valu="VALU" in classes, salu="SALU" in classes,
+            vmem=bool(classes & {"FLAT", "MUBUF", "MTBUF"}), dpp="DPP" in classes,
+            trans="TRANS" in classes,
+            mfma="IsMAI" in classes and "ACCVGPR" not in op.opcode.data.upper(),
+            lane_select=mnemonic in ("v_readlane_b32", "v_writelane_b32"),
+            div_fmas=mnemonic.startswith("v_div_fmas"))
+        return known
 
 
 def _wait_states(op: InstructionOpBase) -> int:
