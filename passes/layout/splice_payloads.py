@@ -33,7 +33,6 @@ a return nor a tail call) is refused: its target may be code that splicing moves
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
@@ -42,7 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
     UnsizedError,
@@ -71,9 +70,12 @@ def _fail(where: str, reason: str) -> PassFailedException:
     return PassFailedException(f"splice-payloads: {where}: {reason}")
 
 
-def check_lowered(payload: PayloadOp) -> None:
+def check_lowered(payload: PayloadOp) -> list[InstructionOpBase]:
     """A payload is ready to splice when it holds only machine code on physical registers
-    (and its ``instr.return``)."""
+    (and its ``instr.return``); returns its instruction ops (not those of its packed code,
+    which count through their packed ops), which become inserted code: one walk of the
+    payload finds both."""
+    found: list[InstructionOpBase] = []
     for op in (op for block in payload.body.blocks for op in block.ops):
         kind = type(op)
         # What a packed payload holds, by class first (``isinstance`` goes through ABCMeta).
@@ -92,6 +94,8 @@ def check_lowered(payload: PayloadOp) -> None:
             raise _fail(describe_point(payload),
                         f"{op.name} still has virtual registers (run "
                         "allocate-payload-registers first)")
+        found.append(op)
+    return found
 
 
 @dataclass
@@ -230,17 +234,14 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
                 if isinstance(op, PayloadOp)]
     if not payloads:
         return 0
+    inserted: set[InstructionOpBase] = set()
     for payload in payloads:
-        check_lowered(payload)
+        inserted.update(check_lowered(payload))
     branches = FunctionCFG.build(function, isa).unknown_branches()
     if branches:
         raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
-    # Packed code's instructions count as inserted through their packed ops.
-    inserted = {cast(InstructionOpBase, op) for payload in payloads
-                for block in payload.body.blocks for op in block.ops
-                if is_instruction_class(type(op))}
     builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
