@@ -142,7 +142,7 @@ def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
         for block in functions[name].body.blocks:
             for op in block.ops:
                 if type(op) is PayloadOp:
-                    instrumented |= _payload_units(cast(PayloadOp, op), effects)
+                    instrumented |= _payload_units(op, effects)
     return application, application | instrumented
 
 

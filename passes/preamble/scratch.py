@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 from xdsl.ir import Block, Operation
@@ -241,7 +241,7 @@ def _payloads(function: FunctionLikeOp) -> Iterator[PayloadOp]:
     for block in function.body.blocks:
         for op in block.ops:
             if type(op) is PayloadOp:  # by class: ``isinstance`` goes through ABCMeta
-                yield cast(PayloadOp, op)
+                yield op
 
 
 def function_stack_top(function: FunctionLikeOp) -> int:
