@@ -33,6 +33,7 @@ a return nor a tail call) is refused: its target may be code that splicing moves
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
@@ -41,7 +42,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
     UnsizedError,
@@ -78,7 +79,16 @@ def check_lowered(payload: PayloadOp) -> list[InstructionOpBase]:
     found: list[InstructionOpBase] = []
     for op in (op for block in payload.body.blocks for op in block.ops):
         kind = type(op)
-        # What a packed payload holds, by class first (``isinstance`` goes through ABCMeta).
+        # By class first: ``isinstance`` on xDSL ops goes through ABCMeta, and this runs
+        # for every instruction of every payload.
+        if is_instruction_class(kind):
+            op = cast(InstructionOpBase, op)
+            if any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+                raise _fail(describe_point(payload),
+                            f"{op.name} still has virtual registers (run "
+                            "allocate-payload-registers first)")
+            found.append(op)
+            continue
         if kind is PackedCodeOp or kind is ReturnOp \
                 or isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
             continue  # packed code is straight-line code on physical registers
@@ -87,14 +97,8 @@ def check_lowered(payload: PayloadOp) -> list[InstructionOpBase]:
                         f"instr.mc_intrinsic \"{op.intrinsic.data}\" is not lowered (state "
                         "intrinsics need the SVA: run place-sva before lower-intrinsics, and "
                         "emit-preamble)")
-        if not isinstance(op, InstructionOpBase):
-            raise _fail(describe_point(payload),
-                        f"'{op.name}' is not machine code (run lower-hooks first)")
-        if any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
-            raise _fail(describe_point(payload),
-                        f"{op.name} still has virtual registers (run "
-                        "allocate-payload-registers first)")
-        found.append(op)
+        raise _fail(describe_point(payload),
+                    f"'{op.name}' is not machine code (run lower-hooks first)")
     return found
 
 
@@ -177,7 +181,6 @@ def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
         op = op.next_op
     for op in rest:
         op.detach()
-        tail.add_op(op)
     previous = block
     for inner in blocks:
         payload.body.detach_block(inner)
@@ -193,8 +196,13 @@ def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
             inner.add_op(FallthroughOp(tail) if inner is blocks[-1]
                          else builder.branch("s_branch", [tail]))
     # Only the payload's own branches can target its blocks or the new tail (the
-    # application's branch to blocks it had), so only they are searched.
-    _merge_into_predecessor(tail, blocks[-1], blocks)
+    # application's branch to blocks it had), so only they are searched. The tail is
+    # merged while still empty, and the rest of the block (which can be long: a block
+    # with many points) moves once, into whichever block holds the tail's place.
+    merged = _merge_into_predecessor(tail, blocks[-1], blocks)
+    into = blocks[-1] if merged else tail
+    for op in rest:
+        into.add_op(op)
     _merge_into_predecessor(blocks[0], block, blocks)
 
 
@@ -210,14 +218,14 @@ def _is_target(block: Block, blocks: list[Block]) -> bool:
     return False
 
 
-def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Block]) -> None:
+def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Block]) -> bool:
     """Append ``block``'s ops to ``predecessor`` (which falls into it) when nothing else
-    branches to ``block``."""
+    branches to ``block``; returns whether it did (``block`` is then erased)."""
     last = predecessor.last_op
     if not isinstance(last, FallthroughOp) or last.dest is not block:
-        return
+        return False
     if _is_target(block, branching):
-        return
+        return False
     predecessor.erase_op(last)
     for op in list(block.ops):
         op.detach()
@@ -225,6 +233,7 @@ def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Bl
     region = block.parent_region()
     assert region is not None
     region.erase_block(block)
+    return True
 
 
 def splice_function(function: FunctionLikeOp, isa: TargetISA,
