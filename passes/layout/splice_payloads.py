@@ -123,9 +123,12 @@ def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
                           layout: FunctionLayout) -> list[_PCRelative]:
     """The application's PC-relative operands, each tied to the instruction whose end it
     is measured from."""
-    ends = {layout.end(op): op for op, _ in layout.instructions()}
+    ends: dict[int, InstructionOpBase] = {}
     found: list[_PCRelative] = []
-    for op, offset in layout.instructions():
+    # Only instructions with a symbolic operand can have one (the layout knows them from
+    # its encodings), in layout order.
+    for op in sorted(layout.symbolic, key=layout.offsets.__getitem__):
+        offset = layout.offsets[op]
         for index, attr in enumerate(op.mc_operands.data):
             if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
                 continue
@@ -133,6 +136,8 @@ def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
             if reference is None or not literal_is_pc_relative(reference.variant):
                 continue
             point = offset + literal_offset(op, isa) - reference.addend
+            if not ends:
+                ends = {layout.end(op): op for op, _ in layout.instructions()}
             base = ends.get(point)
             if base is None:
                 raise _fail(f"@{function.sym_name.data}",
