@@ -217,27 +217,51 @@ class _Function:
         self.settled: list[list[bool]] = []
         #: Ids of the instructions that are inserted code (payloads, packed or not).
         self.inserted = {id(op) for op in inserted}
-        masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         codes: dict[PackedCode, None] = {}
+        #: Per block, its instructions and packed ops (one item each), and whether each
+        #: is inserted code.
+        items: list[list[InstructionOpBase | PackedCodeOp]] = []
+        flags: list[list[bool]] = []
         for block in cfg.blocks:
             ops: list[InstructionOpBase] = []
             owners: list[PackedCodeOp | None] = []
+            block_items: list[InstructionOpBase | PackedCodeOp] = []
+            block_flags: list[bool] = []
             for op in block.ops:
                 kind = type(op)
                 if is_instruction_class(kind):
-                    assert isinstance(op, InstructionOpBase)
+                    op = cast(InstructionOpBase, op)
                     ops.append(op)
                     owners.append(None)
-                    masks[id(op)] = model.masks(op)
+                    block_items.append(op)
+                    block_flags.append(id(op) in self.inserted)
                 elif kind is PackedCodeOp:
-                    assert isinstance(op, PackedCodeOp)
+                    op = cast(PackedCodeOp, op)
                     code = op.code.data
                     codes[code] = None
                     ops.extend(code.ops)
                     owners.extend([op] * len(code.ops))
+                    block_items.append(op)
+                    block_flags.append(True)
             self.ops.append(ops)
             self.owners.append(owners)
-        #: Only rules with a writer somewhere in the function can fire.
+            items.append(block_items)
+            flags.append(block_flags)
+        #: Readers that may need a wait state: inserted code, and the application's
+        #: instructions close after it (an application reader only waits for inserted
+        #: writers). Masks are found for those and for the instructions close before
+        #: inserted code (the writers an inserted reader waits for): the application code
+        #: far from every payload, most of a library, is never looked at.
+        readers = _near(cfg, flags, forward=True)
+        nearby = _near(cfg, flags, forward=False)
+        masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        for block_items, block_flags, after, ahead in zip(items, flags, readers, nearby,
+                                                          strict=True):
+            for item, is_inserted, is_after, is_ahead in zip(block_items, block_flags, after,
+                                                             ahead, strict=True):
+                if (is_inserted or is_after or is_ahead) and type(item) is not PackedCodeOp:
+                    masks[id(item)] = model.masks(cast(InstructionOpBase, item))
+        #: Only rules with a writer that some reader can wait for can fire.
         writers = 0
         for both in masks.values():
             for k, units in enumerate(both[0]):
@@ -259,17 +283,16 @@ class _Function:
             self.sensitive.update(zip(ids, view.sensitive, strict=True))
             self.inserted.update(ids)
             settled[code] = view.settled
-        for ops, owners in zip(self.ops, self.owners, strict=True):
-            marks = [False] * len(ops)
-            position = 0
-            while position < len(ops):
-                owner = owners[position]
-                if owner is None:
-                    position += 1
-                    continue
-                inside = settled[owner.code.data]
-                marks[position:position + len(inside)] = inside
-                position += len(inside)
+        for block_items, block_flags, after in zip(items, flags, readers, strict=True):
+            # An application instruction that no inserted code precedes closely needs
+            # nothing (it waits for no application writer: those were far enough apart).
+            marks: list[bool] = []
+            for item, is_inserted, is_after in zip(block_items, block_flags, after,
+                                                   strict=True):
+                if type(item) is PackedCodeOp:
+                    marks.extend(settled[item.code.data])
+                else:
+                    marks.append(not (is_inserted or is_after))
             self.settled.append(marks)
 
     def before(self, index: int, position: int,
@@ -319,6 +342,43 @@ class _Function:
             owners[first + offset] = None
             settled[first + offset] = False
         return ops[position]
+
+
+def _near(cfg: FunctionCFG, flags: list[list[bool]], forward: bool) -> list[list[bool]]:
+    """Per block and item (an instruction, or a packed op: one or more instructions),
+    whether an item flagged in ``flags`` lies at most :data:`LONGEST` items before it
+    (``forward``) or after it on some path through the CFG. Every instruction gives at
+    least one wait state, so no rule's writer further than that from its reader can need
+    one (the ``s_nop`` this pass adds only put more
+    between them). A fixed point over the blocks: what is left of the distance at a block's
+    end (start, backward) carries into its successors (predecessors)."""
+    count = len(flags)
+    marks = [[False] * len(block) for block in flags]
+    carried = [0] * count
+    onward = cfg.successors if forward else cfg.predecessors
+    work = list(range(count))
+    queued = [True] * count
+    while work:
+        index = work.pop()
+        queued[index] = False
+        block, mark = flags[index], marks[index]
+        budget = carried[index]
+        positions = range(len(block)) if forward else range(len(block) - 1, -1, -1)
+        for position in positions:
+            if budget > 0:
+                mark[position] = True
+                budget -= 1
+            if block[position]:
+                budget = LONGEST
+        if not budget:
+            continue
+        for other in onward[index]:
+            if carried[other] < budget:
+                carried[other] = budget
+                if not queued[other]:
+                    queued[other] = True
+                    work.append(other)
+    return marks
 
 
 @dataclass(frozen=True, slots=True)
