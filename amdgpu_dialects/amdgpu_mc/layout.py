@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
@@ -221,14 +222,22 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     symbolic: set[InstructionOpBase] = set()
     packed_ops: dict[PackedCodeOp, PackedEncoding] = {}
     offset = 0
+    target = isa.name
     for block in blocks:
         block_offsets[block] = offset
         for op in block.ops:
             offsets[op] = offset
             kind = type(op)
             if is_instruction_class(kind):
-                assert isinstance(op, InstructionOpBase)
-                data, has_symbol = instruction_encoding(op, isa)
+                op = cast(InstructionOpBase, op)
+                # instruction_encoding's memo, looked up here: this loop runs for every
+                # instruction of every function, several times per pipeline.
+                opcode, operands = op.opcode, op.mc_operands
+                known = _encodings.get((target, op.KIND == "branch", id(opcode), id(operands)))
+                if known is not None and known[0] is opcode and known[1] is operands:
+                    data, has_symbol = known[2], known[3]
+                else:
+                    data, has_symbol = instruction_encoding(op, isa)
                 encodings[op] = data
                 sizes[op] = len(data)
                 offset += len(data)

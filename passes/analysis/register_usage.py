@@ -127,6 +127,9 @@ class RegisterUsage:
             except EffectError as error:
                 raise EffectError(f"@{name}: {error}") from None
             own[name] = mask
+        #: Units each function's own instructions touch (not its payloads', nor what it
+        #: calls): update-descriptors compares the payloads' registers with these.
+        self.function_units = own
         device_functions = tuple(name for name, op in functions.items()
                                  if isinstance(op, FunctionOp))
         self.kernels: dict[str, KernelRegisterUsage] = {}

@@ -131,20 +131,18 @@ def _kernel_entries(metadata: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
              effects: EffectTable) -> tuple[int, int]:
     """Units the code of ``kernel`` and the functions it may call touch: the application's
-    instructions alone, and with the payloads' (from the instructions: a call to unknown
-    code cannot make us raise counts we cannot know)."""
+    instructions alone (what the register usage found per function), and with the
+    payloads' (from the instructions: a call to unknown code cannot make us raise counts
+    we cannot know)."""
     functions = {op.sym_name.data: op for op in code_object.body.ops
                  if isinstance(op, FunctionLikeOp)}
     application = instrumented = 0
     for name in usage.kernel(kernel).functions:
+        application |= usage.function_units[name]
         for block in functions[name].body.blocks:
             for op in block.ops:
-                kind = type(op)
-                if kind is PayloadOp:
-                    instrumented |= _payload_units(cast(PayloadOp, op), effects)
-                elif is_instruction_class(kind):
-                    effect = effects.of(cast(InstructionOpBase, op))
-                    application |= effect.uses | effect.defs
+                if type(op) is PayloadOp:
+                    instrumented |= _payload_units(op, effects)
     return application, application | instrumented
 
 

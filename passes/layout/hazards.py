@@ -50,7 +50,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.passes.analysis.cfg import FunctionCFG
-from luthier.passes.analysis.effects import EffectTable
+from luthier.passes.analysis.effects import Effect, EffectTable
 
 _VCC = units_of("vcc")
 _EXEC = units_of("exec")
@@ -63,14 +63,77 @@ _NOP_MAX = 16
 
 
 @dataclass(frozen=True, slots=True)
+class Kind:
+    """What the rules ask of an instruction's kind (its op class, which names its
+    mnemonic, and its opcode's record), found once per kind: a library has tens of
+    thousands of distinct operand arrays but a few hundred kinds."""
+
+    valu: bool
+    salu: bool
+    #: FLAT, MUBUF or MTBUF.
+    vmem: bool
+    dpp: bool
+    trans: bool
+    #: An MFMA (``IsMAI``, but not the ``v_accvgpr`` moves).
+    mfma: bool
+    #: ``v_readlane_b32`` / ``v_writelane_b32`` (operand 2 is the lane select).
+    lane_select: bool
+    div_fmas: bool
+
+
+#: A rule's side: the units an instruction (with its kind and its effect) exposes to it.
+Side = Callable[[InstructionOpBase, Kind, Effect], int]
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
-    """One hazard: ``reads(reader)`` are the units the reader is sensitive to;
-    ``writes(writer)`` those the writer makes unsafe for ``wait`` wait states."""
+    """One hazard: ``reads(reader, ...)`` are the units the reader is sensitive to;
+    ``writes(writer, ...)`` those the writer makes unsafe for ``wait`` wait states."""
 
     name: str
     wait: int
-    reads: Callable[[InstructionOpBase], int]
-    writes: Callable[[InstructionOpBase], int]
+    reads: Side
+    writes: Side
+
+
+def _lane_select(op: InstructionOpBase, kind: Kind, effect: Effect) -> int:
+    if not kind.lane_select:
+        return 0
+    lane = op.mc_operands.data[2]
+    return units_of(lane.data) & SGPR_MASK if isinstance(lane, PhysRegAttr) else 0
+
+
+def _valu_defs(mask: int) -> Side:
+    return lambda op, kind, effect: effect.defs & mask if kind.valu else 0
+
+
+def _vector_touches(op: InstructionOpBase, kind: Kind, effect: Effect) -> int:
+    return (effect.uses | effect.defs) & _VECTOR
+
+
+_RULES = (
+    Rule("VALU writes an SGPR that VMEM reads", 5,
+         lambda op, kind, effect: effect.uses & SGPR_MASK if kind.vmem else 0,
+         _valu_defs(SGPR_MASK)),
+    Rule("VALU writes a lane select", 4, _lane_select, _valu_defs(SGPR_MASK)),
+    Rule("VALU writes VCC for v_div_fmas", 4,
+         lambda op, kind, effect: _VCC if kind.div_fmas else 0, _valu_defs(_VCC)),
+    Rule("VALU writes EXEC before DPP", 5,
+         lambda op, kind, effect: _EXEC if kind.dpp else 0, _valu_defs(_EXEC)),
+    Rule("VALU writes a VGPR that DPP reads", 2,
+         lambda op, kind, effect: effect.uses & VGPR_MASK if kind.dpp else 0,
+         _valu_defs(VGPR_MASK)),
+    Rule("SALU writes M0", 1,
+         lambda op, kind, effect: effect.uses & _M0 if not kind.salu else 0,
+         lambda op, kind, effect: effect.defs & _M0 if kind.salu else 0),
+    Rule("MFMA registers in flight", LONGEST, _vector_touches,
+         lambda op, kind, effect: _vector_touches(op, kind, effect) if kind.mfma else 0),
+)
+#: GFX942's forwarding hazard, where the subtarget has it.
+_TRANS_RULE = Rule(
+    "transcendental result", 1,
+    lambda op, kind, effect: effect.uses & _VECTOR if kind.valu and not kind.trans else 0,
+    lambda op, kind, effect: effect.defs & _VECTOR if kind.trans else 0)
 
 
 class HazardModel:
@@ -79,13 +142,15 @@ class HazardModel:
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
         self.effects = EffectTable.shared(isa)
-        self.rules = self._rules()
+        self.rules = [*_RULES, *([_TRANS_RULE] if isa.subtarget.has_trans_forwarding_hazard
+                                 else [])]
         #: Per distinct instruction (its class, opcode and operand array, by identity:
         #: the attributes are interned, and kept here so that their ids stay theirs), the
         #: units each rule's writer and reader side see. Instrumented code repeats a few
         #: payload instructions tens of thousands of times.
         self._masks: dict[tuple[type, int, int], tuple[
             object, object, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self._kinds: dict[tuple[type, str], Kind] = {}
 
     def masks(self, op: InstructionOpBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(writes, reads)``: per rule, the units ``op`` makes unsafe and reads."""
@@ -94,85 +159,30 @@ class HazardModel:
         known = self._masks.get(key)
         if known is not None and known[0] is opcode and known[1] is operands:
             return known[2]
-        found = (tuple(rule.writes(op) for rule in self.rules),
-                 tuple(rule.reads(op) for rule in self.rules))
+        kind = self.kind(op)
+        effect = self.effects.of(op)
+        found = (tuple(rule.writes(op, kind, effect) for rule in self.rules),
+                 tuple(rule.reads(op, kind, effect) for rule in self.rules))
         self._masks[key] = (opcode, operands, found)
         return found
 
-    def classes(self, op: InstructionOpBase) -> frozenset[str]:
+    def kind(self, op: InstructionOpBase) -> Kind:
+        """The :class:`Kind` of ``op`` (memoised per op class and opcode)."""
+        key = (type(op), op.opcode.data)
+        known = self._kinds.get(key)
+        if known is not None:
+            return known
         desc = op.instr_def(self.isa)
-        return desc.classes if desc is not None else frozenset()
-
-    def _uses(self, op: InstructionOpBase) -> int:
-        return self.effects.of(op).uses
-
-    def _defs(self, op: InstructionOpBase) -> int:
-        return self.effects.of(op).defs
-
-    def _is_valu(self, op: InstructionOpBase) -> bool:
-        return "VALU" in self.classes(op)
-
-    def _is_mfma(self, op: InstructionOpBase) -> bool:
-        return "IsMAI" in self.classes(op) and "ACCVGPR" not in op.opcode.data.upper()
-
-    def _rules(self) -> list[Rule]:
-        def valu_defs(mask: int) -> Callable[[InstructionOpBase], int]:
-            return lambda op: self._defs(op) & mask if self._is_valu(op) else 0
-
-        def vmem_sgprs(op: InstructionOpBase) -> int:
-            classes = self.classes(op)
-            if classes & {"FLAT", "MUBUF", "MTBUF"}:
-                return self._uses(op) & SGPR_MASK
-            return 0
-
-        def lane_select(op: InstructionOpBase) -> int:
-            if op.mnemonic not in ("v_readlane_b32", "v_writelane_b32"):
-                return 0
-            lane = op.mc_operands.data[2]
-            return units_of(lane.data) & SGPR_MASK if isinstance(lane, PhysRegAttr) else 0
-
-        def div_fmas(op: InstructionOpBase) -> int:
-            return _VCC if op.mnemonic.startswith("v_div_fmas") else 0
-
-        def dpp_exec(op: InstructionOpBase) -> int:
-            return _EXEC if "DPP" in self.classes(op) else 0
-
-        def dpp_vgprs(op: InstructionOpBase) -> int:
-            return self._uses(op) & VGPR_MASK if "DPP" in self.classes(op) else 0
-
-        def m0_readers(op: InstructionOpBase) -> int:
-            return self._uses(op) & _M0 if "SALU" not in self.classes(op) else 0
-
-        def m0_writers(op: InstructionOpBase) -> int:
-            return self._defs(op) & _M0 if "SALU" in self.classes(op) else 0
-
-        def non_trans_reads(op: InstructionOpBase) -> int:
-            classes = self.classes(op)
-            return self._uses(op) & _VECTOR if "VALU" in classes and "TRANS" not in classes \
-                else 0
-
-        def trans_defs(op: InstructionOpBase) -> int:
-            return self._defs(op) & _VECTOR if "TRANS" in self.classes(op) else 0
-
-        def vector_touches(op: InstructionOpBase) -> int:
-            effect = self.effects.of(op)
-            return (effect.uses | effect.defs) & _VECTOR
-
-        def mfma_registers(op: InstructionOpBase) -> int:
-            return vector_touches(op) if self._is_mfma(op) else 0
-
-        rules = [
-            Rule("VALU writes an SGPR that VMEM reads", 5, vmem_sgprs, valu_defs(SGPR_MASK)),
-            Rule("VALU writes a lane select", 4, lane_select, valu_defs(SGPR_MASK)),
-            Rule("VALU writes VCC for v_div_fmas", 4, div_fmas, valu_defs(_VCC)),
-            Rule("VALU writes EXEC before DPP", 5, dpp_exec, valu_defs(_EXEC)),
-            Rule("VALU writes a VGPR that DPP reads", 2, dpp_vgprs, valu_defs(VGPR_MASK)),
-            Rule("SALU writes M0", 1, m0_readers, m0_writers),
-            Rule("MFMA registers in flight", LONGEST, vector_touches, mfma_registers),
-        ]
-        if self.isa.subtarget.has_trans_forwarding_hazard:
-            rules.append(Rule("transcendental result", 1, non_trans_reads, trans_defs))
-        return rules
+        classes = desc.classes if desc is not None else frozenset[str]()
+        mnemonic = op.mnemonic
+        known = self._kinds[key] = Kind(
+            valu="VALU" in classes, salu="SALU" in classes,
+            vmem=bool(classes & {"FLAT", "MUBUF", "MTBUF"}), dpp="DPP" in classes,
+            trans="TRANS" in classes,
+            mfma="IsMAI" in classes and "ACCVGPR" not in op.opcode.data.upper(),
+            lane_select=mnemonic in ("v_readlane_b32", "v_writelane_b32"),
+            div_fmas=mnemonic.startswith("v_div_fmas"))
+        return known
 
 
 def _wait_states(op: InstructionOpBase) -> int:
@@ -207,27 +217,51 @@ class _Function:
         self.settled: list[list[bool]] = []
         #: Ids of the instructions that are inserted code (payloads, packed or not).
         self.inserted = {id(op) for op in inserted}
-        masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         codes: dict[PackedCode, None] = {}
+        #: Per block, its instructions and packed ops (one item each), and whether each
+        #: is inserted code.
+        items: list[list[InstructionOpBase | PackedCodeOp]] = []
+        flags: list[list[bool]] = []
         for block in cfg.blocks:
             ops: list[InstructionOpBase] = []
             owners: list[PackedCodeOp | None] = []
+            block_items: list[InstructionOpBase | PackedCodeOp] = []
+            block_flags: list[bool] = []
             for op in block.ops:
                 kind = type(op)
                 if is_instruction_class(kind):
-                    assert isinstance(op, InstructionOpBase)
+                    op = cast(InstructionOpBase, op)
                     ops.append(op)
                     owners.append(None)
-                    masks[id(op)] = model.masks(op)
+                    block_items.append(op)
+                    block_flags.append(id(op) in self.inserted)
                 elif kind is PackedCodeOp:
-                    assert isinstance(op, PackedCodeOp)
+                    op = cast(PackedCodeOp, op)
                     code = op.code.data
                     codes[code] = None
                     ops.extend(code.ops)
                     owners.extend([op] * len(code.ops))
+                    block_items.append(op)
+                    block_flags.append(True)
             self.ops.append(ops)
             self.owners.append(owners)
-        #: Only rules with a writer somewhere in the function can fire.
+            items.append(block_items)
+            flags.append(block_flags)
+        #: Readers that may need a wait state: inserted code, and the application's
+        #: instructions close after it (an application reader only waits for inserted
+        #: writers). Masks are found for those and for the instructions close before
+        #: inserted code (the writers an inserted reader waits for): the application code
+        #: far from every payload, most of a library, is never looked at.
+        readers = _near(cfg, flags, forward=True)
+        nearby = _near(cfg, flags, forward=False)
+        masks: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        for block_items, block_flags, after, ahead in zip(items, flags, readers, nearby,
+                                                          strict=True):
+            for item, is_inserted, is_after, is_ahead in zip(block_items, block_flags, after,
+                                                             ahead, strict=True):
+                if (is_inserted or is_after or is_ahead) and type(item) is not PackedCodeOp:
+                    masks[id(item)] = model.masks(cast(InstructionOpBase, item))
+        #: Only rules with a writer that some reader can wait for can fire.
         writers = 0
         for both in masks.values():
             for k, units in enumerate(both[0]):
@@ -249,17 +283,16 @@ class _Function:
             self.sensitive.update(zip(ids, view.sensitive, strict=True))
             self.inserted.update(ids)
             settled[code] = view.settled
-        for ops, owners in zip(self.ops, self.owners, strict=True):
-            marks = [False] * len(ops)
-            position = 0
-            while position < len(ops):
-                owner = owners[position]
-                if owner is None:
-                    position += 1
-                    continue
-                inside = settled[owner.code.data]
-                marks[position:position + len(inside)] = inside
-                position += len(inside)
+        for block_items, block_flags, after in zip(items, flags, readers, strict=True):
+            # An application instruction that no inserted code precedes closely needs
+            # nothing (it waits for no application writer: those were far enough apart).
+            marks: list[bool] = []
+            for item, is_inserted, is_after in zip(block_items, block_flags, after,
+                                                   strict=True):
+                if type(item) is PackedCodeOp:
+                    marks.extend(settled[item.code.data])
+                else:
+                    marks.append(not (is_inserted or is_after))
             self.settled.append(marks)
 
     def before(self, index: int, position: int,
@@ -309,6 +342,43 @@ class _Function:
             owners[first + offset] = None
             settled[first + offset] = False
         return ops[position]
+
+
+def _near(cfg: FunctionCFG, flags: list[list[bool]], forward: bool) -> list[list[bool]]:
+    """Per block and item (an instruction, or a packed op: one or more instructions),
+    whether an item flagged in ``flags`` lies at most :data:`LONGEST` items before it
+    (``forward``) or after it on some path through the CFG. Every instruction gives at
+    least one wait state, so no rule's writer further than that from its reader can need
+    one (the ``s_nop`` this pass adds only put more
+    between them). A fixed point over the blocks: what is left of the distance at a block's
+    end (start, backward) carries into its successors (predecessors)."""
+    count = len(flags)
+    marks = [[False] * len(block) for block in flags]
+    carried = [0] * count
+    onward = cfg.successors if forward else cfg.predecessors
+    work = list(range(count))
+    queued = [True] * count
+    while work:
+        index = work.pop()
+        queued[index] = False
+        block, mark = flags[index], marks[index]
+        budget = carried[index]
+        positions = range(len(block)) if forward else range(len(block) - 1, -1, -1)
+        for position in positions:
+            if budget > 0:
+                mark[position] = True
+                budget -= 1
+            if block[position]:
+                budget = LONGEST
+        if not budget:
+            continue
+        for other in onward[index]:
+            if carried[other] < budget:
+                carried[other] = budget
+                if not queued[other]:
+                    queued[other] = True
+                    work.append(other)
+    return marks
 
 
 @dataclass(frozen=True, slots=True)

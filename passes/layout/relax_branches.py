@@ -52,7 +52,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     UnsizedError,
     function_layout,
@@ -208,7 +208,9 @@ class _FunctionRelaxer:
         for index, block in enumerate(blocks):
             following = blocks[index + 1] if index + 1 < len(blocks) else None
             for op in block.ops:
-                if not isinstance(op, InstructionOpBase | FallthroughOp | PackedCodeOp):
+                kind = type(op)  # by class first: ``isinstance`` goes through ABCMeta
+                if not (is_instruction_class(kind) or kind is FallthroughOp
+                        or kind is PackedCodeOp):
                     raise _fail(self.name, f"'{op.name}' in ^bb{index} is not an instruction "
                                 "(splice payloads first)")
             last = block.last_op
@@ -363,7 +365,7 @@ class _FunctionRelaxer:
         self.check()
         if not any(_is_branch(block.last_op) for block in self.function.body.blocks):
             return 0
-        if self._reaches_packed():
+        if self._reaches():
             return 0
         self.measure()
         while True:
@@ -386,30 +388,26 @@ class _FunctionRelaxer:
                 return len(self.islands)
             self._widen_margin()
 
-    def _reaches_packed(self) -> bool:
-        """Whether the function holds packed code and every branch reaches as it is.
-        Packed code that does not stay packed is unpacked here: an island may go between
-        any two instructions, so the rounds see the instructions one by one (and place
-        islands exactly as they would in the same code spliced op by op)."""
-        packed = [op for block in self.function.body.blocks for op in block.ops
-                  if type(op) is PackedCodeOp]
-        if not packed:
-            return False
+    def _reaches(self) -> bool:
+        """Whether every branch reaches as the function is laid out now (most functions:
+        then no round runs, and one plain layout is all the pass costs). Packed code
+        that does not stay packed is unpacked here: an island may go between any two
+        instructions, so the rounds see the instructions one by one (and place islands
+        exactly as they would in the same code spliced op by op)."""
         try:
             layout = function_layout(self.function, self.isa, packed=True)
         except UnsizedError as error:
             raise _fail(self.name, str(error)) from None
-        reaching = True
         for block in layout.blocks:
             last = block.last_op
             if _is_branch(last):
                 assert last is not None
                 target = layout.block_offsets[last.successors[0]]
-                reaching = reaching and in_range(target - layout.end(last), self.reach)
-        if reaching:
+                if not in_range(target - layout.end(last), self.reach):
+                    break
+        else:
             return True
-        for op in packed:
-            assert isinstance(op, PackedCodeOp)
+        for op in layout.packed:
             unpack(op)
         return False
 

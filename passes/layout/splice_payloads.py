@@ -71,12 +71,24 @@ def _fail(where: str, reason: str) -> PassFailedException:
     return PassFailedException(f"splice-payloads: {where}: {reason}")
 
 
-def check_lowered(payload: PayloadOp) -> None:
+def check_lowered(payload: PayloadOp) -> list[InstructionOpBase]:
     """A payload is ready to splice when it holds only machine code on physical registers
-    (and its ``instr.return``)."""
+    (and its ``instr.return``); returns its instruction ops (not those of its packed code,
+    which count through their packed ops), which become inserted code: one walk of the
+    payload finds both."""
+    found: list[InstructionOpBase] = []
     for op in (op for block in payload.body.blocks for op in block.ops):
         kind = type(op)
-        # What a packed payload holds, by class first (``isinstance`` goes through ABCMeta).
+        # By class first: ``isinstance`` on xDSL ops goes through ABCMeta, and this runs
+        # for every instruction of every payload.
+        if is_instruction_class(kind):
+            op = cast(InstructionOpBase, op)
+            if any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
+                raise _fail(describe_point(payload),
+                            f"{op.name} still has virtual registers (run "
+                            "allocate-payload-registers first)")
+            found.append(op)
+            continue
         if kind is PackedCodeOp or kind is ReturnOp \
                 or isinstance(op, FallthroughOp | ReturnOp | PackedCodeOp):
             continue  # packed code is straight-line code on physical registers
@@ -85,13 +97,9 @@ def check_lowered(payload: PayloadOp) -> None:
                         f"instr.mc_intrinsic \"{op.intrinsic.data}\" is not lowered (state "
                         "intrinsics need the SVA: run place-sva before lower-intrinsics, and "
                         "emit-preamble)")
-        if not isinstance(op, InstructionOpBase):
-            raise _fail(describe_point(payload),
-                        f"'{op.name}' is not machine code (run lower-hooks first)")
-        if any(isinstance(attr, VirtRegAttr) for attr in op.mc_operands.data):
-            raise _fail(describe_point(payload),
-                        f"{op.name} still has virtual registers (run "
-                        "allocate-payload-registers first)")
+        raise _fail(describe_point(payload),
+                    f"'{op.name}' is not machine code (run lower-hooks first)")
+    return found
 
 
 @dataclass
@@ -115,9 +123,12 @@ def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
                           layout: FunctionLayout) -> list[_PCRelative]:
     """The application's PC-relative operands, each tied to the instruction whose end it
     is measured from."""
-    ends = {layout.end(op): op for op, _ in layout.instructions()}
+    ends: dict[int, InstructionOpBase] = {}
     found: list[_PCRelative] = []
-    for op, offset in layout.instructions():
+    # Only instructions with a symbolic operand can have one (the layout knows them from
+    # its encodings), in layout order.
+    for op in sorted(layout.symbolic, key=layout.offsets.__getitem__):
+        offset = layout.offsets[op]
         for index, attr in enumerate(op.mc_operands.data):
             if not isinstance(attr, SymbolOperandAttr) or op.KIND == "branch":
                 continue
@@ -125,6 +136,8 @@ def _pc_relative_operands(function: FunctionLikeOp, isa: TargetISA,
             if reference is None or not literal_is_pc_relative(reference.variant):
                 continue
             point = offset + literal_offset(op, isa) - reference.addend
+            if not ends:
+                ends = {layout.end(op): op for op, _ in layout.instructions()}
             base = ends.get(point)
             if base is None:
                 raise _fail(f"@{function.sym_name.data}",
@@ -173,7 +186,6 @@ def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
         op = op.next_op
     for op in rest:
         op.detach()
-        tail.add_op(op)
     previous = block
     for inner in blocks:
         payload.body.detach_block(inner)
@@ -189,8 +201,13 @@ def _splice(payload: PayloadOp, builder: InstBuilder) -> None:
             inner.add_op(FallthroughOp(tail) if inner is blocks[-1]
                          else builder.branch("s_branch", [tail]))
     # Only the payload's own branches can target its blocks or the new tail (the
-    # application's branch to blocks it had), so only they are searched.
-    _merge_into_predecessor(tail, blocks[-1], blocks)
+    # application's branch to blocks it had), so only they are searched. The tail is
+    # merged while still empty, and the rest of the block (which can be long: a block
+    # with many points) moves once, into whichever block holds the tail's place.
+    merged = _merge_into_predecessor(tail, blocks[-1], blocks)
+    into = blocks[-1] if merged else tail
+    for op in rest:
+        into.add_op(op)
     _merge_into_predecessor(blocks[0], block, blocks)
 
 
@@ -206,14 +223,14 @@ def _is_target(block: Block, blocks: list[Block]) -> bool:
     return False
 
 
-def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Block]) -> None:
+def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Block]) -> bool:
     """Append ``block``'s ops to ``predecessor`` (which falls into it) when nothing else
-    branches to ``block``."""
+    branches to ``block``; returns whether it did (``block`` is then erased)."""
     last = predecessor.last_op
     if not isinstance(last, FallthroughOp) or last.dest is not block:
-        return
+        return False
     if _is_target(block, branching):
-        return
+        return False
     predecessor.erase_op(last)
     for op in list(block.ops):
         op.detach()
@@ -221,6 +238,7 @@ def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Bl
     region = block.parent_region()
     assert region is not None
     region.erase_block(block)
+    return True
 
 
 def splice_function(function: FunctionLikeOp, isa: TargetISA,
@@ -230,17 +248,14 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
                 if isinstance(op, PayloadOp)]
     if not payloads:
         return 0
+    inserted: set[InstructionOpBase] = set()
     for payload in payloads:
-        check_lowered(payload)
+        inserted.update(check_lowered(payload))
     branches = FunctionCFG.build(function, isa).unknown_branches()
     if branches:
         raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
-    # Packed code's instructions count as inserted through their packed ops.
-    inserted = {cast(InstructionOpBase, op) for payload in payloads
-                for block in payload.body.blocks for op in block.ops
-                if is_instruction_class(type(op))}
     builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)

@@ -90,3 +90,65 @@ amdgpu_mc.code_object "gfx942" <{code_object_version = 5 : i64, elf_type = "dyn"
 // CHECK-NEXT:   amdgpu_mc.v_add_f32_e32 v5, v3, v3
 // CHECK-NEXT:   amdgpu_mc.s_endpgm
 // CHECK-NEXT: }
+
+// -----
+
+// Across blocks: @back_edge's payload writes s4 (v_readlane_b32) at the end of a loop
+// whose first instruction, a global_load, reads s[4:5]: through the back edge only the
+// s_cbranch_scc0 is between them, so the load gets s_nop 3 (5 wait states less the
+// branch's one), on every path into the loop. @from_predecessor's payload selects a lane
+// with s6 at the start of a block whose predecessor wrote s6 with a VALU instruction just
+// before its branch: s_nop 2. The walk follows the CFG both ways: the application
+// instruction that matters may sit in another block than the inserted code.
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @back_edge <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.s_mov_b32 s2, 4
+    amdgpu_mc.fallthrough ^bb1
+  ^bb1:
+    amdgpu_mc.global_load_dword v3, v0, s[4:5]
+    amdgpu_mc.s_sub_u32 s2, s2, 1
+    instr.payload @restore attributes {args = []} {
+      amdgpu_mc.v_readlane_b32 s4, v20, 0
+      instr.return
+    }
+    amdgpu_mc.s_cbranch_scc0 ^bb1, ^bb2
+  ^bb2:
+    amdgpu_mc.s_endpgm
+  }
+  amdgpu_mc.kernel @from_predecessor <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.v_readfirstlane_b32 s6, v1
+    amdgpu_mc.s_cbranch_scc0 ^bb2, ^bb1
+  ^bb1:
+    amdgpu_mc.s_endpgm
+  ^bb2:
+    instr.payload @lane attributes {args = []} {
+      amdgpu_mc.v_readlane_b32 s7, v2, s6
+      instr.return
+    }
+    amdgpu_mc.s_endpgm
+  }
+}
+
+// CHECK:      amdgpu_mc.kernel @back_edge <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+// CHECK-NEXT:   amdgpu_mc.s_mov_b32 s2, 4
+// CHECK-NEXT:   amdgpu_mc.fallthrough ^bb1
+// CHECK-NEXT: ^bb1:
+// CHECK-NEXT:   amdgpu_mc.s_nop 3
+// CHECK-NEXT:   amdgpu_mc.global_load_dword v3, v0, s[4:5]
+// CHECK-NEXT:   amdgpu_mc.s_sub_u32 s2, s2, 1
+// CHECK-NEXT:   amdgpu_mc.v_readlane_b32 s4, v20, 0
+// CHECK-NEXT:   amdgpu_mc.s_cbranch_scc0 ^bb1, ^bb2
+// CHECK-NEXT: ^bb2:
+// CHECK-NEXT:   amdgpu_mc.s_endpgm
+// CHECK-NEXT: }
+// CHECK:      amdgpu_mc.kernel @from_predecessor <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+// CHECK-NEXT:   amdgpu_mc.v_readfirstlane_b32 s6, v1
+// CHECK-NEXT:   amdgpu_mc.s_cbranch_scc0 ^bb2, ^bb1
+// CHECK-NEXT: ^bb1:
+// CHECK-NEXT:   amdgpu_mc.s_endpgm
+// CHECK-NEXT: ^bb2:
+// CHECK-NEXT:   amdgpu_mc.s_nop 2
+// CHECK-NEXT:   amdgpu_mc.v_readlane_b32 s7, v2, s6
+// CHECK-NEXT:   amdgpu_mc.s_endpgm
+// CHECK-NEXT: }
