@@ -17,7 +17,7 @@ import runpy
 import sys
 import tempfile
 from collections.abc import Sequence
-from io import StringIO
+from io import BytesIO, StringIO
 from typing import IO, ClassVar
 
 from xdsl.context import Context
@@ -39,6 +39,8 @@ from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.asm import AsmError
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
+from luthier.frontend.codeobj.bundle import is_bundle
+from luthier.frontend.codeobj.elf import elf_machine
 from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
@@ -193,13 +195,35 @@ class LuthierOptMain(xDSLOptMain):
         self._lifted = ModuleOp(modules)
         return self._lifted
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input and the frontend its kind names. ``-`` is standard input, as no file
+        is; there a code object, bundle or host binary is told from text by its first
+        bytes (a pipe has no extension to say so)."""
+        if self.args.input_file == "-":
+            self.args.input_file = None
+        if self.args.input_file is not None:
+            return super().get_input_stream()
+        data = sys.stdin.buffer.read()
+        return BytesIO(data), "co" if _is_binary(data) else "mlir"
+
     def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
-        if self.args.input_file is not None and not os.path.isfile(self.args.input_file):
-            raise UserError(f"{self.args.input_file}: no such file")
+        name = self.args.input_file
+        if name is not None and name != "-" and not os.path.isfile(name):
+            raise UserError(f"{name}: no such file")
         try:
             return super().prepare_input()
         except ValueError as error:
             raise UserError(f"{self.get_input_name()}: {error}") from None
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str,
+                    start_offset: int = 0) -> ModuleOp | None:
+        """xdsl-opt's parsing, where text that is not UTF-8 is one line naming the input
+        (xDSL decodes it without a check)."""
+        try:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        except UnicodeDecodeError as error:
+            raise UserError(f"{self.get_input_name()}: not UTF-8 text ({error.reason} at "
+                            f"byte {error.start}), nor a code object") from None
 
     def setup_pipeline(self) -> None:
         """xdsl-opt's pipeline, whose callback verifies the module before the first pass
@@ -391,6 +415,8 @@ class LuthierOptMain(xDSLOptMain):
         self._commit(data)
 
     def _list(self) -> None:
+        if self.args.input_file == "-":
+            self.args.input_file = None
         name = self.get_input_name()
         if self.args.input_file is None:
             data = sys.stdin.buffer.read()
@@ -429,6 +455,12 @@ class LuthierOptMain(xDSLOptMain):
 
 #: The ops a hooks file may hold.
 HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
+
+
+def _is_binary(data: bytes) -> bool:
+    """A code object, a host binary or an offload bundle (compressed or not), by its first
+    bytes."""
+    return elf_machine(data) is not None or is_bundle(data)
 
 
 def _cores() -> int:
