@@ -24,6 +24,17 @@ def test_bench_instrumentation_reports_stages_and_templates() -> None:
     assert "llvm-objdump-19 -d" in lines[4] and lines[4].rstrip().endswith("x")
 
 
+def test_bench_instrumentation_split_times_both_job_counts() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_instrumentation.py"), "--input",
+         str(ROOT / "test" / "corpus" / "kernels" / "lds.gfx90a.co"), "--hook", "instr_count",
+         "--split"], capture_output=True, text=True, check=True)
+    line = result.stdout.splitlines()[-1]
+    assert line.startswith("luthier-opt instr_count on one object")
+    assert "--jobs 1" in line and "--jobs 2" in line and "speed-up" in line
+    assert line.endswith("(same bytes)")
+
+
 def test_bench_templates_reports_both_ways_and_the_same_ir() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_templates.py"), "--input",
