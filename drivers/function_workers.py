@@ -3,9 +3,10 @@
 
 The functions of a code object fall into groups that share no call (see
 :mod:`~luthier.passes.analysis.function_groups`), cut into one run of neighbouring groups
-per worker, the largest run as small as it can be. Each worker is a fork of this process after the lift (it starts with the
-lifted module and the tool's ops, and pays neither start-up nor a copy), drops the functions
-outside its bin, and runs what the serial pipeline runs on the rest: ``lower-hooks``, then
+per worker, the largest run as small as it can be. Each worker is a process forked for its
+run after the lift (it starts with the lifted module and the tool's ops, and pays neither
+start-up nor a copy), drops the functions outside its run, and runs what the serial
+pipeline runs on the rest: ``insert-hooks``, ``lower-hooks``, then
 ``finalize-instrumentation``; then it encodes its functions on their own
 (:class:`~luthier.lowering.emit.text.EncodedFunction`). Back here, the untouched module is
 finalized with what the workers send, which is what they changed: each function's
@@ -23,11 +24,14 @@ depends on which points came before).
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
 import time
+import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from multiprocessing.queues import SimpleQueue
 from typing import cast
 
@@ -177,6 +181,19 @@ def _other_ops(code_object: CodeObjectOp) -> tuple[tuple[str, dict[str, Attribut
                  if not isinstance(op, FunctionLikeOp))
 
 
+def _child(index: int, sender: Connection) -> None:
+    """A worker's life: bin ``index``, its result sent back, and an exit that skips the
+    parent's clean-up (forked, it shares the parent's exit handlers and output buffers)."""
+    try:
+        sender.send(_run_bin(index))
+        sender.close()
+    except BaseException:
+        traceback.print_exc()  # a bug of ours: the parent reports the worker as dead
+        sys.stderr.flush()
+        os._exit(1)
+    os._exit(0)
+
+
 def _run_bin(index: int) -> BinResult:
     """In a worker: lower, finalize and encode the functions of bin ``index``."""
     job = _JOB[0]
@@ -241,28 +258,51 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
     progress: SimpleQueue[_Message] | None = context.SimpleQueue() if watched() else None
     _JOB.append(_Job(ctx, module, functions, progress))
     shown = _Shown(len(functions))
+    # One process per bin, each forked for it (a pool could hand a worker a second bin,
+    # whose functions that worker has already dropped from its copy of the module).
+    workers: list[BaseProcess] = []
+    pending: dict[Connection, int] = {}
+    results: list[BinResult | None] = [None] * len(functions)
     try:
-        with ProcessPoolExecutor(len(functions), mp_context=context) as pool:
-            futures = [pool.submit(_run_bin, index) for index in range(len(functions))]
-            pending = set(futures)
-            while pending:
-                pending = wait(pending, timeout=PROGRESS_SECONDS).not_done
-                while progress is not None and not progress.empty():
-                    shown.show(progress.get())
-            results = [future.result() for future in futures]
-    except BrokenProcessPool:
-        raise SplitError(f"{name}: a worker process died while instrumenting "
-                         "(out of memory?); try --jobs 1") from None
+        for index in range(len(functions)):
+            receiver, sender = context.Pipe(duplex=False)
+            worker = context.Process(target=_child, args=(index, sender), daemon=True)
+            worker.start()
+            sender.close()
+            workers.append(worker)
+            pending[receiver] = index
+        while pending:
+            for ready in wait(list(pending), timeout=PROGRESS_SECONDS):
+                assert isinstance(ready, Connection)
+                index = pending.pop(ready)
+                try:
+                    results[index] = cast(BinResult, ready.recv())
+                except EOFError:
+                    raise SplitError(f"{name}: a worker process died while instrumenting "
+                                     f"@{functions[index][0]} and the functions after it "
+                                     "(out of memory?); try --jobs 1") from None
+                finally:
+                    ready.close()
+            while progress is not None and not progress.empty():
+                shown.show(progress.get())
     finally:
         _JOB.clear()
         shown.close()
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+            worker.join()
+        for receiver in pending:
+            receiver.close()
         if progress is not None:
             progress.close()
-    for result in results:
+    finished = [result for result in results if result is not None]
+    assert len(finished) == len(results)
+    for result in finished:
         if result.error is not None:
             raise SplitError(f"{name}: {result.error}")
     export_tool_globals(module)
-    return _merge(_code_object(module), functions, results, name)
+    return _merge(_code_object(module), functions, finished, name)
 
 
 def _merge(code_object: CodeObjectOp, functions: Sequence[Sequence[str]],
