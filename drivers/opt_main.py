@@ -132,9 +132,9 @@ class LuthierOptMain(xDSLOptMain):
         group.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                            help="worker processes that instrument the functions of a "
                                 "code object written with --emit-preamble, each taking "
-                                "functions that share no call (default: every core, for "
-                                "objects of 4,000 instructions or more); the output bytes "
-                                "do not depend on it")
+                                "functions that share no call (default: every core, at most "
+                                "8, for objects of 4,000 instructions or more); the output "
+                                "bytes do not depend on it")
         group.add_argument("--no-progress", action="store_true",
                            help="no progress bar on stderr")
         group.add_argument("--list", action="store_true",
@@ -324,7 +324,7 @@ class LuthierOptMain(xDSLOptMain):
         (see :mod:`~luthier.drivers.function_workers`), when packed code is emitted right
         after (:meth:`_packs`), ``--jobs`` allows more than one and the code object splits;
         whether it was done."""
-        jobs = self.args.jobs if self.args.jobs is not None else _cores()
+        jobs = self.args.jobs if self.args.jobs is not None else min(_cores(), DEFAULT_JOBS)
         if jobs < 2 or not self._packs():
             return False
         from luthier.drivers.function_workers import (
@@ -461,6 +461,12 @@ def _is_binary(data: bytes) -> bool:
     """A code object, a host binary or an offload bundle (compressed or not), by its first
     bytes."""
     return elf_machine(data) is not None or is_bundle(data)
+
+
+#: The most workers ``--jobs`` starts by default: each is a fork of a process holding the
+#: lifted object and ends up with its own copy of much of it (rocRAND: 272 MB a worker),
+#: so a many-core machine would trade its memory for little more speed.
+DEFAULT_JOBS = 8
 
 
 def _cores() -> int:
