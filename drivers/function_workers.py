@@ -187,6 +187,8 @@ def _child(index: int, sender: Connection) -> None:
     try:
         sender.send(_run_bin(index))
         sender.close()
+    except KeyboardInterrupt:  # ^C reaches the whole process group: the parent reports it
+        os._exit(130)
     except BaseException:
         traceback.print_exc()  # a bug of ours: the parent reports the worker as dead
         sys.stderr.flush()

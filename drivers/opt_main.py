@@ -575,6 +575,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()
         return 1
+    except KeyboardInterrupt:  # ^C: no output file was written (it is renamed in at the end)
+        print("luthier-opt: interrupted", file=sys.stderr)
+        return 130
     except OSError as error:
         print(f"luthier-opt: error: {error.filename or ''}: {error.strerror or error}",
               file=sys.stderr)

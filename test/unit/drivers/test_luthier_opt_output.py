@@ -46,3 +46,18 @@ def test_regular_file_is_replaced(tmp_path: Path) -> None:
     out.write_text("old")
     assert main([str(SAMPLE), "--no-progress", "-o", str(out)]) == 0
     assert "amdgpu_mc.kernel @vector_add" in out.read_text()
+
+
+def test_an_interrupt_is_one_line_and_no_output(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from luthier.drivers import opt_main
+
+    def interrupted(self: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(opt_main.LuthierOptMain, "_run", interrupted)
+    out = tmp_path / "out.co"
+    assert main([str(SAMPLE), "--no-progress", "-o", str(out)]) == 130
+    assert capsys.readouterr().err == "luthier-opt: interrupted\n"
+    assert not out.exists()
