@@ -16,7 +16,9 @@ spell symbol attributes with the names of :mod:`elf_format` and relocation types
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.mc.relocations import relocation_kind
 from luthier.frontend.codeobj.elf_format import (
@@ -58,6 +60,86 @@ class RelocationSpec:
 
 
 @dataclass(frozen=True)
+class RelocationTable:
+    """A section's relocations as columns: offsets, types, addends, and an index into the
+    distinct symbols.
+
+    An instrumented library's ``.text`` holds hundreds of thousands of relocations against a
+    few counters; as columns they cost a few bytes each, cross between processes as plain
+    bytes, and let the writers check and apply them per distinct (type, symbol) pair instead
+    of per object. Iterating gives :class:`RelocationSpec` records, so any consumer that
+    reads a section's relocations one by one reads a table as it reads a tuple."""
+
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    types: array[int] = field(default_factory=lambda: array("L"))
+    symbol_indexes: array[int] = field(default_factory=lambda: array("L"))
+    symbols: tuple[str, ...] = ()
+    addends: array[int] = field(default_factory=lambda: array("q"))
+
+    @staticmethod
+    def of(relocations: Iterable[RelocationSpec]) -> RelocationTable:
+        builder = RelocationColumns()
+        for spec in relocations:
+            builder.add(spec.offset, spec.type, spec.symbol, spec.addend)
+        return builder.table()
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __iter__(self) -> Iterator[RelocationSpec]:
+        symbols = self.symbols
+        for offset, kind, symbol, addend in zip(self.offsets, self.types, self.symbol_indexes,
+                                                self.addends, strict=True):
+            yield RelocationSpec(offset, kind, symbols[symbol], addend)
+
+    def pairs(self) -> set[tuple[int, int]]:
+        """The distinct (type, symbol index) pairs: where a relocation goes and whether it
+        links depend on these alone."""
+        return set(zip(self.types, self.symbol_indexes, strict=True))
+
+
+class RelocationColumns:
+    """A :class:`RelocationTable` being filled, relocation by relocation or a table at a
+    time (a function encoded apart, moved to where it lands)."""
+
+    def __init__(self) -> None:
+        self.offsets: array[int] = array("q")
+        self.types: array[int] = array("L")
+        self.symbol_indexes: array[int] = array("L")
+        self.addends: array[int] = array("q")
+        self.index: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def add(self, offset: int, kind: int, symbol: str, addend: int) -> None:
+        index = self.index.get(symbol)
+        if index is None:
+            index = self.index[symbol] = len(self.index)
+        self.offsets.append(offset)
+        self.types.append(kind)
+        self.symbol_indexes.append(index)
+        self.addends.append(addend)
+
+    def extend(self, table: RelocationTable, start: int = 0) -> None:
+        """``table``'s relocations, their offsets moved by ``start``."""
+        index = self.index
+        renumbered = [index.setdefault(symbol, len(index)) for symbol in table.symbols]
+        self.offsets.extend([offset + start for offset in table.offsets] if start
+                            else table.offsets)
+        self.types.extend(table.types)
+        if renumbered == list(range(len(renumbered))):
+            self.symbol_indexes.extend(table.symbol_indexes)
+        else:
+            self.symbol_indexes.extend([renumbered[i] for i in table.symbol_indexes])
+        self.addends.extend(table.addends)
+
+    def table(self) -> RelocationTable:
+        return RelocationTable(self.offsets, self.types, self.symbol_indexes,
+                               tuple(self.index), self.addends)
+
+
+@dataclass(frozen=True)
 class SectionSpec:
     """A section with its contents, in the order the file should hold it."""
 
@@ -69,7 +151,7 @@ class SectionSpec:
     """Contents; ``b""`` for ``SHT_NOBITS``."""
     size: int
     """``len(data)``, except for ``SHT_NOBITS`` where it is the size in memory."""
-    relocations: tuple[RelocationSpec, ...] = ()
+    relocations: tuple[RelocationSpec, ...] | RelocationTable = ()
     entry_size: int = 0
 
 
@@ -164,7 +246,10 @@ def check_section(section: SectionSpec) -> None:
         )
     if section.size < 0 or section.size >= 1 << 64:
         raise ElfWriteError(f"section {name}: size {section.size} does not fit ELF64")
-    for reloc in section.relocations:
+    relocations = section.relocations
+    if isinstance(relocations, RelocationTable) and _table_fits(relocations, section.size):
+        return  # the common case, checked per column (its addends are 64-bit by type)
+    for reloc in relocations:
         kind = relocation_kind(reloc.type)
         if kind is None:
             raise ElfWriteError(f"section {name}: unsupported relocation type {reloc.type}")
@@ -174,6 +259,18 @@ def check_section(section: SectionSpec) -> None:
             )
         if not -(1 << 63) <= reloc.addend < 1 << 63:
             raise ElfWriteError(f"section {name}: addend {reloc.addend} does not fit 64 bits")
+
+
+def _table_fits(table: RelocationTable, size: int) -> bool:
+    """Every type of ``table`` is known and every relocation lies inside ``size`` bytes,
+    judged from the columns' extremes (False: check one by one, to name the culprit)."""
+    if not table.offsets:
+        return True
+    kinds = [relocation_kind(number) for number in set(table.types)]
+    if any(kind is None for kind in kinds):
+        return False
+    widest = max(kind.size for kind in kinds if kind is not None)
+    return min(table.offsets) >= 0 and max(table.offsets) + widest <= size
 
 
 def symbol_fields(symbol: SymbolSpec) -> tuple[int, int, int]:

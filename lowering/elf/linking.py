@@ -10,11 +10,17 @@ that is not a link-time constant raises :class:`ElfWriteError`, as lld refuses i
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.mc.relocations import (
+    R_AMDGPU_ABS32_HI,
+    R_AMDGPU_ABS32_LO,
     R_AMDGPU_ABS64,
     R_AMDGPU_NONE,
+    R_AMDGPU_REL32_HI,
+    R_AMDGPU_REL32_LO,
     R_AMDGPU_RELATIVE64,
     RelocationKind,
     relocation_kind,
@@ -31,7 +37,7 @@ from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
-    RelocationSpec,
+    RelocationTable,
     SectionSpec,
     SymbolSpec,
     effective_sections,
@@ -72,6 +78,39 @@ class PlacedReloc:
         return self.where
 
 
+@dataclass(slots=True)
+class PlacedTable:
+    """A section's :class:`~luthier.frontend.codeobj.spec.RelocationTable`, every pair of
+    which links statically, placed at ``base`` in its output section."""
+
+    section: OutSection
+    base: int
+    table: RelocationTable
+    #: The symbol of each of the table's symbol indexes (None: no symbol).
+    symbols: list[SymbolSpec | None]
+    origin: str
+
+
+_M32 = 0xFFFFFFFF
+
+
+class _Where:
+    """Names one relocation in a message, made only for relocations that need it."""
+
+    def __init__(self, origin: str, offset: int) -> None:
+        self.origin = origin
+        self.offset = offset
+
+    def __str__(self) -> str:
+        return f"{self.origin}+{self.offset:#x}"
+
+
+#: The kinds :meth:`LinkState.apply_static` computes inline for a table (the ``_LO``/``_HI``
+#: halves need no range check), by number: (pc-relative, high half).
+_HALVES = {R_AMDGPU_REL32_LO.number: (True, False), R_AMDGPU_REL32_HI.number: (True, True),
+           R_AMDGPU_ABS32_LO.number: (False, False), R_AMDGPU_ABS32_HI.number: (False, True)}
+
+
 class LinkState:
     """Sections, symbols and relocations of one link, before and after layout."""
 
@@ -84,6 +123,7 @@ class LinkState:
         self.placement: dict[str, tuple[OutSection, int]] = {}
         self.merged: dict[str, MergeGroup] = {}
         self.static: list[PlacedReloc] = []
+        self.static_tables: list[PlacedTable] = []
         self.dynamic: list[PlacedReloc] = []
         self.got: list[SymbolSpec] = []
         self.got_index: dict[str, int] = {}
@@ -176,41 +216,76 @@ class LinkState:
             if section.name not in self.placement:
                 continue
             out, base = self.placement[section.name]
+            relocations = section.relocations
+            if isinstance(relocations, RelocationTable) \
+                    and self._scan_table(relocations, section.name, out, base):
+                continue
             # Where a relocation goes depends on its type and symbol only: decided once per
             # pair (an instrumented library has 100k+ relocations against a few symbols).
             decided: dict[tuple[int, str], tuple[SymbolSpec | None,
                                                  list[PlacedReloc] | None]] = {}
-            for reloc in section.relocations:
+            for reloc in relocations:
                 key = (reloc.type, reloc.symbol)
                 found = decided.get(key)
                 if found is None:
-                    found = decided[key] = self._classify(reloc, section.name, out)
+                    found = decided[key] = self._classify(reloc.type, reloc.symbol,
+                                                          section.name, out,
+                                                          lambda at=reloc.offset: at)
                 symbol, destination = found
                 if destination is not None:
                     destination.append(PlacedReloc(out, base + reloc.offset, reloc.type, symbol,
                                                    reloc.addend, section.name, reloc.offset))
 
-    def _classify(self, reloc: RelocationSpec, section: str, out: OutSection) -> tuple[
-            SymbolSpec | None, list[PlacedReloc] | None]:
-        """The symbol of relocations like ``reloc`` (same type and symbol) and the list
-        they go to (None: dropped); raises :class:`ElfWriteError` for what cannot link."""
-        kind = _checked_kind(reloc.type)
+    def _scan_table(self, table: RelocationTable, section: str, out: OutSection,
+                    base: int) -> bool:
+        """Classify ``table``'s pairs in the order they first occur (the order ``.got``
+        entries are given in); when every one links statically, keep the table whole for
+        :meth:`apply_static` and return True. Otherwise (some are dropped or left to the
+        loader) return False, having classified nothing, for the one-by-one scan."""
+        pairs = list(dict.fromkeys(zip(table.types, table.symbol_indexes, strict=True)))
+        if any(_checked_kind(kind) is R_AMDGPU_NONE for kind, _ in pairs):
+            return False
+        got = len(self.got)
+        symbols: list[SymbolSpec | None] = [None] * len(table.symbols)
+        for kind, index in pairs:
+            name = table.symbols[index]
+            symbol, destination = self._classify(
+                kind, name, section, out, lambda pair=(kind, index): _first_offset(table, pair))
+            if destination is not self.static:
+                for dropped in self.got[got:]:  # as if this scan had not started
+                    del self.got_index[dropped.name]
+                del self.got[got:]
+                return False
+            symbols[index] = symbol
+        self.static_tables.append(PlacedTable(out, base, table, symbols, section))
+        return True
+
+    def _classify(self, number: int, name: str, section: str, out: OutSection,
+                  offset: Callable[[], int]) -> tuple[SymbolSpec | None,
+                                                      list[PlacedReloc] | None]:
+        """The symbol of relocations of type ``number`` against symbol ``name`` and the
+        list they go to (None: dropped); raises :class:`ElfWriteError` for what cannot
+        link, naming the first such relocation (``offset`` in ``section``)."""
+        kind = _checked_kind(number)
         if kind is R_AMDGPU_NONE:
             return None, None
-        where = f"{section}+{reloc.offset:#x}"
-        name = kind.name
-        symbol = self.by_name[reloc.symbol] if reloc.symbol else None
+        kind_name = kind.name
+        symbol = self.by_name[name] if name else None
+
+        def where() -> str:
+            return f"{section}+{offset():#x}"
+
         if symbol is not None and symbol.section is None:
-            raise ElfWriteError(f"{where}: {name} needs undefined symbol {symbol.name!r}")
+            raise ElfWriteError(f"{where()}: {kind_name} needs undefined symbol {symbol.name!r}")
         if symbol is not None and not self.kept(symbol):
             raise ElfWriteError(
-                f"{where}: {name} refers to {symbol.name!r} in discarded section "
+                f"{where()}: {kind_name} refers to {symbol.name!r} in discarded section "
                 f"{symbol.section}"
             )
         constant = symbol is None or symbol.section == ABSOLUTE_SECTION
         if kind.got:
             if symbol is None:
-                raise ElfWriteError(f"{where}: {name} has no symbol")
+                raise ElfWriteError(f"{where()}: {kind_name} has no symbol")
             if symbol.name not in self.got_index:
                 self.got_index[symbol.name] = len(self.got)
                 self.got.append(symbol)
@@ -218,12 +293,13 @@ class LinkState:
         if kind.pc_relative:
             if symbol is not None and preemptible(symbol):
                 raise ElfWriteError(
-                    f"{where}: {name} cannot be used against preemptible symbol "
+                    f"{where()}: {kind_name} cannot be used against preemptible symbol "
                     f"{symbol.name!r}; give it protected or hidden visibility"
                 )
             if constant and out.flags & SHF_ALLOC:
                 raise ElfWriteError(
-                    f"{where}: {name} against an absolute value is not position independent"
+                    f"{where()}: {kind_name} against an absolute value is not position "
+                    "independent"
                 )
             return symbol, self.static
         if constant or not out.flags & SHF_ALLOC:
@@ -232,7 +308,7 @@ class LinkState:
             return symbol, self.dynamic
         place = "a read-only section" if kind.loader_applicable else "code"
         raise ElfWriteError(
-            f"{where}: {name} against {reloc.symbol!r} needs a load-time relocation "
+            f"{where()}: {kind_name} against {name!r} needs a load-time relocation "
             f"in {place}; recompile with -fPIC"
         )
 
@@ -252,24 +328,55 @@ class LinkState:
         # of relocations against a few counters).
         bases: dict[str, int | None] = {}
         for item in self.static:
-            p = item.section.addr + item.offset
-            got_entry = 0
-            symbol = item.symbol
-            if symbol is not None and got is not None and _checked_kind(item.type).got:
-                got_entry = got.addr + 8 * self.got_index[symbol.name]
-                s, a = 0, item.addend
-            elif symbol is None:
-                s, a = item.addend, 0
-            else:  # S + A as one address: in a merged section the addend can pick the piece
-                base = bases.get(symbol.name, -1)
-                if base == -1:
-                    base = bases[symbol.name] = self.address(symbol) \
-                        if symbol.section not in self.merged else None
-                s = base + item.addend if base is not None \
-                    else self.address(symbol, item.addend)
-                a = 0
-            value, width = relocation_value(item.type, s, a, p, got_entry, item)
+            s, a, got_entry = self._operands(item.type, item.symbol, item.addend, got, bases)
+            value, width = relocation_value(item.type, s, a, item.section.addr + item.offset,
+                                            got_entry, item)
             patch(item.section.data, item.offset, value, width)
+        for placed in self.static_tables:
+            self._apply_table(placed, got, bases)
+
+    def _operands(self, number: int, symbol: SymbolSpec | None, addend: int,
+                  got: OutSection | None, bases: dict[str, int | None]) -> tuple[int, int, int]:
+        """``S``, ``A`` and the ``.got`` entry's address for one relocation."""
+        if symbol is not None and got is not None and _checked_kind(number).got:
+            return 0, addend, got.addr + 8 * self.got_index[symbol.name]
+        if symbol is None:
+            return addend, 0, 0
+        # S + A as one address: in a merged section the addend can pick the piece.
+        base = self._base(symbol, bases)
+        return (base + addend if base is not None else self.address(symbol, addend)), 0, 0
+
+    def _base(self, symbol: SymbolSpec, bases: dict[str, int | None]) -> int | None:
+        """``symbol``'s address, when no addend can change which piece it means."""
+        base = bases.get(symbol.name, -1)
+        if base == -1:
+            base = bases[symbol.name] = self.address(symbol) \
+                if symbol.section not in self.merged else None
+        return base
+
+    def _apply_table(self, placed: PlacedTable, got: OutSection | None,
+                     bases: dict[str, int | None]) -> None:
+        """One table's relocations: the ``_LO``/``_HI`` halves against a symbol whose
+        address the addend cannot change are computed here, the rest as in
+        :meth:`apply_static`."""
+        table, data, base = placed.table, placed.section.data, placed.base
+        start = placed.section.addr + base  # P is start + offset
+        fixed = [0 if symbol is None else self._base(symbol, bases) for symbol in placed.symbols]
+        pack_into = struct.pack_into
+        for offset, number, index, addend in zip(table.offsets, table.types,
+                                                 table.symbol_indexes, table.addends,
+                                                 strict=True):
+            halves = _HALVES.get(number)
+            address = fixed[index]
+            if halves is not None and address is not None:
+                relative, high = halves
+                value = address + addend - (start + offset) if relative else address + addend
+                pack_into("<I", data, base + offset, (value >> 32 if high else value) & _M32)
+                continue
+            s, a, got_entry = self._operands(number, placed.symbols[index], addend, got, bases)
+            value, width = relocation_value(number, s, a, start + offset, got_entry,
+                                            _Where(placed.origin, offset))
+            patch(data, base + offset, value, width)
 
     def dynamic_relocations(self, dynsym_index: dict[str, int]) -> tuple[bytes, int]:
         """``.rela.dyn`` (relative ones first, then by symbol and address) and its relative
@@ -292,6 +399,13 @@ class LinkState:
 _COMMENT_TEMPLATE = SectionSpec(
     ".comment", SHT_PROGBITS, SHF_MERGE | SHF_STRINGS, 1, b"", 0, entry_size=1
 )
+
+
+def _first_offset(table: RelocationTable, pair: tuple[int, int]) -> int:
+    """The offset of the first of ``table``'s relocations with this (type, symbol index)."""
+    return next(offset for offset, kind, index in zip(table.offsets, table.types,
+                                                      table.symbol_indexes, strict=True)
+                if (kind, index) == pair)
 
 
 def _checked_kind(number: int) -> RelocationKind:

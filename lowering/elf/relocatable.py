@@ -38,6 +38,7 @@ from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
     ElfWriteError,
     ObjectSpec,
+    RelocationTable,
     SectionSpec,
     SymbolSpec,
     effective_sections,
@@ -89,8 +90,10 @@ def order_symbols(spec: ObjectSpec, sections: tuple[SectionSpec, ...]) -> list[S
     locals_ = [s for s in spec.symbols if s.binding == "LOCAL"]
     globals_ = [s for s in spec.symbols if s.binding != "LOCAL"]
     for section in sections:
-        for reloc in section.relocations:
-            name = reloc.symbol
+        relocations = section.relocations
+        names = relocations.symbols if isinstance(relocations, RelocationTable) \
+            else (reloc.symbol for reloc in relocations)
+        for name in names:
             if not name or name in known:
                 continue
             if name not in section_names:

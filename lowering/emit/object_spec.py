@@ -135,7 +135,7 @@ def object_spec(code_object: CodeObjectOp,
                                   else "DEFAULT"))
     out_sections = [SectionSpec(".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
                                 max_alignment, text.data, len(text.data),
-                                tuple(text.relocations))]
+                                text.relocations.table())]
     out_sections += [section.spec() for section in sections.values() if section.size]
     if code_object.metadata is not None:
         note = metadata_note(attr_to_metadata(code_object.metadata))

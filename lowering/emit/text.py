@@ -12,8 +12,7 @@ as the bytes its shared code encodes to, with its instructions' relocations at i
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -32,7 +31,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, padding_
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.relocations import literal_relocation
-from luthier.frontend.codeobj.spec import RelocationSpec
+from luthier.frontend.codeobj.spec import RelocationColumns, RelocationTable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.progress import over
 
@@ -49,42 +48,16 @@ class FunctionPlacement:
 class EncodedFunction:
     """A function's bytes and relocations, encoded apart from the others (by a worker
     process that lowered it): the relocations' offsets count from the function's start,
-    since where it lands in ``.text`` is decided when the functions are put together.
-
-    The relocations are kept as columns (offsets, types, addends, and an index into the
-    distinct symbols): a worker sends a function of a library instrumented at every
-    instruction with 100k+ of them, and arrays cross between processes as plain bytes."""
+    since where it lands in ``.text`` is decided when the functions are put together."""
 
     data: bytes
-    offsets: array[int]
-    types: array[int]
-    symbol_indexes: array[int]
-    symbols: tuple[str, ...]
-    addends: array[int]
-
-    @staticmethod
-    def of(data: bytes, relocations: Sequence[RelocationSpec]) -> EncodedFunction:
-        index: dict[str, int] = {}
-        for spec in relocations:
-            index.setdefault(spec.symbol, len(index))
-        return EncodedFunction(data, array("q", [spec.offset for spec in relocations]),
-                               array("L", [spec.type for spec in relocations]),
-                               array("L", [index[spec.symbol] for spec in relocations]),
-                               tuple(index), array("q", [spec.addend for spec in relocations]))
-
-    def relocations(self, start: int) -> Iterator[RelocationSpec]:
-        """The relocations, for the function placed at ``start``."""
-        symbols = self.symbols
-        for offset, kind, symbol, addend in zip(self.offsets, self.types,
-                                                self.symbol_indexes, self.addends,
-                                                strict=True):
-            yield RelocationSpec(start + offset, kind, symbols[symbol], addend)
+    relocations: RelocationTable
 
 
 @dataclass
 class TextSection:
     data: bytes
-    relocations: list[RelocationSpec] = field(default_factory=lambda: list[RelocationSpec]())
+    relocations: RelocationColumns = field(default_factory=RelocationColumns)
     functions: list[FunctionPlacement] = field(default_factory=lambda: list[FunctionPlacement]())
 
 
@@ -98,7 +71,7 @@ class TextEncoder:
         self.encoder = encoder
 
     def _relocate(self, op: InstructionOpBase, function: str, offset: int,
-                  relocations: list[RelocationSpec]) -> None:
+                  relocations: RelocationColumns) -> None:
         for attr in op.mc_operands.data:
             if not isinstance(attr, SymbolOperandAttr):
                 continue
@@ -108,12 +81,11 @@ class TextEncoder:
             if reference is None or relocation is None:
                 raise EmitError(
                     f"{function}: cannot encode symbolic operand {attr.data.text()}")
-            relocations.append(RelocationSpec(offset + literal_offset(op, self.isa),
-                                              relocation.number, reference.symbol,
-                                              reference.addend))
+            relocations.add(offset + literal_offset(op, self.isa), relocation.number,
+                            reference.symbol, reference.addend)
 
     def _encode_branch(self, op: InstructionOpBase, function: str, offset: int,
-                       relocations: list[RelocationSpec], branch_offset: int) -> bytes:
+                       relocations: RelocationColumns, branch_offset: int) -> bytes:
         """A branch's bytes, encoded now: its offset is not in the memoised encoding."""
         desc = self.isa.by_name[op.opcode.data]  # the layout checked the record
         self._relocate(op, function, offset, relocations)
@@ -124,7 +96,7 @@ class TextEncoder:
             raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
 
     def encode_function(self, op: FunctionLikeOp, start: int,
-                        relocations: list[RelocationSpec]) -> bytes:
+                        relocations: RelocationColumns) -> bytes:
         name = op.sym_name.data
         try:
             layout = function_layout(op, self.isa, packed=True)
@@ -136,11 +108,7 @@ class TextEncoder:
             if isinstance(inner, PackedCodeOp):
                 # Shared code, encoded once: its bytes, and its relocations here.
                 encoding = layout.packed[inner]
-                here = start + at
-                relocations.extend(
-                    RelocationSpec(here + offset, number, symbol, addend)
-                    for offset, number, symbol, addend in self._code_relocations(
-                        encoding, name))
+                relocations.extend(self._code_relocations(encoding, name), start + at)
                 out += encoding.data
                 continue
             if inner.KIND != "branch":
@@ -161,22 +129,19 @@ class TextEncoder:
 
     def encode_apart(self, op: FunctionLikeOp) -> EncodedFunction:
         """``op`` encoded as if it started at offset 0 (see :class:`EncodedFunction`)."""
-        relocations: list[RelocationSpec] = []
+        relocations = RelocationColumns()
         data = self.encode_function(op, 0, relocations)
-        return EncodedFunction.of(data, relocations)
+        return EncodedFunction(data, relocations.table())
 
-    def _code_relocations(self, encoding: PackedEncoding,
-                          function: str) -> tuple[tuple[int, int, str, int], ...]:
-        """The relocations of a packed code, from its start: offset, type, symbol, addend
-        (found once per code)."""
+    def _code_relocations(self, encoding: PackedEncoding, function: str) -> RelocationTable:
+        """The relocations of a packed code, from its start (found once per code)."""
         known = encoding.memo.get("relocations")
         if known is None:
-            found: list[RelocationSpec] = []
+            found = RelocationColumns()
             for offset, user in encoding.symbolic:
                 self._relocate(user, function, offset, found)
-            known = encoding.memo["relocations"] = tuple(
-                (spec.offset, spec.type, spec.symbol, spec.addend) for spec in found)
-        return cast(tuple[tuple[int, int, str, int], ...], known)
+            known = encoding.memo["relocations"] = found.table()
+        return cast(RelocationTable, known)
 
     @staticmethod
     def _in_order(layout: FunctionLayout) -> Iterator[tuple[InstructionOpBase | PackedCodeOp,
@@ -211,7 +176,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
         given = encoded.get(function.sym_name.data) if encoded is not None else None
         if given is not None:
             code = given.data
-            text.relocations.extend(given.relocations(start))
+            text.relocations.extend(given.relocations, start)
         else:
             code = text_encoder.encode_function(function, start, text.relocations)
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),

@@ -20,6 +20,7 @@ from luthier.frontend.codeobj.elf_format import (
     SHT_NOBITS,
     SHT_PROGBITS,
 )
+from luthier.frontend.codeobj.spec import RelocationTable
 from luthier.lowering.elf import (
     ElfWriteError,
     ObjectSpec,
@@ -36,9 +37,20 @@ WRITERS: list[Callable[[ObjectSpec], bytes]] = [write_relocatable, link_shared]
 WRITER_IDS = ["relocatable", "shared"]
 
 
+#: Whether :func:`_text` gives its relocations as a tuple or as a table (the emitter's
+#: form): every message must be the same.
+_AS_TABLE: list[bool] = [False]
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["tuple", "table"])
+def relocation_form(request: pytest.FixtureRequest) -> None:
+    _AS_TABLE[0] = bool(request.param)
+
+
 def _text(*relocations: RelocationSpec, size: int = 16) -> SectionSpec:
+    given = RelocationTable.of(relocations) if _AS_TABLE[0] else relocations
     return SectionSpec(
-        ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 256, bytes(size), size, relocations
+        ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 256, bytes(size), size, given
     )
 
 
