@@ -34,6 +34,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, Symbol
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
+from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 
@@ -93,33 +94,59 @@ def instruction_encoding(op: InstructionOpBase, isa: TargetISA) -> tuple[bytes, 
     known = _encodings.get(key)
     if known is not None and known[0] is opcode and known[1] is operands:
         return known[2], known[3]
-    desc = _record(op, isa)
-    try:
-        inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
-        data = encoder_for(isa.name).encode(inst, keep_literals=True)
-    except (NotMCOperandError, EncodeError) as error:
-        raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
-    symbolic = bool([attr for attr in operands.data if isinstance(attr, SymbolOperandAttr)])
+    branch = op.KIND == "branch"
+    offered = None if branch else _taken_offer(isa.name, opcode, operands)
+    if offered is not None:
+        data, symbolic = offered, False
+    else:
+        desc = _record(op, isa)
+        try:
+            inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
+            data = encoder_for(isa.name).encode(inst, keep_literals=True)
+        except (NotMCOperandError, EncodeError) as error:
+            raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
+        symbolic = bool([attr for attr in operands.data if isinstance(attr, SymbolOperandAttr)])
     if len(_encodings) >= _MEMO_LIMIT:
         _encodings.clear()
     _encodings[key] = (opcode, operands, data, symbolic)
     return data, symbolic
 
 
-def remember_encoding(target: str, opcode: StringAttr, operands: ArrayAttr[Attribute],
-                      data: bytes) -> None:
-    """Record that a non-branch op of ``target`` with ``opcode`` and ``operands`` (no
-    symbolic operand) encodes to ``data``, so that sizing and emitting it will not encode
-    it again.
+#: (target, id of opcode, id of operands) -> (opcode, operands, the decoded instruction,
+#: the bytes it was decoded from): encodings offered by :func:`offer_encoding`, confirmed
+#: when first asked for.
+_offered: dict[tuple[str, int, int], tuple[StringAttr, ArrayAttr[Attribute], MCInst, bytes]] = {}
 
-    For the lifter, which has the bytes an instruction was decoded from: it passes them
-    only when the encoder gives them back for the decoded instruction, so this is a cache
-    (what is recorded is what :func:`instruction_encoding` would compute), and output
-    never depends on whether an entry was recorded or evicted.
+
+def offer_encoding(target: str, opcode: StringAttr, operands: ArrayAttr[Attribute],
+                   inst: MCInst, data: bytes) -> None:
+    """Offer ``data``, the bytes ``inst`` was decoded from, as the encoding of a non-branch
+    op of ``target`` with ``opcode`` and ``operands`` (no symbolic operand; ``inst`` is that
+    op's instruction), so that sizing and emitting the op need not encode it again.
+
+    For the lifter, which has the bytes of every instruction it lifts. The offer is taken
+    when :func:`instruction_encoding` first asks for the op, and only if the encoder gives
+    ``data`` back for ``inst``: this is a cache (what is taken is what the op encodes to),
+    and output never depends on whether an offer was made or evicted. Confirming it then,
+    not at the lift, leaves the encoding to the worker process that emits the function
+    (``luthier-opt --jobs``) and skips what no one emits.
     """
-    if len(_encodings) >= _MEMO_LIMIT:
-        _encodings.clear()
-    _encodings[(target, False, id(opcode), id(operands))] = (opcode, operands, data, False)
+    if len(_offered) >= _MEMO_LIMIT:
+        _offered.clear()
+    _offered[(target, id(opcode), id(operands))] = (opcode, operands, inst, data)
+
+
+def _taken_offer(target: str, opcode: StringAttr, operands: ArrayAttr[Attribute]) -> bytes | None:
+    """The bytes offered for a non-branch op with ``opcode`` and ``operands``, when the
+    encoder confirms them."""
+    offer = _offered.pop((target, id(opcode), id(operands)), None)
+    if offer is None or offer[0] is not opcode or offer[1] is not operands:
+        return None
+    try:
+        confirmed = encoder_for(target).encode(offer[2], keep_literals=True) == offer[3]
+    except EncodeError:
+        return None
+    return offer[3] if confirmed else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     opcode_attr,
     operand_array,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.layout import remember_encoding
+from luthier.amdgpu_dialects.amdgpu_mc.layout import offer_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -40,7 +40,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
-from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
+from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
@@ -184,16 +184,11 @@ class _FunctionLifter:
     def _remember_encoding(self, inst: DecodedInst, operands: ArrayAttr[Attribute]) -> None:
         """Let the layout and the emitter take an unchanged instruction's bytes from its
         input instead of encoding its op again (once per distinct encoding: the operand
-        arrays are interned per encoding). Only bytes that the encoder gives back for the
-        decoded instruction are offered, so output is what re-encoding would give."""
+        arrays are interned per encoding); the layout takes them once the encoder has
+        given them back for the decoded instruction (:func:`offer_encoding`)."""
         mc = inst.mc
-        try:
-            canonical = self.encoder.encode(mc, keep_literals=True) == mc.encoding
-        except EncodeError:
-            return
-        if canonical:
-            remember_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands,
-                              mc.encoding)
+        offer_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands, mc,
+                       mc.encoding)
 
 
 def _append_new_ops(block: Block, ops: list[Operation]) -> None:

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.passes.analysis.callgraph import CallGraph
@@ -32,20 +36,31 @@ class FunctionGroup:
     instructions: int
 
 
-def _referenced_functions(function: FunctionLikeOp, names: frozenset[str]) -> set[str]:
+def _references(function: FunctionLikeOp, names: frozenset[str],
+                seen: dict[int, tuple[ArrayAttr[Attribute], frozenset[str]]]
+                ) -> tuple[set[str], int]:
     """Functions of the code object that ``function``'s instructions name (calls and
-    address computations alike)."""
+    address computations alike), and how many ops its blocks hold, in one walk. ``seen``
+    keeps what each operand array names, by identity (the lifter interns them: a library
+    has one distinct array per few instructions)."""
     found: set[str] = set()
+    count = 0
     for block in function.body.blocks:
         for op in block.ops:
-            if not isinstance(op, InstructionOpBase):
+            count += 1
+            if not is_instruction_class(type(op)):
                 continue
-            for attr in op.mc_operands.data:
-                if isinstance(attr, SymbolOperandAttr):
-                    reference = attr.data.reference
-                    if reference is not None and reference.symbol in names:
-                        found.add(reference.symbol)
-    return found
+            operands = cast(InstructionOpBase, op).mc_operands
+            known = seen.get(id(operands))
+            if known is None or known[0] is not operands:
+                named = frozenset(
+                    attr.data.reference.symbol for attr in operands.data
+                    if isinstance(attr, SymbolOperandAttr) and attr.data.reference is not None
+                    and attr.data.reference.symbol in names)
+                known = seen[id(operands)] = (operands, named)
+            if known[1]:
+                found |= known[1]
+    return found, count
 
 
 def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
@@ -53,8 +68,13 @@ def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
     layout order of their first functions."""
     functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
     order = {op.sym_name.data: index for index, op in enumerate(functions)}
-    sizes = {op.sym_name.data: sum(len(block.ops) for block in op.body.blocks)
-             for op in functions}
+    names = frozenset(order)
+    seen: dict[int, tuple[ArrayAttr[Attribute], frozenset[str]]] = {}
+    references: dict[str, set[str]] = {}
+    sizes: dict[str, int] = {}
+    for op in functions:
+        name = op.sym_name.data
+        references[name], sizes[name] = _references(op, names, seen)
     graph = CallGraph.build(code_object)
     if any(graph.unknown_call_sites(name) for name in graph.cfgs):
         return [FunctionGroup(tuple(order), sum(sizes.values()))] if functions else []
@@ -66,10 +86,8 @@ def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
             name = leader[name]
         return name
 
-    names = frozenset(order)
-    for op in functions:
-        name = op.sym_name.data
-        linked = set(graph.callees(name)) & names | _referenced_functions(op, names)
+    for name in order:
+        linked = set(graph.callees(name)) & names | references[name]
         for other in linked:
             first, second = sorted((find(name), find(other)), key=order.__getitem__)
             leader[second] = first
