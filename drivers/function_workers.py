@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import traceback
@@ -280,9 +281,9 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
                 try:
                     results[index] = cast(BinResult, ready.recv())
                 except EOFError:
-                    raise SplitError(f"{name}: a worker process died while instrumenting "
-                                     f"@{functions[index][0]} and the functions after it "
-                                     "(out of memory?); try --jobs 1") from None
+                    raise SplitError(f"{name}: a worker process {_death(workers[index])} "
+                                     f"while instrumenting @{functions[index][0]} and the "
+                                     "functions after it; try --jobs 1") from None
                 finally:
                     ready.close()
             while progress is not None and not progress.empty():
@@ -305,6 +306,21 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
             raise SplitError(f"{name}: {result.error}")
     export_tool_globals(module)
     return _merge(_code_object(module), functions, finished, name)
+
+
+def _death(worker: BaseProcess) -> str:
+    """How a worker that sent nothing ended, for the message that reports it."""
+    worker.join(timeout=5)
+    code = worker.exitcode
+    if code is not None and code < 0:
+        try:
+            signal_name = signal.Signals(-code).name
+        except ValueError:
+            signal_name = f"signal {-code}"
+        return f"was killed by {signal_name} (out of memory?)"
+    if code == 1:
+        return "failed with an internal error (its traceback is above)"
+    return "died" if code is None else f"exited with status {code}"
 
 
 def _merge(code_object: CodeObjectOp, functions: Sequence[Sequence[str]],

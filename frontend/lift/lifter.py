@@ -233,7 +233,12 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     text = code_object.text
     kernels = list(code_object.kernels)
     if options.kernels:
-        kernels = [code_object.kernel(name) for name in options.kernels]
+        # Each kernel once, however often and by whichever of its names it is asked for.
+        chosen: dict[str, Kernel] = {}
+        for name in options.kernels:
+            kernel = code_object.kernel(name)
+            chosen.setdefault(kernel.name, kernel)
+        kernels = list(chosen.values())
     text_relocations = {relocation.offset: relocation for relocation in code_object.relocations
                         if relocation.target_section == text.name}
     lifter = _FunctionLifter(code_object, pcrel.SymbolMap(code_object), text_relocations)

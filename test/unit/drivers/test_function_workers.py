@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,16 +120,37 @@ def _lifted_with_hooks(source: Path, hooks: Path) -> ModuleOp:
     return module
 
 
-def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def _killed(job: object, index: int) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does
+
+
+def _exits(job: object, index: int) -> None:
+    os._exit(3)
+
+
+def _raises(job: object, index: int) -> None:
+    raise RuntimeError("a bug of ours")
+
+
+@pytest.mark.parametrize(("lower_bin", "how"), [
+    (_killed, r"was killed by SIGKILL \(out of memory\?\)"),
+    (_exits, r"exited with status 3"),
+    (_raises, r"failed with an internal error \(its traceback is above\)"),
+], ids=["killed", "exits", "raises"])
+def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                        capfd: pytest.CaptureFixture[str],
+                                        lower_bin: Callable[[object, int], None],
+                                        how: str) -> None:
     source = KERNELS / "atomics.gfx90a.co"
     module = _lifted_with_hooks(source, HOOKS / "instr_count.mlir")
-    def die(job: object, index: int) -> None:
-        os._exit(3)  # as a worker killed for memory would
-
-    monkeypatch.setattr(function_workers, "_lower_bin", die)
-    with pytest.raises(SplitError, match=r"atomics\.gfx90a\.co: a worker process died"):
+    monkeypatch.setattr(function_workers, "_lower_bin", lower_bin)
+    with pytest.raises(SplitError, match=rf"/atomics\.gfx90a\.co: a worker process {how} "
+                                         r"while instrumenting @\S+ and the functions after "
+                                         r"it; try --jobs 1$"):
         instrument_in_workers(pipeline_context(), module, split_bins(module, 2, 0),
                               str(source))
+    errors = capfd.readouterr().err
+    assert ("RuntimeError: a bug of ours" in errors) == (lower_bin is _raises)
 
 
 def test_the_workers_stages_show_here() -> None:
