@@ -11,17 +11,26 @@ each, optionally labelled ``LABEL=``. A value is a scalar (``1024``, ``-3``, ``0
 (or ``@FILE``), ``zeros:SHAPExTYPE``, ``iota:SHAPExTYPE`` (0, 1, 2...), ``fill:VALUE:SHAPExTYPE``,
 ``rand:SHAPExTYPE`` (seeded, ``--seed``); SHAPE is ``N`` or ``NxM...``, TYPE one of f16 f32
 f64 i8 i16 i32 i64 u8 u16 u32 u64. Unlabelled arguments are ``arg0``, ``arg1``...
-``--out LABEL=FILE.npy`` writes a buffer back, ``--print LABEL`` prints it. Bad input is
-reported on one line (``luthier-run: error: ...``) with exit status 1.
+``--out LABEL=FILE.npy`` writes a buffer back, ``--print LABEL`` prints it.
+
+A tool's results live in its globals (``instr.global``, exported as symbols of the
+instrumented code object): ``--global NAME`` prints one after the run, as u64 values when
+its size is a multiple of 8 (counters), else the widest unsigned type that divides it;
+``--global NAME:TYPE`` or ``NAME:TYPE[N]`` reads it as TYPE (the first N values).
+``--json`` prints everything the run reports as one JSON object instead of text. Bad input
+is reported on one line (``luthier-run: error: ...``) with exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +48,7 @@ DTYPES: dict[str, type[np.generic]] = {
 _LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _SHAPED = re.compile(r"((?:\d+x)*\d+)x(" + "|".join(DTYPES) + r")")
 _INTEGER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)")
+_GLOBAL = re.compile(r"([^:\s]+)(?::(" + "|".join(DTYPES) + r")(?:\[(\d+)\])?)?")
 
 
 class UsageError(Exception):
@@ -75,6 +85,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of rand: buffers")
     parser.add_argument("--counts", action="store_true",
                         help="print each wave's executed-instruction count")
+    parser.add_argument("--global", action="append", default=[], metavar="NAME[:TYPE[N]]",
+                        dest="globals",
+                        help="print a global of the code object after the run (a tool's "
+                        "counters): as TYPE, the first N values (default: u64 when its size "
+                        "allows)")
+    parser.add_argument("--json", action="store_true",
+                        help="print what the run reports as one JSON object")
     return parser
 
 
@@ -149,14 +166,87 @@ def parse_args(texts: list[str], seed: int) -> tuple[list[str], list[KernelArgum
     return labels, values
 
 
-def _buffer(labels: list[str], buffers: list[npt.NDArray[Any] | None],
-            label: str) -> npt.NDArray[Any]:
+def _buffer(labels: list[str], buffers: list[npt.NDArray[Any] | None], label: str,
+            globals_: dict[str, bytes]) -> npt.NDArray[Any]:
     if label not in labels:
-        raise UsageError(f"no argument labelled '{label}' (labels: {', '.join(labels)})")
+        hint = f"; '{label}' is a global: read it with --global {label}" \
+            if label in globals_ else ""
+        raise UsageError(f"no argument labelled '{label}' (labels: "
+                         f"{', '.join(labels) or 'none'}){hint}")
     buffer = buffers[labels.index(label)]
     if buffer is None:
         raise UsageError(f"argument '{label}' is a scalar, not a buffer")
     return buffer
+
+
+@dataclass(frozen=True)
+class GlobalRequest:
+    """One ``--global``: which global, read as what, how many values."""
+
+    name: str
+    dtype: type[np.generic] | None
+    count: int | None
+
+    @staticmethod
+    def parse(text: str) -> GlobalRequest:
+        match = _GLOBAL.fullmatch(text)
+        if match is None:
+            raise UsageError(f"--global takes NAME, NAME:TYPE or NAME:TYPE[N] (TYPE one of "
+                             f"{' '.join(DTYPES)}), not '{text}'")
+        dtype = DTYPES[match.group(2)] if match.group(2) else None
+        count = int(match.group(3)) if match.group(3) else None
+        return GlobalRequest(match.group(1), dtype, count)
+
+    def read(self, globals_: dict[str, bytes]) -> npt.NDArray[Any]:
+        """The global's values after the run."""
+        data = globals_.get(self.name)
+        if data is None:
+            raise UsageError(f"no global named '{self.name}' (globals: "
+                             f"{', '.join(sorted(globals_)) or 'none'})")
+        dtype = self.dtype or _default_type(len(data))
+        size = np.dtype(dtype).itemsize
+        available = len(data) // size
+        count = available if self.count is None else self.count
+        if self.count is None and len(data) % size:
+            raise UsageError(f"global '{self.name}' is {len(data)} bytes, not a whole number "
+                             f"of {np.dtype(dtype).name} values: give a count "
+                             f"({self.name}:{_type_name(dtype)}[N])")
+        if count > available:
+            raise UsageError(f"global '{self.name}' is {len(data)} bytes: it holds "
+                             f"{available} {_type_name(dtype)} value"
+                             f"{'' if available == 1 else 's'}, not {count}")
+        return np.frombuffer(data, dtype, count)
+
+    def shown(self, values: npt.NDArray[Any]) -> npt.NDArray[Any] | np.generic:
+        """What is printed: a global of one value (a counter) as that value, unless a
+        count was asked for."""
+        return cast(np.generic, values[0]) if self.count is None and values.shape == (1,) \
+            else values
+
+
+def _default_type(size: int) -> type[np.generic]:
+    """How a global of ``size`` bytes is read when no type is given: counters are u64."""
+    for dtype in (np.uint64, np.uint32, np.uint16):
+        if size and size % np.dtype(dtype).itemsize == 0:
+            return dtype
+    return np.uint8
+
+
+def _type_name(dtype: type[np.generic]) -> str:
+    return next(name for name, known in DTYPES.items() if known is dtype)
+
+
+def _json_values(array: npt.NDArray[Any] | np.generic) -> object:
+    """An array as JSON values: nested lists of numbers, non-finite floats as strings
+    (``"nan"``, ``"inf"``, ``"-inf"``), which strict JSON cannot hold as numbers."""
+    def plain(value: object) -> object:
+        if isinstance(value, list):
+            return [plain(item) for item in cast(list[object], value)]
+        if isinstance(value, float) and not math.isfinite(value):
+            return str(value)
+        return value
+
+    return plain(array.tolist())
 
 
 def run(argv: list[str]) -> int:
@@ -170,24 +260,39 @@ def run(argv: list[str]) -> int:
         if not sep or not path:
             raise UsageError(f"--out takes LABEL=FILE.npy, not '{text}'")
         outputs.append((label, Path(path)))
+    requests = [GlobalRequest.parse(text) for text in options.globals]
     result = run_kernel(options.code_object, options.kernel, grid, block, values,
                         dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,
                         max_instructions=options.max_instructions)
+    printed = {label: _buffer(labels, result.buffers, label, result.globals)
+               for label in options.print_labels}
+    read = [(request, request.read(result.globals)) for request in requests]
     for label, path in outputs:
-        array = _buffer(labels, result.buffers, label)
+        array = _buffer(labels, result.buffers, label, result.globals)
         try:
             np.save(path, array)
         except OSError as error:
             raise UsageError(f"cannot write {path}: {error}") from None
     counts = result.wave_instructions
+    if options.json:
+        report = {"kernel": options.kernel, "grid": list(grid), "block": list(block),
+                  "waves": result.waves, "wave_size": result.wave_size,
+                  "instructions": result.instructions, "wave_instructions": counts,
+                  "buffers": {label: _json_values(array) for label, array in printed.items()},
+                  "globals": {request.name: _json_values(request.shown(array))
+                              for request, array in read}}
+        print(json.dumps(report))
+        return 0
     print(f"{options.kernel}: {result.waves} waves of {result.wave_size} lanes, "
           f"{result.instructions} instructions (per wave {min(counts)}..{max(counts)})")
     if options.counts:
         for index, count in enumerate(counts):
             print(f"wave {index}: {count}")
     with np.printoptions(threshold=sys.maxsize, linewidth=100):
-        for label in options.print_labels:
-            print(f"{label} = {_buffer(labels, result.buffers, label)}")
+        for label, array in printed.items():
+            print(f"{label} = {array}")
+        for request, array in read:
+            print(f"{request.name} = {request.shown(array)}")
     return 0
 
 
