@@ -2,9 +2,11 @@
 
 pyproject.toml holds the metadata; this file holds what it cannot express: the folder list is
 walked for ``__init__.py`` at build time, so a new subpackage (say ``amdgpu_dialects/isa/``) is
-packaged without editing any configuration. ``luthier`` itself is an implicit namespace
-package: no folder of the checkout is named after it, and no generic top-level module such as
-``passes`` or ``frontend`` lands in site-packages.
+packaged without editing any configuration. ``luthier`` itself is the folder ``api/`` (its
+``__init__.py``, the Python entry point ``import luthier; luthier.instrument(...)``): no
+folder of the checkout is named after it, so running from the checkout never shadows the
+installed package, and no generic top-level module such as ``passes`` or ``frontend`` lands
+in site-packages.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ NAMESPACE = "luthier"
 
 #: Checkout folder -> subpackage of ``luthier`` it is installed as.
 MAPPED_FOLDERS: dict[str, str] = {
+    "api": NAMESPACE,
     "amdgpu_dialects": f"{NAMESPACE}.amdgpu_dialects",
     "frontend": f"{NAMESPACE}.frontend",
     "lowering": f"{NAMESPACE}.lowering",

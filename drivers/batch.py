@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
@@ -147,7 +148,7 @@ def dask_engine(address: str) -> Engine:
     return run
 
 
-class BatchError(Exception):
+class BatchError(LuthierError):
     """A batch that cannot run or did not succeed: one line for the user."""
 
 

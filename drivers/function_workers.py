@@ -42,6 +42,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
@@ -61,7 +62,7 @@ from luthier.passes.layout.tool_globals import export_tool_globals
 MIN_INSTRUCTIONS = 4000
 
 
-class SplitError(Exception):
+class SplitError(LuthierError):
     """A worker's failure, in one line naming the code object and what failed."""
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from io import StringIO
 
@@ -28,6 +27,7 @@ from luthier.drivers.batch import (
     run_batch,
     tasks_of,
 )
+from luthier.drivers.output import write_atomically
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,10 +66,7 @@ def _write(directory: str, outputs: dict[str, bytes]) -> None:
     """Every output, each through a temporary file renamed into place."""
     os.makedirs(directory, exist_ok=True)
     for name, data in outputs.items():
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, os.path.join(directory, name))
+        write_atomically(os.path.join(directory, name), data)
 
 
 def run(argv: Sequence[str] | None = None) -> None:

@@ -15,7 +15,6 @@ import dataclasses
 import os
 import runpy
 import sys
-import tempfile
 from collections.abc import Sequence
 from io import BytesIO, StringIO
 from typing import IO, ClassVar
@@ -34,8 +33,10 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from luthier.amdgpu_dialects.collector import collector_paused
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
 from luthier.drivers.listing import list_contents
+from luthier.drivers.output import write_atomically
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.asm import AsmError
 from luthier.frontend.codeobj import CodeObjectError, read_code_objects
@@ -56,7 +57,7 @@ EMIT_FORMATS = ("mlir", "asm", "obj", "co")
 EMIT_BY_EXTENSION = {"mlir": "mlir", "s": "asm", "o": "obj", "co": "co", "hsaco": "co"}
 
 
-class UserError(Exception):
+class UserError(LuthierError):
     """A mistake in the input or the command line: reported in one line, exit status 1."""
 
 
@@ -433,24 +434,7 @@ class LuthierOptMain(xDSLOptMain):
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return
-        if os.path.exists(path) and not os.path.isfile(path):
-            # /dev/null, a FIFO, a terminal: write into it; replacing it with a regular
-            # file (the atomic rename below) would break the system's /dev/null.
-            with open(path, "wb") as stream:
-                stream.write(data)
-            return
-        directory = os.path.dirname(os.path.abspath(path))
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".luthier-opt-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it 0600
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        write_atomically(path, data)
 
 
 #: The ops a hooks file may hold.

@@ -15,6 +15,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from luthier.amdgpu_dialects.collector import collector_paused
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.frontend.lift import LiftError, lift_code_object
@@ -22,7 +23,7 @@ from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.object_spec import emit_code_object
 
 
-class PipelineError(Exception):
+class PipelineError(LuthierError):
     """Why a code object could not be processed, in one line."""
 
 
@@ -59,15 +60,23 @@ def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1) -
 
 
 def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None, jobs: int) -> bytes:
+    module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
+    hook_module = Parser(ctx, hooks, "<hooks>").parse_module() if hooks is not None else None
+    return lower_and_emit(ctx, module, name, hook_module, "<hooks>", jobs)
+
+
+def lower_and_emit(ctx: Context, module: ModuleOp, name: str, hooks: ModuleOp | None,
+                   hooks_name: str, jobs: int = 1) -> bytes:
+    """``module`` (one lifted code object, named ``name`` in messages) with ``hooks`` (an
+    ``instr`` module, named ``hooks_name``) merged, inserted, lowered and finalized, as the
+    bytes of a code object; without hooks, the lifted object emitted again."""
     from luthier.drivers.function_workers import instrument_in_workers, split_bins
     from luthier.drivers.opt_main import merge_hooks
     from luthier.passes.instrument.pipeline import lower_hooks
     from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
-    module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
     if hooks is not None:
-        hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
-        merge_hooks(module, hook_module, name, "<hooks>")
+        merge_hooks(module, hooks, name, hooks_name)
         bins = split_bins(module, jobs, 0)
         if len(bins) >= 2:
             return emit_code_object(module, instrument_in_workers(ctx, module, bins, name))

@@ -59,9 +59,40 @@ class RunResult:
     def instructions(self) -> int:
         return sum(self.wave_instructions)
 
+    def global_values(self, name: str, dtype: npt.DTypeLike | None = None,
+                      count: int | None = None) -> npt.NDArray[Any]:
+        """The values of global ``name`` after the run (a tool's counters), as ``dtype``
+        (default: u64 when its size is a multiple of 8, else the widest unsigned type that
+        divides it), the first ``count`` of them (default: all). An unknown name, or a
+        count or type that does not fit the global's bytes, is an :class:`EmulationError`."""
+        data = self.globals.get(name)
+        if data is None:
+            raise EmulationError(f"no global named '{name}' (globals: "
+                                 f"{', '.join(sorted(self.globals)) or 'none'})")
+        kind = np.dtype(dtype) if dtype is not None else default_global_type(len(data))
+        spelled = f"{kind.kind}{8 * kind.itemsize}"  # u64, as luthier-run's types are named
+        available = len(data) // kind.itemsize
+        if count is None and len(data) % kind.itemsize:
+            raise EmulationError(f"global '{name}' is {len(data)} bytes, not a whole number "
+                                 f"of {spelled} values: give a count")
+        wanted = available if count is None else count
+        if not 0 <= wanted <= available:
+            raise EmulationError(f"global '{name}' is {len(data)} bytes: it holds "
+                                 f"{available} {spelled} value"
+                                 f"{'' if available == 1 else 's'}, not {wanted}")
+        return np.frombuffer(data, kind, wanted).copy()
+
     @property
     def waves(self) -> int:
         return len(self.wave_instructions)
+
+
+def default_global_type(size: int) -> np.dtype[Any]:
+    """How a global of ``size`` bytes is read when no type is given: counters are u64."""
+    for kind in (np.uint64, np.uint32, np.uint16):
+        if size and size % np.dtype(kind).itemsize == 0:
+            return np.dtype(kind)
+    return np.dtype(np.uint8)
 
 
 def _dim3(value: int | tuple[int, ...] | list[int], what: str) -> Dim3:

@@ -35,7 +35,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 import numpy.typing as npt
 
-from luthier.emulator.api import KernelArgument, run_kernel
+from luthier.emulator.api import KernelArgument, RunResult, run_kernel
 from luthier.emulator.errors import EmulationError
 
 PROG = "luthier-run"
@@ -197,43 +197,15 @@ class GlobalRequest:
         count = int(match.group(3)) if match.group(3) else None
         return GlobalRequest(match.group(1), dtype, count)
 
-    def read(self, globals_: dict[str, bytes]) -> npt.NDArray[Any]:
+    def read(self, result: RunResult) -> npt.NDArray[Any]:
         """The global's values after the run."""
-        data = globals_.get(self.name)
-        if data is None:
-            raise UsageError(f"no global named '{self.name}' (globals: "
-                             f"{', '.join(sorted(globals_)) or 'none'})")
-        dtype = self.dtype or _default_type(len(data))
-        size = np.dtype(dtype).itemsize
-        available = len(data) // size
-        count = available if self.count is None else self.count
-        if self.count is None and len(data) % size:
-            raise UsageError(f"global '{self.name}' is {len(data)} bytes, not a whole number "
-                             f"of {np.dtype(dtype).name} values: give a count "
-                             f"({self.name}:{_type_name(dtype)}[N])")
-        if count > available:
-            raise UsageError(f"global '{self.name}' is {len(data)} bytes: it holds "
-                             f"{available} {_type_name(dtype)} value"
-                             f"{'' if available == 1 else 's'}, not {count}")
-        return np.frombuffer(data, dtype, count)
+        return result.global_values(self.name, self.dtype, self.count)
 
     def shown(self, values: npt.NDArray[Any]) -> npt.NDArray[Any] | np.generic:
         """What is printed: a global of one value (a counter) as that value, unless a
         count was asked for."""
         return cast(np.generic, values[0]) if self.count is None and values.shape == (1,) \
             else values
-
-
-def _default_type(size: int) -> type[np.generic]:
-    """How a global of ``size`` bytes is read when no type is given: counters are u64."""
-    for dtype in (np.uint64, np.uint32, np.uint16):
-        if size and size % np.dtype(dtype).itemsize == 0:
-            return dtype
-    return np.uint8
-
-
-def _type_name(dtype: type[np.generic]) -> str:
-    return next(name for name, known in DTYPES.items() if known is dtype)
 
 
 def _json_values(array: npt.NDArray[Any] | np.generic) -> object:
@@ -266,7 +238,7 @@ def run(argv: list[str]) -> int:
                         max_instructions=options.max_instructions)
     printed = {label: _buffer(labels, result.buffers, label, result.globals)
                for label in options.print_labels}
-    read = [(request, request.read(result.globals)) for request in requests]
+    read = [(request, request.read(result)) for request in requests]
     for label, path in outputs:
         array = _buffer(labels, result.buffers, label, result.globals)
         try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.errors import LuthierError
 
-class EmulationError(Exception):
+
+class EmulationError(LuthierError):
     """A run that cannot go on: an instruction without semantics, an access outside every
     buffer, bad arguments. The message is one line and names what to look at (the
     mnemonic, the kernel, the offset of the instruction in its function)."""

@@ -24,6 +24,8 @@ MAPPED=(amdgpu_dialects frontend lowering passes drivers conformance emulator)
 
 rm -rf .typecheck
 mkdir -p .typecheck/luthier
+# api/ is the luthier package itself (its __init__.py); the others are its subpackages.
+ln -s ../../api/__init__.py .typecheck/luthier/__init__.py
 for folder in "${MAPPED[@]}"; do
     if [[ -f "$folder/__init__.py" ]]; then
         ln -s "../../$folder" ".typecheck/luthier/$folder"
@@ -32,7 +34,7 @@ done
 
 # What to check: the mapped packages that exist, plus tests, examples, scripts, configs.
 targets=()
-for path in "${MAPPED[@]}" test examples scripts setup.py lit.cfg.py; do
+for path in api "${MAPPED[@]}" test examples scripts setup.py lit.cfg.py; do
     [[ -e "$path" ]] && targets+=("$path")
 done
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.errors import LuthierError
 
-class AsmError(Exception):
+
+class AsmError(LuthierError):
     """A statement the assembler rejects; ``str()`` is ``file:line:col: error: message``.
 
     ``line`` and ``column`` are 1-based, as in llvm-mc's diagnostics, so that an editor or a

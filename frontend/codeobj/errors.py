@@ -9,8 +9,10 @@ exceptions too.
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.errors import LuthierError
 
-class CodeObjectError(Exception):
+
+class CodeObjectError(LuthierError):
     """A code object, offload bundle or fat binary that cannot be read.
 
     ``path`` names the input (a file path, or a descriptive name for bytes read from memory or

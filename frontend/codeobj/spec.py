@@ -20,6 +20,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.mc.relocations import relocation_kind
 from luthier.frontend.codeobj.elf_format import (
     SHF_MERGE,
@@ -35,7 +36,7 @@ from luthier.frontend.codeobj.elf_format import (
 ABSOLUTE_SECTION = "*ABS*"
 
 
-class ElfWriteError(Exception):
+class ElfWriteError(LuthierError):
     """Any input the writers cannot turn into a valid ELF file; the message is one line."""
 
     def __init__(self, reason: str) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from luthier.amdgpu_dialects.errors import LuthierError
 
-class LiftError(Exception):
+
+class LiftError(LuthierError):
     """Code the lifter cannot represent exactly (a branch out of its function, bytes that do
     not decode, a reference it cannot attribute); ``where`` names the function and address."""
 

@@ -213,7 +213,7 @@ def test_bad_input(case: Case, output: str, tmp_path: Path,
     assert status != 0, captured.err
     assert_one_error_line(captured.err, path.name, case.reason)
     assert not out.exists()
-    assert not list(tmp_path.glob(".luthier-opt-*")), "temporary output left behind"
+    assert not list(tmp_path.glob(f".{output}.*")), "temporary output left behind"
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.id in SUBPROCESS_CASES],
