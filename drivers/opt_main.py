@@ -46,6 +46,7 @@ from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
 from luthier.lowering.emit.text import EncodedFunction
+from luthier.lowering.timing import Span, Timings, recording, start_span, timed
 
 DESCRIPTION = "luthier-opt: lift, instrument and emit AMDGPU code objects"
 #: Input extensions read as binary code objects / bundles / host programs and lifted.
@@ -179,14 +180,17 @@ class LuthierOptMain(xDSLOptMain):
 
     def _lift_bytes(self, data: bytes) -> ModuleOp:
         name = self.get_input_name()
-        code_objects = read_code_objects(data, offload_arch=self.args.offload_arch, name=name)
+        with timed("read"):
+            code_objects = read_code_objects(data, offload_arch=self.args.offload_arch,
+                                             name=name)
         progress = LiftProgress(f"lift {os.path.basename(name)}")
         options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
                               freeze_result=True)
         modules: list[Operation] = []
         try:
             for code_object in code_objects:
-                result = lift_code_object(code_object, options)
+                with timed("lift"):
+                    result = lift_code_object(code_object, options)
                 for warning in result.warnings:
                     print(f"luthier-opt: warning: {code_object.name}: {warning}",
                           file=sys.stderr)
@@ -221,6 +225,9 @@ class LuthierOptMain(xDSLOptMain):
         """xdsl-opt's parsing, where text that is not UTF-8 is one line naming the input
         (xDSL decodes it without a check)."""
         try:
+            if file_extension in self.available_frontends and file_extension == "mlir":
+                with timed("parse"):
+                    return super().parse_chunk(chunk, file_extension, start_offset)
             return super().parse_chunk(chunk, file_extension, start_offset)
         except UnicodeDecodeError as error:
             raise UserError(f"{self.get_input_name()}: not UTF-8 text ({error.reason} at "
@@ -243,17 +250,28 @@ class LuthierOptMain(xDSLOptMain):
         if verify_between_passes is None:
             return
 
+        running: list[Span] = []
+
         def callback(previous: ModulePass | None, module: ModuleOp,
                      following: ModulePass | None) -> None:
-            if previous is not None or not self._input_is_lifted:
-                verify_between_passes(previous, module, following)
-                return
+            if running:
+                running.pop().stop()
+            # xDSL's own --time-passes lines go to standard output, among the IR: ours
+            # are a table on standard error (see run).
+            time_passes, self.args.time_passes = self.args.time_passes, False
             disable_verify = self.args.disable_verify
-            self.args.disable_verify = True
+            if previous is None and self._input_is_lifted:
+                self.args.disable_verify = True
             try:
-                verify_between_passes(previous, module, following)
+                with timed("verify"):
+                    verify_between_passes(previous, module, following)
             finally:
                 self.args.disable_verify = disable_verify
+                self.args.time_passes = time_passes
+            if following is not None:
+                span = start_span(following.name)
+                if span is not None:
+                    running.append(span)
 
         self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
@@ -273,9 +291,10 @@ class LuthierOptMain(xDSLOptMain):
         built_here = prog is self._lifted
         self._lifted = None
         if self.args.hooks is not None:
-            if self._hooks is None:
-                self._hooks = load_hooks(self.ctx, self.args.hooks)
-            merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+            with timed("merge-hooks"):
+                if self._hooks is None:
+                    self._hooks = load_hooks(self.ctx, self.args.hooks)
+                merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
         in_workers = False
         if self.args.inline_hooks:
             if not any(isinstance(op, InsertOp) for op in prog.ops) \
@@ -293,7 +312,8 @@ class LuthierOptMain(xDSLOptMain):
         if self.args.report:
             from luthier.passes.instrument.report import PrintInstrumentationReportPass
 
-            PrintInstrumentationReportPass().apply(self.ctx, prog)
+            with timed("report"):
+                PrintInstrumentationReportPass().apply(self.ctx, prog)
         if self.args.emit_preamble and not in_workers:
             from luthier.passes.layout.footprint import footprints, format_footprints
             from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
@@ -340,7 +360,9 @@ class LuthierOptMain(xDSLOptMain):
         if len(bins) < 2:
             return False
         try:
-            self._encoded = instrument_in_workers(self.ctx, prog, bins, self.get_input_name())
+            with timed(f"instrument in {len(bins)} workers"):
+                self._encoded = instrument_in_workers(self.ctx, prog, bins,
+                                                      self.get_input_name())
         except SplitError as error:
             raise UserError(str(error)) from None
         return True
@@ -375,8 +397,15 @@ class LuthierOptMain(xDSLOptMain):
         return EMIT_BY_EXTENSION.get(extension, "mlir")
 
     def run(self) -> None:
-        with showing_progress(not self.args.no_progress, sys.stderr):
+        timings = Timings() if self.args.time_passes else None
+        with showing_progress(not self.args.no_progress, sys.stderr), recording(timings):
             self._run()
+        if timings is not None:
+            sys.stderr.write("".join(line + "\n" for line in timings.report()))
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        with timed("print"):
+            return super().output_resulting_program(prog)
 
     def _run(self) -> None:
         if self.args.list:
@@ -403,12 +432,13 @@ class LuthierOptMain(xDSLOptMain):
         with collector_paused(freeze=True):
             self.apply_passes(module)
             try:
-                if emit == "asm":
-                    data = emit_assembly(module).encode()
-                elif emit == "co":
-                    data = emit_code_object(module, self._encoded)
-                else:
-                    data = emit_relocatable(module, self._encoded)
+                with timed("emit"):
+                    if emit == "asm":
+                        data = emit_assembly(module).encode()
+                    elif emit == "co":
+                        data = emit_code_object(module, self._encoded)
+                    else:
+                        data = emit_relocatable(module, self._encoded)
             except EmitError as error:
                 raise UserError(f"{self.get_input_name()}: {error}") from None
         if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
@@ -429,6 +459,10 @@ class LuthierOptMain(xDSLOptMain):
         self._commit("".join(line + "\n" for line in list_contents(data, name)).encode())
 
     def _commit(self, data: bytes) -> None:
+        with timed("write"):
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
         path = self.args.output_file
         if path is None or path == "-":
             sys.stdout.buffer.write(data)

@@ -22,6 +22,7 @@ from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.lowering.isel.select import SelectInstructionsPass
 from luthier.lowering.progress import over
+from luthier.lowering.timing import timed
 from luthier.passes.instrument.inline_hooks import InlineHooksPass
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
@@ -76,12 +77,15 @@ def lower_hooks(ctx: Context, module: ModuleOp,
     by the caller as any pass's output."""
     with collector_paused():
         if any(isinstance(child, InsertOp) for child in module.walk()):
-            InsertHooksPass().apply(ctx, module)
+            with timed("insert-hooks"):
+                InsertHooksPass().apply(ctx, module)
         options = AllocationOptions() if options is None else options
-        if lower_hooks_with_templates(ctx, module, options, packed) is not None:
-            return True
-        for stage in over("lower-hooks", lowering_passes(
-                options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,
-                options.assume_live), "pass"):
-            stage.apply(ctx, module)
-        return False
+        with timed("lower-hooks"):
+            if lower_hooks_with_templates(ctx, module, options, packed) is not None:
+                return True
+            for stage in over("lower-hooks", lowering_passes(
+                    options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,
+                    options.assume_live), "pass"):
+                with timed(stage.name):
+                    stage.apply(ctx, module)
+            return False

@@ -215,7 +215,8 @@ def format_report(points: list[PointReport], kernels: list[KernelReport]) -> lis
                  _names(p.spill_registers), _names(p.budget_growth),
                  *([_stack(p.stack)] if stacked else [])] for p in points)
     lines.extend(format_table(rows))
-    lines.append("kernels:")
+    lines.append("kernels: registers each kernel's allocation makes usable (sgprs, vgprs, agprs) "
+                 "and vector registers it allocates per lane, before -> after the payloads")
     rows = [["kernel", "payloads", "added", "sgprs", "vgprs", "agprs", "vector alloc",
              "waves/SIMD", *(["scratch"] if stacked else []), "changed"]]
     for k in kernels:

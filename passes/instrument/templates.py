@@ -53,6 +53,7 @@ from luthier.amdgpu_dialects.instr.points import describe_point, payloads
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.lowering.isel.select import select_payloads
 from luthier.lowering.progress import over
+from luthier.lowering.timing import timed
 from luthier.passes.analysis.liveness import Liveness
 from luthier.passes.instrument.inline_hooks import inline_payloads
 from luthier.passes.instrument.lower_intrinsics import lower_payload_intrinsics
@@ -276,17 +277,19 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
             firsts.setdefault(shape_of(payload, code_object.processor), payload)
     leaders = list(firsts.values())
     stats.shapes = len(leaders)
-    # Stage by stage over the leaders, so that a failing hook fails as the passes fail.
-    inline_payloads(module, leaders)
-    select_payloads(leaders)
-    virtualize_payloads(leaders)
-    stateful = {shape for shape, first in firsts.items() if _reads_entry_state(first)}
-    # What code objects lowered by the passes start from (only those with stateful hooks).
-    selected = {shape: first.clone() for shape, first in firsts.items()} if stateful else {}
-    for shape, first in firsts.items():
-        if shape not in stateful:
-            lower_payload_intrinsics(first)
-            _verify_template(first)
+    with timed("compile-shapes"):
+        # Stage by stage over the leaders, so that a failing hook fails as the passes fail.
+        inline_payloads(module, leaders)
+        select_payloads(leaders)
+        virtualize_payloads(leaders)
+        stateful = {shape for shape, first in firsts.items() if _reads_entry_state(first)}
+        # What code objects lowered by the passes start from (those with stateful hooks).
+        selected = {shape: first.clone() for shape, first in firsts.items()} if stateful \
+            else {}
+        for shape, first in firsts.items():
+            if shape not in stateful:
+                lower_payload_intrinsics(first)
+                _verify_template(first)
     bodies = BodyCache(keys={})
     templated: list[tuple[CodeObjectOp, dict[Shape, Template]]] = []
     by_passes: list[CodeObjectOp] = []
@@ -303,13 +306,17 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
         else:
             templated.append((code_object, {shape: _template(firsts[shape], code_object)
                                             for shape in shapes}))
-    for code_object in by_passes:
-        place_sva(code_object)
-    for code_object in by_passes:
-        _lower_by_passes(code_object, options)
-    for code_object, templates in templated:
-        _PointLowering(code_object, templates, options, bodies, stats, packed).run()
-    check_payloads(module, bodies)
+    if by_passes:
+        with timed("lower-by-passes"):
+            for code_object in by_passes:
+                place_sva(code_object)
+            for code_object in by_passes:
+                _lower_by_passes(code_object, options)
+    with timed("allocate-points"):
+        for code_object, templates in templated:
+            _PointLowering(code_object, templates, options, bodies, stats, packed).run()
+    with timed("verify-payloads"):
+        check_payloads(module, bodies)
     return stats
 
 

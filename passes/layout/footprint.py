@@ -84,4 +84,6 @@ def format_footprints(before: list[KernelFootprint], after: list[KernelFootprint
                      f"{was.sgprs} -> {new.sgprs}", f"{was.vgprs} -> {new.vgprs}",
                      f"{was.agprs} -> {new.agprs}", f"{was.scratch} -> {new.scratch}",
                      f"{was.waves_per_simd} -> {new.waves_per_simd}"])
-    return ["kernels after layout:", *format_table(rows)]
+    return ["kernels after layout: registers used as the metadata declares them (.sgpr_count "
+            "includes the special SGPRs such as VCC), code bytes, scratch bytes per lane",
+            *format_table(rows)]

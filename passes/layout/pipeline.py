@@ -22,6 +22,7 @@ from xdsl.passes import ModulePass
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.lowering.progress import over
+from luthier.lowering.timing import timed
 from luthier.passes.layout.descriptors import update_descriptors
 from luthier.passes.layout.relax_branches import relax_branches
 from luthier.passes.layout.splice_payloads import splice_payloads
@@ -37,11 +38,17 @@ class FinalizeInstrumentationPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         code_objects = [child for child in op.ops if isinstance(child, CodeObjectOp)]
-        with collector_paused():  # tens of thousands of payloads moved: no cycles to find
+        # Tens of thousands of payloads moved: no cycles to find.
+        with collector_paused(), timed("finalize-instrumentation"):
             for code_object in over("finalize-instrumentation", code_objects, "code object"):
-                emit_preambles(code_object)
-                update_descriptors(code_object)
-                splice_payloads(code_object)
-            export_tool_globals(op)
-            for code_object in code_objects:
-                relax_branches(code_object)
+                with timed("emit-preamble"):
+                    emit_preambles(code_object)
+                with timed("update-descriptors"):
+                    update_descriptors(code_object)
+                with timed("splice-payloads"):
+                    splice_payloads(code_object)
+            with timed("export-tool-globals"):
+                export_tool_globals(op)
+            with timed("relax-branches"):
+                for code_object in code_objects:
+                    relax_branches(code_object)

@@ -12,6 +12,6 @@
 // CHECK: instrumentation points:
 // CHECK-NEXT:   hook    function  #  instruction               added  registers  spilled  spill registers  past budget
 // CHECK-NEXT:   @count  @vspill   0  v_add_u32_e32 v0, v1, v0  1      v4         -        -                v4
-// CHECK-NEXT: kernels:
+// CHECK-NEXT: kernels: registers each kernel's allocation makes usable (sgprs, vgprs, agprs) and vector registers it allocates per lane, before -> after the payloads
 // CHECK-NEXT:   kernel   payloads  added  sgprs     vgprs   agprs   vector alloc  waves/SIMD  changed
 // CHECK-NEXT:   @vspill  1         1      12 -> 12  4 -> 8  4 -> 0  8 -> 8        8 -> 8      no
