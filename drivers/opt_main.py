@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import runpy
 import sys
@@ -32,9 +33,11 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.drivers.listing import list_contents
 from luthier.drivers.output import write_atomically
 from luthier.drivers.progress import LiftProgress, showing_progress
@@ -163,6 +166,9 @@ class LuthierOptMain(xDSLOptMain):
                                 "spills, instructions added, budget and occupancy); with "
                                 "--emit-preamble also each kernel's code bytes, register "
                                 "counts, scratch and waves per SIMD before and after")
+        group.add_argument("--json", action="store_true",
+                           help="with --report, the report as one JSON object on stderr "
+                                "instead of tables")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -309,25 +315,63 @@ class LuthierOptMain(xDSLOptMain):
                 built_here &= lower_hooks(self.ctx, prog, packed=self._packs())
         self._input_is_lifted = built_here
         super().apply_passes(prog)
+        report: dict[str, object] = {}
         if self.args.report:
-            from luthier.passes.instrument.report import PrintInstrumentationReportPass
-
             with timed("report"):
-                PrintInstrumentationReportPass().apply(self.ctx, prog)
+                report = self._report(prog)
         if self.args.emit_preamble and not in_workers:
-            from luthier.passes.layout.footprint import footprints, format_footprints
+            from luthier.passes.layout.footprint import (
+                footprint_data,
+                footprints,
+                format_footprints,
+            )
             from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
             before = footprints(prog) if self.args.report else []
             FinalizeInstrumentationPass().apply(self.ctx, prog)
-            if self.args.report:
+            if self.args.report and self.args.json:
+                report["kernels_after_layout"] = footprint_data(before, footprints(prog))
+            elif self.args.report:
                 sys.stderr.write("".join(line + "\n" for line in format_footprints(
                     before, footprints(prog))))
+        if self.args.report and self.args.json:
+            sys.stderr.write(json.dumps(report) + "\n")
+            sys.stderr.flush()
+
+    def _report(self, prog: ModuleOp) -> dict[str, object]:
+        """``--report``: the tables on stderr, or (``--json``) their data, per code
+        object, for one JSON object written once the run is done."""
+        from luthier.passes.analysis.effects import EffectError
+        from luthier.passes.instrument.report import (
+            PrintInstrumentationReportPass,
+            instrumentation_report,
+            report_data,
+        )
+        from luthier.passes.preamble.scratch import StackError
+
+        if not self.args.json:
+            PrintInstrumentationReportPass().apply(self.ctx, prog)
+            return {}
+        found: list[object] = []
+        for code_object in prog.ops:
+            if isinstance(code_object, CodeObjectOp) \
+                    and code_object.processor in SUPPORTED_TARGETS:
+                try:
+                    points, kernels = instrumentation_report(code_object)
+                except (EffectError, StackError) as error:
+                    raise UserError(f"{PrintInstrumentationReportPass.name}: {error}") \
+                        from None
+                found.append({"processor": code_object.processor,
+                              **report_data(points, kernels)})
+        return {"code_objects": found}
 
     def _refuse_no_ops(self, emit: str) -> None:
         """Flags that would write code without doing what they ask, refused before any
         work (a ``-p`` pipeline may lower and finalize by itself: then they stand)."""
         args = self.args
+        if args.json and not args.report:
+            raise UserError("--json without --report: it chooses the report's form (add "
+                            "--report)")
         if args.passes or emit == "mlir":
             return
         if args.hooks is not None and not args.inline_hooks:

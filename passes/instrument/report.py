@@ -236,6 +236,32 @@ def format_report(points: list[PointReport], kernels: list[KernelReport]) -> lis
     return lines
 
 
+def report_data(points: list[PointReport], kernels: list[KernelReport]) -> dict[str, object]:
+    """The report as plain data (``luthier-opt --report --json``): the tables' rows, each a
+    dictionary named by the tables' columns."""
+    def allocation(found: Allocation) -> dict[str, int]:
+        return {"sgprs": found.sgprs, "vgprs": found.vgprs, "agprs": found.agprs,
+                "sgprs_allocated": found.sgprs_allocated,
+                "vector_allocated": found.vector_allocated, "waves_per_simd": found.waves}
+
+    return {
+        "points": [{"hook": p.hook, "function": p.function, "index": p.index,
+                    "instruction": p.instruction, "added": p.instructions,
+                    "registers": list(p.registers), "spilled": list(p.spilled),
+                    "spill_registers": list(p.spill_registers),
+                    "past_budget": list(p.budget_growth),
+                    "stack": None if p.stack is None else {"offset": p.stack.offset,
+                                                           "size": p.stack.size}}
+                   for p in points],
+        "kernels": [{"kernel": k.kernel, "payloads": k.payloads, "added": k.instructions,
+                     "before": allocation(k.before), "after": allocation(k.after),
+                     "scratch_before": k.scratch_before, "scratch_after": k.scratch_after,
+                     "budget_changed": k.budget_changed,
+                     "occupancy_changed": k.occupancy_changed}
+                    for k in kernels],
+    }
+
+
 def _stack(stack: PayloadStack | None) -> str:
     return "-" if stack is None else f"[{stack.offset}:{stack.top}]"
 

@@ -72,6 +72,21 @@ def _code_object_footprints(code_object: CodeObjectOp) -> list[KernelFootprint]:
     return found
 
 
+def footprint_data(before: list[KernelFootprint],
+                   after: list[KernelFootprint]) -> list[dict[str, object]]:
+    """The table as plain data (``luthier-opt --report --json``): per kernel, each column
+    as ``[before, after]``."""
+    old = {footprint.kernel: footprint for footprint in before}
+    rows: list[dict[str, object]] = []
+    for new in after:
+        was = old.get(new.kernel, new)
+        rows.append({"kernel": new.kernel, "code_bytes": [was.code_bytes, new.code_bytes],
+                     "sgprs": [was.sgprs, new.sgprs], "vgprs": [was.vgprs, new.vgprs],
+                     "agprs": [was.agprs, new.agprs], "scratch": [was.scratch, new.scratch],
+                     "waves_per_simd": [was.waves_per_simd, new.waves_per_simd]})
+    return rows
+
+
 def format_footprints(before: list[KernelFootprint], after: list[KernelFootprint]) -> list[str]:
     """The table: one row per kernel, each column ``before -> after``."""
     old = {footprint.kernel: footprint for footprint in before}
