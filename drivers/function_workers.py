@@ -50,10 +50,9 @@ from luthier.drivers.opt_main import one_line
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import EncodedFunction, TextEncoder
 from luthier.lowering.progress import Stage, reporting, stage, watched
+from luthier.lowering.timing import timed
 from luthier.passes.analysis.function_groups import FunctionGroup, balanced_bins, function_groups
 from luthier.passes.instrument.insert_hooks import InsertHooksPass, check_insertions
-from luthier.passes.instrument.pipeline import lower_hooks
-from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 from luthier.passes.layout.tool_globals import export_tool_globals
 
 #: Below this many instructions an object is instrumented in this process: forking and
@@ -208,6 +207,11 @@ def _run_bin(index: int) -> BinResult:
 
 
 def _lower_bin(job: _Job, index: int) -> BinResult:
+    # Imported here, by each worker: the lowering and layout modules take a tenth of a
+    # second to import, which the parent, waiting for the workers, need not spend first.
+    from luthier.passes.instrument.pipeline import lower_hooks
+    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
     names = set(job.bins[index])
     code_object = _code_object(job.module)
     for op in list(code_object.body.ops):
@@ -253,7 +257,8 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
     per bin; ``module`` is then finalized (its functions' bodies are not changed: their
     code is returned, to be emitted as given). Raises :class:`SplitError`."""
     try:
-        check_insertions(module)  # what insert-hooks says of the whole object
+        with timed("check-insertions"):
+            check_insertions(module)  # what insert-hooks says of the whole object
     except (DiagnosticException, VerifyException) as error:
         raise SplitError(one_line(error)) from None
     functions = tuple(tuple(function for group in found for function in group.functions)
@@ -305,8 +310,9 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
     for result in finished:
         if result.error is not None:
             raise SplitError(f"{name}: {result.error}")
-    export_tool_globals(module)
-    return _merge(_code_object(module), functions, finished, name)
+    with timed("merge"):
+        export_tool_globals(module)
+        return _merge(_code_object(module), functions, finished, name)
 
 
 def _death(worker: BaseProcess) -> str:

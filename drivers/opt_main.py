@@ -400,7 +400,8 @@ class LuthierOptMain(xDSLOptMain):
         )
 
         # Asked for, workers split any object; by default, one worth the start of workers.
-        bins = split_bins(prog, jobs, 0 if self.args.jobs is not None else MIN_INSTRUCTIONS)
+        with timed("function-groups"):
+            bins = split_bins(prog, jobs, 0 if self.args.jobs is not None else MIN_INSTRUCTIONS)
         if len(bins) < 2:
             return False
         try:

@@ -188,6 +188,8 @@ class FirstActiveLaneOp(_NullaryIntOp):
 
 
 class _DimOp(IRDLOperation):
+    """A launch coordinate or size along ``dim`` (``"x"``, ``"y"`` or ``"z"``), an i32."""
+
     dim = prop_def(StringAttr)
     result = result_def(IntegerType)
     assembly_format = "$dim attr-dict `:` type($result)"
@@ -201,28 +203,30 @@ class _DimOp(IRDLOperation):
 
 @irdl_op_definition
 class WorkgroupIdOp(_DimOp):
-    """HIP's blockIdx (uniform)."""
+    """``%i = instr.workgroup_id "x" : i32``: HIP's blockIdx (uniform)."""
 
     name = "instr.workgroup_id"
 
 
 @irdl_op_definition
 class WorkitemIdOp(_DimOp):
-    """HIP's threadIdx (per lane)."""
+    """``%i = instr.workitem_id "x" : i32``: HIP's threadIdx (per lane)."""
 
     name = "instr.workitem_id"
 
 
 @irdl_op_definition
 class GridDimOp(_DimOp):
-    """HIP's gridDim: workgroups in the grid (uniform; from the implicit arguments)."""
+    """``%n = instr.grid_dim "x" : i32``: HIP's gridDim, workgroups in the grid (uniform;
+    from the implicit arguments)."""
 
     name = "instr.grid_dim"
 
 
 @irdl_op_definition
 class BlockDimOp(_DimOp):
-    """HIP's blockDim: work-items per workgroup (uniform; from the implicit arguments)."""
+    """``%n = instr.block_dim "x" : i32``: HIP's blockDim, work-items per workgroup
+    (uniform; from the implicit arguments)."""
 
     name = "instr.block_dim"
 
@@ -394,10 +398,12 @@ class InsertOp(IRDLOperation):
     Selector fields: ``at`` (``instruction``: before each instruction; ``block_entry``;
     ``kernel_entry``: before the kernel's first instruction; ``before_return``: before each
     ``s_endpgm`` or return), ``kernel`` (a kernel name; every kernel when absent),
-    ``mnemonic`` (a shell-style pattern, ``global_load_*``), ``class`` (an ISA class:
-    ``SALU``, ``VALU``, ``SMEM``, ``VMEM``, ``DS``, ``FLAT``...), ``first``/``last``
-    (instruction indexes within the function, inclusive). ``args`` are attributes (see
-    :mod:`.attributes`): constants, registers, operands, facts about the site.
+    ``mnemonic`` (a shell-style pattern, ``global_load_*``), ``class`` (a class of the
+    target's instruction records, as LLVM's TableGen gives them: ``SALU``, ``VALU``,
+    ``SMRD``, ``MUBUF``, ``DS``, ``FLAT``, ``FlatGlobal``, ``IsMAI``...), ``first``/``last``
+    (instruction indexes within the function, inclusive). ``args`` are argument attributes
+    (``#instr.const``, ``#instr.reg``, ``#instr.operand``, ``#instr.site``,
+    ``#instr.address``): constants, registers, operands, facts about the site.
     """
 
     name = "instr.insert"

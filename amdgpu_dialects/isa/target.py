@@ -172,6 +172,20 @@ class TargetISA:
         return "FeatureGFX940Insts" in self.features
 
 
+_INSTRUCTION_CLASSES: dict[str, frozenset[str]] = {}
+
+
+def instruction_classes(isa: TargetISA) -> frozenset[str]:
+    """Every class some instruction record of ``isa`` has, as LLVM's TableGen gives them
+    (``SALU``, ``VALU``, ``SMRD``, ``MUBUF``, ``DS``, ``FLAT``, ``FlatGlobal``, ``IsMAI``...):
+    what an insertion's ``class`` selector may name."""
+    found = _INSTRUCTION_CLASSES.get(isa.name)
+    if found is None:
+        found = _INSTRUCTION_CLASSES[isa.name] = frozenset(
+            name for desc in isa.instructions for name in desc.classes)
+    return found
+
+
 _Fields = tuple[tuple[int, int, int], ...]
 #: The compact table's rows (``compact.py`` writes them in this order).
 _ClassRow = tuple[str, int, str, bool, tuple[str, ...]]

@@ -52,6 +52,15 @@ from luthier.passes.analysis.calls import (
 ENDPGM_MNEMONICS = frozenset({"s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps_done"})
 
 
+def may_call(op: InstructionOpBase) -> bool:
+    """Whether ``op`` could be a call site (:func:`~.calls.find_call_sites` reports no
+    other op): a call, or a terminator that does not end the program (``s_setpc_b64``,
+    which the CFG tells apart as a return, a tail call or a jump to an unknown address).
+    A function with no such op calls nothing."""
+    kind = op.KIND
+    return kind == "call" or (kind == "terminator" and op.mnemonic not in ENDPGM_MNEMONICS)
+
+
 class ExitKind(StrEnum):
     """How control leaves a function at an exit block."""
 

@@ -25,6 +25,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.cfg import may_call
 
 
 @dataclass(frozen=True)
@@ -38,19 +39,24 @@ class FunctionGroup:
 
 def _references(function: FunctionLikeOp, names: frozenset[str],
                 seen: dict[int, tuple[ArrayAttr[Attribute], frozenset[str]]]
-                ) -> tuple[set[str], int]:
+                ) -> tuple[set[str], int, bool]:
     """Functions of the code object that ``function``'s instructions name (calls and
-    address computations alike), and how many ops its blocks hold, in one walk. ``seen``
-    keeps what each operand array names, by identity (the lifter interns them: a library
-    has one distinct array per few instructions)."""
+    address computations alike), how many ops its blocks hold, and whether it may call
+    (:func:`~.cfg.may_call`), in one walk. ``seen`` keeps what each operand array names,
+    by identity (the lifter interns them: a library has one distinct array per few
+    instructions)."""
     found: set[str] = set()
     count = 0
+    calls = False
     for block in function.body.blocks:
         for op in block.ops:
             count += 1
             if not is_instruction_class(type(op)):
                 continue
-            operands = cast(InstructionOpBase, op).mc_operands
+            instruction = cast(InstructionOpBase, op)
+            if instruction.KIND and not calls:
+                calls = may_call(instruction)
+            operands = instruction.mc_operands
             known = seen.get(id(operands))
             if known is None or known[0] is not operands:
                 named = frozenset(
@@ -60,7 +66,7 @@ def _references(function: FunctionLikeOp, names: frozenset[str],
                 known = seen[id(operands)] = (operands, named)
             if known[1]:
                 found |= known[1]
-    return found, count
+    return found, count, calls
 
 
 def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
@@ -72,11 +78,14 @@ def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
     seen: dict[int, tuple[ArrayAttr[Attribute], frozenset[str]]] = {}
     references: dict[str, set[str]] = {}
     sizes: dict[str, int] = {}
+    calling = False
     for op in functions:
         name = op.sym_name.data
-        references[name], sizes[name] = _references(op, names, seen)
-    graph = CallGraph.build(code_object)
-    if any(graph.unknown_call_sites(name) for name in graph.cfgs):
+        references[name], sizes[name], calls = _references(op, names, seen)
+        calling |= calls
+    # The call graph only when a call is possible (a library of kernels often has none).
+    graph = CallGraph.build(code_object) if calling else None
+    if graph is not None and any(graph.unknown_call_sites(name) for name in graph.cfgs):
         return [FunctionGroup(tuple(order), sum(sizes.values()))] if functions else []
     leader = {name: name for name in order}
 
@@ -87,7 +96,8 @@ def function_groups(code_object: CodeObjectOp) -> list[FunctionGroup]:
         return name
 
     for name in order:
-        linked = set(graph.callees(name)) & names | references[name]
+        called: set[str] = set(graph.callees(name)) & names if graph is not None else set()
+        linked = called | references[name]
         for other in linked:
             first, second = sorted((find(name), find(other)), key=order.__getitem__)
             leader[second] = first

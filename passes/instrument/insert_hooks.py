@@ -59,7 +59,12 @@ from luthier.amdgpu_dialects.instr.attributes import (
     register_bits,
 )
 from luthier.amdgpu_dialects.instr.ops import GlobalAddrOp, GlobalOp, HookOp, InsertOp, PayloadOp
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.amdgpu_dialects.isa.target import (
+    SUPPORTED_TARGETS,
+    TargetISA,
+    instruction_classes,
+    load_target,
+)
 from luthier.passes.analysis.cfg import ExitKind, FunctionCFG
 from luthier.passes.analysis.liveness import instructions
 from luthier.passes.analysis.preload import PreloadEntryError, fallback_instructions
@@ -297,9 +302,10 @@ def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
             continue
         isa = load_target(code_object.processor)
         wanted = insert.instruction_class
-        if wanted is not None and wanted.data not in _classes(isa):
+        classes = instruction_classes(isa)
+        if wanted is not None and wanted.data not in classes:
             raise _fail(insert, f"no instruction of {isa.name} has the class "
-                        f"{wanted.data!r}; the classes are {', '.join(sorted(_classes(isa)))}")
+                        f"{wanted.data!r}; the classes are {', '.join(sorted(classes))}")
         symbols = {op.sym_name.data for op in code_object.body.ops
                    if isinstance(op, FunctionLikeOp | MCGlobalOp)}
         for op in hook.walk():
@@ -311,16 +317,6 @@ def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
                                 "code object")
 
 
-def _classes(isa: TargetISA) -> frozenset[str]:
-    """Every ISA class some instruction of ``isa`` has."""
-    found = _CLASSES.get(isa.name)
-    if found is None:
-        found = _CLASSES[isa.name] = frozenset(name for desc in isa.instructions
-                                               for name in desc.classes)
-    return found
-
-
-_CLASSES: dict[str, frozenset[str]] = {}
 
 
 def check_insertions(module: ModuleOp) -> None:

@@ -3,7 +3,12 @@ dealt by size (the units ``luthier-opt --jobs`` gives its workers)."""
 
 from __future__ import annotations
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp
+import pytest
+
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, KernelOp
+from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.cfg import may_call
 from luthier.passes.analysis.function_groups import (
     FunctionGroup,
     balanced_bins,
@@ -70,3 +75,22 @@ def test_bins_keep_layout_order_and_are_never_empty() -> None:
         _names(balanced_bins(groups, 2)) == [["small", "big"], ["mid"]]
     assert _names(balanced_bins(groups, 1)) == [["small", "big", "mid"]]
     assert balanced_bins([], 2) == []
+
+
+@pytest.mark.parametrize("name", ["calls.gfx90a.co", "calls.gfx942.co", "scratch.gfx90a.co",
+                                  "atomics.gfx90a.co", "control_flow.gfx942.co"])
+def test_every_call_site_is_an_op_that_may_call(name: str) -> None:
+    """function_groups skips the call graph when no op may call: every site the call graph
+    finds must then be such an op (and a kernel that only ends with s_endpgm has none:
+    ``may_call`` is false for the ENDPGM_MNEMONICS)."""
+    code_object = corpus(name)
+    graph = CallGraph.build(code_object)
+    for function in code_object.body.ops:
+        if not isinstance(function, FunctionLikeOp):
+            continue
+        callers = [op for block in function.body.blocks for op in block.ops
+                   if isinstance(op, InstructionOpBase) and may_call(op)]
+        sites = graph.cfgs[function.sym_name.data].call_sites
+        assert {id(site.op) for site in sites} <= {id(op) for op in callers}
+        if isinstance(function, KernelOp) and not sites:  # ends in s_endpgm: nothing may call
+            assert not callers, function.sym_name
