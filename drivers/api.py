@@ -31,12 +31,12 @@ from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.drivers.opt_main import HOOK_FILE_OPS, UserError, one_line
 from luthier.drivers.opt_main import load_hooks as load_hooks_file
-from luthier.drivers.output import write_atomically
 from luthier.drivers.pipeline import lower_and_emit, pipeline_context
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel
 from luthier.frontend.codeobj import CodeObject, read_code_object
 from luthier.frontend.hooks import HookModule
 from luthier.frontend.lift import LiftOptions, lift_code_object
+from luthier.lowering.output import write_atomically
 
 #: A code object as the functions take it: a path, or the bytes of a file.
 CodeObjectSource = str | os.PathLike[str] | bytes

@@ -27,7 +27,7 @@ from luthier.drivers.batch import (
     run_batch,
     tasks_of,
 )
-from luthier.drivers.output import write_atomically
+from luthier.lowering.output import write_atomically
 
 
 def _parser() -> argparse.ArgumentParser:

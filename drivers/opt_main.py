@@ -39,16 +39,16 @@ from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.drivers.listing import list_contents
-from luthier.drivers.output import write_atomically
 from luthier.drivers.progress import LiftProgress, showing_progress
-from luthier.frontend.asm import AsmError
-from luthier.frontend.codeobj import CodeObjectError, read_code_objects
+from luthier.frontend.codeobj import read_code_objects
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
-from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
+from luthier.frontend.lift import LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
 from luthier.lowering.emit.text import EncodedFunction
+from luthier.lowering.figure import check_path, write_figure
+from luthier.lowering.output import write_atomically
 from luthier.lowering.timing import Span, Timings, recording, start_span, timed
 
 DESCRIPTION = "luthier-opt: lift, instrument and emit AMDGPU code objects"
@@ -169,6 +169,11 @@ class LuthierOptMain(xDSLOptMain):
         group.add_argument("--json", action="store_true",
                            help="with --report, the report as one JSON object on stderr "
                                 "instead of tables")
+        group.add_argument("--plot", metavar="FILE",
+                           help="with --report and --emit-preamble, also draw each "
+                                "kernel's code bytes, registers and waves per SIMD before "
+                                "and after into FILE (.png, .svg or .pdf; needs matplotlib: "
+                                "the [plot] extra)")
 
     # -- frontends -----------------------------------------------------------------------
 
@@ -329,6 +334,11 @@ class LuthierOptMain(xDSLOptMain):
 
             before = footprints(prog) if self.args.report else []
             FinalizeInstrumentationPass().apply(self.ctx, prog)
+            if self.args.plot is not None:
+                from luthier.passes.layout.footprint import footprint_panels
+
+                with timed("plot"):
+                    write_figure(self.args.plot, footprint_panels(before, footprints(prog)))
             if self.args.report and self.args.json:
                 report["kernels_after_layout"] = footprint_data(before, footprints(prog))
             elif self.args.report:
@@ -372,6 +382,11 @@ class LuthierOptMain(xDSLOptMain):
         if args.json and not args.report:
             raise UserError("--json without --report: it chooses the report's form (add "
                             "--report)")
+        if args.plot is not None:
+            if not (args.report and args.emit_preamble):
+                raise UserError("--plot draws the report of --report --emit-preamble (add "
+                                "them)")
+            check_path(args.plot)
         if args.passes or emit == "mlir":
             return
         if args.hooks is not None and not args.inline_hooks:
@@ -629,7 +644,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Run ``luthier-opt`` on ``argv``; the exit status."""
     try:
         LuthierOptMain(description=DESCRIPTION, args=argv).run()
-    except (UserError, CodeObjectError, LiftError, AsmError) as error:
+    except LuthierError as error:  # every layer's user errors (UserError among them)
         print(f"luthier-opt: error: {printable(str(error))}", file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException, VerifyException) as error:

@@ -54,6 +54,8 @@ class RunResult:
     #: name an address by buffer and offset (addresses differ between the original and an
     #: instrumented code object, whose longer text moves the variables and buffers).
     memory: GlobalMemory | None = None
+    #: The target the kernel ran as (``gfx90a``...).
+    processor: str = ""
 
     @property
     def instructions(self) -> int:
@@ -81,6 +83,20 @@ class RunResult:
                                  f"{available} {spelled} value"
                                  f"{'' if available == 1 else 's'}, not {wanted}")
         return np.frombuffer(data, kind, wanted).copy()
+
+    def opcode_counts(self, name: str) -> dict[str, int]:
+        """Global ``name`` read as a per-opcode table of u64 counts (what a hook indexed by
+        ``#instr.site<"opcode">`` fills, such as ``examples/hooks/opcode_histogram``): each
+        opcode that counted, by mnemonic, most counted first (ties by mnemonic)."""
+        from luthier.frontend.hooks.opcodes import opcode_names
+
+        counts = self.global_values(name, np.uint64)
+        names = opcode_names(self.processor) if self.processor else []
+        found: dict[str, int] = {}
+        for index in np.flatnonzero(counts).tolist():
+            label = names[index] if index < len(names) else f"opcode {index}"
+            found[label] = found.get(label, 0) + int(counts[index])
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
 
     @property
     def waves(self) -> int:
@@ -215,7 +231,7 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
     final_globals = {name: buffer.data.tobytes() for name, buffer in globals_.items()}
     counts = [wave.executed for group in groups for wave in group.waves]
     lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
-    return RunResult(out, final_globals, counts, lanes, recorded, memory)
+    return RunResult(out, final_globals, counts, lanes, recorded, memory, program.processor)
 
 
 def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,

@@ -16,7 +16,9 @@ f64 i8 i16 i32 i64 u8 u16 u32 u64. Unlabelled arguments are ``arg0``, ``arg1``..
 A tool's results live in its globals (``instr.global``, exported as symbols of the
 instrumented code object): ``--global NAME`` prints one after the run, as u64 values when
 its size is a multiple of 8 (counters), else the widest unsigned type that divides it;
-``--global NAME:TYPE`` or ``NAME:TYPE[N]`` reads it as TYPE (the first N values).
+``--global NAME:TYPE`` or ``NAME:TYPE[N]`` reads it as TYPE (the first N values), and
+``NAME:opcodes`` as a per-opcode table of u64 counts (``#instr.site<"opcode">`` indexes it),
+printed by mnemonic, most counted first. ``--plot FILE`` draws the same as a figure.
 ``--json`` prints everything the run reports as one JSON object instead of text. Bad input
 is reported on one line (``luthier-run: error: ...``) with exit status 1.
 """
@@ -35,8 +37,9 @@ from typing import Any, NoReturn, cast
 import numpy as np
 import numpy.typing as npt
 
+from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel
-from luthier.emulator.errors import EmulationError
+from luthier.lowering.figure import check_path
 
 PROG = "luthier-run"
 
@@ -48,7 +51,7 @@ DTYPES: dict[str, type[np.generic]] = {
 _LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _SHAPED = re.compile(r"((?:\d+x)*\d+)x(" + "|".join(DTYPES) + r")")
 _INTEGER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)")
-_GLOBAL = re.compile(r"([^:\s]+)(?::(" + "|".join(DTYPES) + r")(?:\[(\d+)\])?)?")
+_GLOBAL = re.compile(r"([^:\s]+)(?::(?:(opcodes)|(" + "|".join(DTYPES) + r")(?:\[(\d+)\])?))?")
 
 
 class UsageError(Exception):
@@ -92,6 +95,9 @@ def _parser() -> argparse.ArgumentParser:
                         "allows)")
     parser.add_argument("--json", action="store_true",
                         help="print what the run reports as one JSON object")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="draw the instructions per wave and the --global values into "
+                        "FILE (.png, .svg or .pdf; needs matplotlib: the [plot] extra)")
     return parser
 
 
@@ -181,24 +187,28 @@ def _buffer(labels: list[str], buffers: list[npt.NDArray[Any] | None], label: st
 
 @dataclass(frozen=True)
 class GlobalRequest:
-    """One ``--global``: which global, read as what, how many values."""
+    """One ``--global``: which global, read as what, how many values; or read as a
+    per-opcode table (``NAME:opcodes``)."""
 
     name: str
     dtype: type[np.generic] | None
     count: int | None
+    opcodes: bool = False
 
     @staticmethod
     def parse(text: str) -> GlobalRequest:
         match = _GLOBAL.fullmatch(text)
         if match is None:
-            raise UsageError(f"--global takes NAME, NAME:TYPE or NAME:TYPE[N] (TYPE one of "
-                             f"{' '.join(DTYPES)}), not '{text}'")
-        dtype = DTYPES[match.group(2)] if match.group(2) else None
-        count = int(match.group(3)) if match.group(3) else None
-        return GlobalRequest(match.group(1), dtype, count)
+            raise UsageError(f"--global takes NAME, NAME:TYPE, NAME:TYPE[N] (TYPE one of "
+                             f"{' '.join(DTYPES)}) or NAME:opcodes, not '{text}'")
+        dtype = DTYPES[match.group(3)] if match.group(3) else None
+        count = int(match.group(4)) if match.group(4) else None
+        return GlobalRequest(match.group(1), dtype, count, match.group(2) is not None)
 
-    def read(self, result: RunResult) -> npt.NDArray[Any]:
-        """The global's values after the run."""
+    def read(self, result: RunResult) -> npt.NDArray[Any] | dict[str, int]:
+        """The global's values after the run (by mnemonic for a per-opcode table)."""
+        if self.opcodes:
+            return result.opcode_counts(self.name)
         return result.global_values(self.name, self.dtype, self.count)
 
     def shown(self, values: npt.NDArray[Any]) -> npt.NDArray[Any] | np.generic:
@@ -206,6 +216,34 @@ class GlobalRequest:
         count was asked for."""
         return cast(np.generic, values[0]) if self.count is None and values.shape == (1,) \
             else values
+
+
+def _text(request: GlobalRequest, value: npt.NDArray[Any] | dict[str, int]) -> list[str]:
+    """The lines that print one global."""
+    if isinstance(value, dict):
+        width = max((len(name) for name in value), default=0)
+        return [f"{request.name}:"] + [f"  {name:<{width}}  {count}"
+                                       for name, count in value.items()]
+    return [f"{request.name} = {request.shown(value)}"]
+
+
+def _plot(path: str, kernel: str, result: RunResult,
+          read: list[tuple[GlobalRequest, npt.NDArray[Any] | dict[str, int]]]) -> None:
+    from luthier.emulator.plot import array_panel, opcode_panel, scalar_panel, wave_panel
+    from luthier.lowering.figure import write_figure
+
+    panels = [wave_panel(kernel, result.wave_instructions)]
+    scalars: dict[str, float] = {}
+    for request, value in read:
+        if isinstance(value, dict):
+            panels.append(opcode_panel(request.name, value))
+        elif value.size == 1:
+            scalars[request.name] = float(value[0])
+        else:
+            panels.append(array_panel(request.name, value))
+    if scalars:
+        panels.append(scalar_panel(scalars))
+    write_figure(path, panels)
 
 
 def _json_values(array: npt.NDArray[Any] | np.generic) -> object:
@@ -233,6 +271,8 @@ def run(argv: list[str]) -> int:
             raise UsageError(f"--out takes LABEL=FILE.npy, not '{text}'")
         outputs.append((label, Path(path)))
     requests = [GlobalRequest.parse(text) for text in options.globals]
+    if options.plot is not None:
+        check_path(options.plot)
     result = run_kernel(options.code_object, options.kernel, grid, block, values,
                         dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,
                         max_instructions=options.max_instructions)
@@ -245,14 +285,17 @@ def run(argv: list[str]) -> int:
             np.save(path, array)
         except OSError as error:
             raise UsageError(f"cannot write {path}: {error}") from None
+    if options.plot is not None:
+        _plot(options.plot, options.kernel, result, read)
     counts = result.wave_instructions
     if options.json:
         report = {"kernel": options.kernel, "grid": list(grid), "block": list(block),
                   "waves": result.waves, "wave_size": result.wave_size,
                   "instructions": result.instructions, "wave_instructions": counts,
                   "buffers": {label: _json_values(array) for label, array in printed.items()},
-                  "globals": {request.name: _json_values(request.shown(array))
-                              for request, array in read}}
+                  "globals": {request.name: value if isinstance(value, dict)
+                              else _json_values(request.shown(value))
+                              for request, value in read}}
         print(json.dumps(report))
         return 0
     print(f"{options.kernel}: {result.waves} waves of {result.wave_size} lanes, "
@@ -263,15 +306,15 @@ def run(argv: list[str]) -> int:
     with np.printoptions(threshold=sys.maxsize, linewidth=100):
         for label, array in printed.items():
             print(f"{label} = {array}")
-        for request, array in read:
-            print(f"{request.name} = {request.shown(array)}")
+        for request, value in read:
+            print("\n".join(_text(request, value)))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
-    except (UsageError, EmulationError) as error:
+    except (UsageError, LuthierError) as error:
         message = " ".join(str(error).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 1

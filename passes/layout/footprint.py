@@ -20,6 +20,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.lowering.figure import Panel
 from luthier.passes.analysis.register_budget import RegisterBudget, supports_budget
 from luthier.passes.instrument.report import format_table
 
@@ -85,6 +86,35 @@ def footprint_data(before: list[KernelFootprint],
                      "agprs": [was.agprs, new.agprs], "scratch": [was.scratch, new.scratch],
                      "waves_per_simd": [was.waves_per_simd, new.waves_per_simd]})
     return rows
+
+
+#: The most kernels a figure shows (the largest, by code bytes after).
+MOST_KERNELS = 40
+
+
+def footprint_panels(before: list[KernelFootprint],
+                     after: list[KernelFootprint]) -> list[Panel]:
+    """The table as a figure (``luthier-opt --report --plot``): per kernel, code bytes,
+    SGPRs and VGPRs (as the metadata declares them) and waves per SIMD, after beside
+    before."""
+    old = {footprint.kernel: footprint for footprint in before}
+    pairs = [(old.get(new.kernel, new), new) for new in after]
+    shown = ""
+    if len(pairs) > MOST_KERNELS:  # a library: the largest kernels, in layout order
+        largest = sorted(range(len(pairs)), key=lambda i: -pairs[i][1].code_bytes)
+        pairs = [pairs[i] for i in sorted(largest[:MOST_KERNELS])]
+        shown = f" ({MOST_KERNELS} largest of {len(after)})"
+    labels = [f"@{new.kernel}" for _, new in pairs]
+    horizontal = len(pairs) > 8
+
+    def panel(title: str, field: str) -> Panel:
+        return Panel(title, labels, [float(getattr(new, field)) for _, new in pairs],
+                     horizontal, [float(getattr(was, field)) for was, _ in pairs])
+
+    return [panel(f"code bytes per kernel{shown}", "code_bytes"),
+            panel("SGPRs per kernel (.sgpr_count)", "sgprs"),
+            panel("VGPRs per kernel (.vgpr_count)", "vgprs"),
+            panel("waves per SIMD", "waves_per_simd")]
 
 
 def format_footprints(before: list[KernelFootprint], after: list[KernelFootprint]) -> list[str]:
