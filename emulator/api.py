@@ -35,6 +35,15 @@ Dim3 = tuple[int, int, int]
 DYNAMIC_STACK_BYTES = 16 * 1024
 #: Default limit of instructions per wave (catches kernels that never end).
 MAX_INSTRUCTIONS = 50_000_000
+#: Work-items per dimension a dispatch packet holds (a u32).
+MAX_GRID_ITEMS = 0xFFFFFFFF
+#: Work-items per workgroup on every supported target.
+MAX_WORKGROUP_ITEMS = 1024
+#: LDS bytes a workgroup can have (64 KiB on gfx9).
+MAX_LDS_BYTES = 65536
+#: Scratch bytes per lane the hardware can give a wave64 (its scratch wave size field
+#: counts 1 KiB units in 13 bits: about 8 MiB per wave).
+MAX_SCRATCH_PER_LANE = 8191 * 1024 // 64
 
 
 @dataclass
@@ -185,6 +194,7 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
         raise EmulationError(f"no kernel named {kernel} (kernels: "
                              f"{', '.join(sorted(program.kernels)) or 'none'})")
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+    _check_launch(kernel, info, grid3, block3, dynamic_lds, scratch_per_lane, max_instructions)
     memory = GlobalMemory()
     globals_ = program.map_globals(memory)
     specs = explicit_specs(info.metadata)
@@ -232,6 +242,37 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
     counts = [wave.executed for group in groups for wave in group.waves]
     lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
     return RunResult(out, final_globals, counts, lanes, recorded, memory, program.processor)
+
+
+def _check_launch(kernel: str, info: Any, grid: Dim3, block: Dim3, dynamic_lds: int,
+                  scratch_per_lane: int | None, max_instructions: int) -> None:
+    """What the hardware and HIP refuse to launch, refused here in one line before any
+    memory is set aside: sizes the dispatch packet cannot hold, a workgroup larger than the
+    kernel allows, more LDS or scratch than there is, no step limit."""
+    for axis, (groups, items) in zip("xyz", zip(grid, block, strict=True), strict=True):
+        if groups * items > MAX_GRID_ITEMS:
+            raise EmulationError(f"grid {axis}: {groups} workgroups of {items} work-items "
+                                 f"is {groups * items} work-items, more than the "
+                                 f"{MAX_GRID_ITEMS} a dispatch holds")
+    threads = block[0] * block[1] * block[2]
+    allowed = int(info.metadata.get(".max_flat_workgroup_size", MAX_WORKGROUP_ITEMS))
+    if threads > min(allowed, MAX_WORKGROUP_ITEMS):
+        raise EmulationError(f"a workgroup of {threads} work-items is more than kernel "
+                             f"{kernel} allows ({min(allowed, MAX_WORKGROUP_ITEMS)}, its "
+                             ".max_flat_workgroup_size)")
+    lds = info.descriptor.group_segment_fixed_size
+    if dynamic_lds < 0 or lds + dynamic_lds > MAX_LDS_BYTES:
+        raise EmulationError(f"dynamic LDS of {dynamic_lds} bytes: give 0 to "
+                             f"{max(0, MAX_LDS_BYTES - lds)} (kernel {kernel} uses {lds} of "
+                             f"the {MAX_LDS_BYTES} bytes a workgroup has)")
+    for what, size in (("the kernel's private segment", info.descriptor.private_segment_fixed_size),
+                       ("scratch per lane", scratch_per_lane or 0)):
+        if not 0 <= size <= MAX_SCRATCH_PER_LANE:
+            raise EmulationError(f"{what} of {size} bytes: at most {MAX_SCRATCH_PER_LANE} "
+                                 "bytes per lane")
+    if max_instructions < 1:
+        raise EmulationError(f"a limit of {max_instructions} instructions per wave: give at "
+                             "least 1")
 
 
 def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,

@@ -26,6 +26,7 @@ is reported on one line (``luthier-run: error: ...``) with exit status 1.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import re
@@ -40,6 +41,7 @@ import numpy.typing as npt
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel
 from luthier.lowering.figure import check_path
+from luthier.lowering.output import write_atomically
 
 PROG = "luthier-run"
 
@@ -111,12 +113,22 @@ def parse_dim3(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+#: The largest buffer a pattern (``zeros:``, ``rand:``...) makes: 1 GiB.
+MAX_BUFFER_BYTES = 1 << 30
+
+
 def _shaped(spec: str, text: str) -> tuple[tuple[int, ...], type[np.generic]]:
     match = _SHAPED.fullmatch(spec)
     if match is None:
         raise UsageError(f"bad buffer shape '{spec}' in '{text}' (expected SHAPExTYPE, such "
                          "as 1024xf32)")
-    return tuple(int(n) for n in match.group(1).split("x")), DTYPES[match.group(2)]
+    shape = tuple(int(n) for n in match.group(1).split("x"))
+    dtype = DTYPES[match.group(2)]
+    size = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    if size > MAX_BUFFER_BYTES:
+        raise UsageError(f"buffer '{text}' is {size} bytes, more than the {MAX_BUFFER_BYTES} "
+                         "a pattern makes (give a .npy file for more)")
+    return shape, dtype
 
 
 def parse_value(text: str, rng: np.random.Generator) -> KernelArgument:
@@ -150,9 +162,16 @@ def parse_value(text: str, rng: np.random.Generator) -> KernelArgument:
     path = Path(text[1:] if text.startswith("@") else text)
     if text.startswith("@") or path.suffix == ".npy":
         try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as error:
-            raise UsageError(f"cannot load {path}: {error}") from None
+            loaded = np.load(path, allow_pickle=False)
+        except OSError as error:
+            raise UsageError(f"cannot load {path}: {error.strerror or error}") from None
+        except Exception as error:  # numpy's reader raises many kinds for a bad file
+            reason = str(error).strip().splitlines()
+            raise UsageError(f"cannot load {path}: not a .npy array "
+                             f"({reason[0] if reason else type(error).__name__})") from None
+        if not isinstance(loaded, np.ndarray):
+            raise UsageError(f"cannot load {path}: not a .npy array")
+        return cast(npt.NDArray[Any], loaded)
     raise UsageError(f"'{text}' is neither a number, a .npy file nor a buffer pattern "
                      "(zeros:, iota:, fill:, rand:)")
 
@@ -263,6 +282,8 @@ def run(argv: list[str]) -> int:
     options = _parser().parse_args(argv)
     grid = parse_dim3(options.grid, "grid")
     block = parse_dim3(options.block, "block")
+    if options.seed < 0:
+        raise UsageError(f"--seed {options.seed}: give a number from 0")
     labels, values = parse_args(options.arg, options.seed)
     outputs: list[tuple[str, Path]] = []
     for text in options.out:
@@ -281,10 +302,12 @@ def run(argv: list[str]) -> int:
     read = [(request, request.read(result)) for request in requests]
     for label, path in outputs:
         array = _buffer(labels, result.buffers, label, result.globals)
+        data = io.BytesIO()
+        np.save(data, array)  # to the path as given: np.save would add ".npy" to it
         try:
-            np.save(path, array)
+            write_atomically(path, data.getvalue())
         except OSError as error:
-            raise UsageError(f"cannot write {path}: {error}") from None
+            raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
     if options.plot is not None:
         _plot(options.plot, options.kernel, result, read)
     counts = result.wave_instructions

@@ -47,6 +47,10 @@ class Workgroup:
     waves: list[Wave] = field(default_factory=lambda: list[Wave]())
 
 
+#: The LDS of a finished workgroup.
+_NO_LDS = LocalMemory(0, "LDS")
+
+
 @dataclass
 class DispatchSetup:
     grid: tuple[int, int, int]
@@ -240,5 +244,8 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
             wave.pc = entry
             group.waves.append(wave)
         run_workgroup(group, program, setup.max_instructions, setup.steps)
+        for wave in group.waves:
+            wave.release()
+        group.lds = _NO_LDS  # finished: its LDS is not read again
         groups.append(group)
     return groups

@@ -52,6 +52,10 @@ def bits_of(mask: Mask) -> int:
     return int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
 
 
+#: The register files of a released wave (:meth:`Wave.release`).
+_NO_LANES: npt.NDArray[np.uint32] = np.zeros((0, 0), np.uint32)
+
+
 class Wave:
     """One wave's registers and progress. ``pc`` indexes the program's instruction table."""
 
@@ -85,6 +89,16 @@ class Wave:
         self._mask_key = -1
         self._mask: Mask | None = None
         self._active: Mask = lanes_of(0, lanes)
+
+    def release(self) -> None:
+        """Drop what a finished wave no longer needs (its register files, about 200 KiB, and
+        its scratch), keeping what the run reports (``executed``, ``lanes``): a grid of
+        thousands of waves then holds a few hundred bytes per wave, not its registers."""
+        self.v = _NO_LANES
+        self.a = _NO_LANES
+        self.private = None
+        self.s = []
+        self.hwregs = {}
 
     # -- EXEC ------------------------------------------------------------------------------
 
