@@ -47,6 +47,9 @@ UNKNOWN = "unknown"
 
 #: Kinds whose content is a subset of one slot's entry content.
 _SUBSET_KINDS = frozenset({ORIG, SUB, ZERO})
+#: Kinds that name one value on every path: two equal symbols of these kinds hold the same
+#: bits (two ``sub`` or ``unknown`` symbols may not).
+_EXACT_KINDS = frozenset({ORIG, ZERO, ONES, CONST})
 
 EXEC_LO = units_of("exec_lo").bit_length() - 1
 EXEC_HI = units_of("exec_hi").bit_length() - 1
@@ -95,6 +98,11 @@ ONES_SYM = Sym(ONES)
 BOOL_SYM = Sym(BOOL, -1, 1 << SCC)
 
 
+#: What names a lane set of EXEC (:meth:`State.exec_token`): its exact value, or the ``id``
+#: of the instruction that wrote it.
+ExecToken = tuple[Sym, Sym] | int
+
+
 def join(a: Sym, b: Sym) -> Sym:
     """What a slot holds where two paths meet (or where some lanes were written and others
     not): equal values stay; subsets of one slot's entry content stay a subset."""
@@ -119,13 +127,23 @@ class State:
     A slot missing from ``slots`` holds ``orig(slot)``. ``lanes`` maps a vector unit to the
     values of single lanes written by ``v_writelane_b32`` (SGPR spills): the parts in
     ``slots`` stay sound for every lane, the lane map only adds precision for
-    ``v_readlane_b32``.
+    ``v_readlane_b32``. ``masked`` adds the same kind of precision for a whole VALU write
+    under an EXEC the parts cannot express (``s_mov_b64 exec, 1`` before a once-per-wave
+    atomic, the lanes of an ``scf.if``): the unit -> the EXEC it was written under
+    (:meth:`exec_token`) and the value written; a read under that same EXEC reads exactly
+    the lanes written, so it sees that value and not the join of old and new the parts
+    hold.
     """
 
     slots: dict[int, Sym] = field(default_factory=dict[int, Sym])
     lanes: dict[int, dict[int, Sym]] = field(default_factory=dict[int, dict[int, Sym]])
     #: Scratch byte address -> (active, inactive) parts stored there by the payload.
     stack: dict[int, tuple[Sym, Sym]] = field(default_factory=dict[int, tuple[Sym, Sym]])
+    masked: dict[int, tuple[ExecToken, Sym]] = field(
+        default_factory=dict[int, tuple[ExecToken, Sym]])
+    #: Which instruction last wrote EXEC (``id`` of the op; 0: none, EXEC is the entry's;
+    #: -1: paths that disagree met): names the lane set EXEC holds when its value cannot.
+    exec_writer: int = 0
 
     def get(self, slot: int) -> Sym:
         value = self.slots.get(slot)
@@ -139,7 +157,24 @@ class State:
 
     def copy(self) -> State:
         return State(dict(self.slots), {unit: dict(lanes) for unit, lanes in self.lanes.items()},
-                     dict(self.stack))
+                     dict(self.stack), dict(self.masked), self.exec_writer)
+
+    def exec_token(self) -> ExecToken | None:
+        """What names the lane set EXEC holds: its value when that is exact (a constant,
+        or the entry's EXEC), else the instruction that last wrote it (each execution of
+        it drops what was recorded under its previous one: :meth:`exec_written`); None
+        when neither is known."""
+        token = (self.get(EXEC_LO), self.get(EXEC_HI))
+        if all(part.kind in _EXACT_KINDS for part in token):
+            return token
+        return self.exec_writer if self.exec_writer > 0 else None
+
+    def exec_written(self, writer: int) -> None:
+        """``writer`` (an op's ``id``) has just written EXEC: writes recorded under an
+        earlier execution of it (another lane set, in a loop) name nothing any more."""
+        self.exec_writer = writer
+        for unit in [unit for unit, (token, _) in self.masked.items() if token == writer]:
+            del self.masked[unit]
 
     def join(self, other: State) -> State:
         joined = State()
@@ -155,11 +190,16 @@ class State:
             mine_parts, their_parts = self.stack[address], other.stack[address]
             joined.stack[address] = (join(mine_parts[0], their_parts[0]),
                                      join(mine_parts[1], their_parts[1]))
+        for unit in self.masked.keys() & other.masked.keys():
+            if self.masked[unit] == other.masked[unit]:  # the same write on both paths
+                joined.masked[unit] = self.masked[unit]
+        joined.exec_writer = self.exec_writer if self.exec_writer == other.exec_writer else -1
         return joined
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.slots == other.slots \
-            and self.lanes == other.lanes and self.stack == other.stack
+            and self.lanes == other.lanes and self.stack == other.stack \
+            and self.masked == other.masked and self.exec_writer == other.exec_writer
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -65,6 +65,7 @@ from luthier.passes.instrument.verify_symbolic import (
     SUB,
     ZERO,
     ZERO_SYM,
+    ExecToken,
     State,
     Sym,
     const,
@@ -191,7 +192,16 @@ def _scalar_values(state: State, attr: Attribute, width: int) -> list[Sym] | Non
         return [ONES_SYM] * width
     if value is not None and width == 1:
         return [const(value)]
+    if value is not None and width == 2 and -16 <= value <= 64:
+        # A 64-bit inline constant is the sign-extended integer (s_mov_b64 exec, 1).
+        return [_half(value & 0xFFFFFFFF), _half((value >> 32) & 0xFFFFFFFF)]
     return None
+
+
+def _half(value: int) -> Sym:
+    """One 32-bit half of a constant, as the state spells it (zero and all ones have symbols
+    of their own, which EXEC's classification compares against)."""
+    return ZERO_SYM if value == 0 else ONES_SYM if value == 0xFFFFFFFF else const(value)
 
 
 @dataclass
@@ -441,12 +451,33 @@ def coverage(state: State, facts: _Facts, effect: Effect) -> tuple[str, str]:
     return _ANY_LANE
 
 
-def read_origin(state: State, uses: int, cover: tuple[str, str]) -> int:
-    """The entry content a (non-copy) read of ``uses`` may see."""
+def _lane_exact(facts: _Facts, effect: Effect, mnemonic: str) -> tuple[bool, bool]:
+    """Whether the instruction reads its vector operands only in lanes EXEC holds, and
+    whether it writes them in exactly those lanes: it uses EXEC, is not an MFMA (which runs
+    every lane), and touches no other lane (DPP, permutes, lane reads and writes), except
+    that ``v_readfirstlane`` reads one of EXEC's lanes; a write must be of whole registers
+    (not SDWA's parts)."""
+    if not effect.uses & EXEC_MASK or mnemonic.startswith(("v_mfma", "v_smfmac")):
+        return False, False
+    reads = not facts.cross_lane or mnemonic.startswith("v_readfirstlane")
+    return reads, not facts.cross_lane and "_sdwa" not in mnemonic
+
+
+def read_origin(state: State, uses: int, cover: tuple[str, str],
+                exact: bool = False) -> int:
+    """The entry content a (non-copy) read of ``uses`` may see; ``exact`` when the read
+    reaches exactly the lanes EXEC holds (:func:`_lane_exact`), so that a unit written
+    under the same EXEC (``State.masked``) holds just what was written there."""
     origin = 0
     reads_inactive = cover[1] != "none"
     slots = state.slots
+    masked = state.masked
+    token = state.exec_token() if masked and exact else None
     for unit in unit_bits(uses):
+        written = masked.get(unit) if token is not None else None
+        if written is not None and written[0] == token:
+            origin |= written[1].origin  # the lanes read are exactly the lanes written
+            continue
         # A slot not in ``slots`` holds orig(slot), whose origin is the slot itself.
         value = slots.get(unit)
         origin |= 1 << unit if value is None else value.origin
@@ -466,9 +497,12 @@ def _write_part(state: State, slot: int, cover: str, new: Sym) -> None:
 _UNKNOWN = unknown()
 
 
-def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool) -> None:
+def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool,
+                token: ExecToken | None = None) -> None:
     """Make the units of ``defs`` unknown: scalar units always; vector units in the parts
-    ``cover`` reaches. ``whole`` writes end the old content; partial ones keep its origin."""
+    ``cover`` reaches. ``whole`` writes end the old content; partial ones keep its origin.
+    With ``token`` (the EXEC an exact whole write ran under, :func:`_lane_exact`), the
+    vector units written are recorded in ``State.masked``."""
     slots = state.slots
     for unit in unit_bits(defs):
         if not VECTOR_MASK >> unit & 1:
@@ -476,6 +510,9 @@ def write_units(state: State, defs: int, cover: tuple[str, str], whole: bool) ->
             slots[unit] = _UNKNOWN if whole else unknown(state.get(unit).origin)
             continue
         state.lanes.pop(unit, None)
+        state.masked.pop(unit, None)
+        if token is not None:  # every lane of this EXEC now holds the value written
+            state.masked[unit] = (token, _UNKNOWN)
         for slot, reach in ((unit, cover[0]), (inactive_slot(unit), cover[1])):
             if whole:
                 _write_part(state, slot, reach, _UNKNOWN)
@@ -493,16 +530,22 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
         override = _scratch(state, facts.scratch, operands, cover)
     if override is None and facts.memory_write:
         state.stack.clear()
+    exact_read, exact_write = _lane_exact(facts, effect, op.mnemonic)
+    # The EXEC this instruction runs under, before anything it writes (EXEC among them).
+    token = state.exec_token() if exact_write and effect.vector_defs and "some" in cover \
+        else None
     exposed = 0 if override is not None and override.copy \
-        else read_origin(state, effect.uses, cover)
+        else read_origin(state, effect.uses, cover, exact_read)
     before = {slot: state.get(slot) for unit in (override.vectors if override else ())
               for slot in (unit, inactive_slot(unit))}
     if effect.scalar_defs:
         write_units(state, effect.scalar_defs, cover, whole=True)
     if effect.vector_defs:
-        write_units(state, effect.vector_defs, cover, whole=True)
+        write_units(state, effect.vector_defs, cover, whole=True, token=token)
     if effect.partial_defs:
         write_units(state, effect.partial_defs, cover, whole=False)
+    if (effect.scalar_defs | effect.partial_defs) & EXEC_MASK:
+        state.exec_written(id(op))
     if override is None:
         return exposed
     for slot, value in override.slots.items():
@@ -514,6 +557,8 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
                                  (inactive_slot(unit), cover[1], inactive)):
             state.set(slot, before[slot])
             _write_part(state, slot, reach, new)
+    for unit in (*override.vectors, *override.tainted, *override.lanes):
+        state.masked.pop(unit, None)  # written some other way than a whole VALU write
     for unit, origin in override.tainted.items():
         for slot in (unit, inactive_slot(unit)):
             state.set(slot, unknown(state.get(slot).origin | origin))

@@ -134,7 +134,7 @@ def _instrumented_program(path: Path) -> Program:
 
 
 @functools.cache
-def _original_run(launch: Launch, target: str) -> RunResult:
+def original_run(launch: Launch, target: str) -> RunResult:
     return run_kernel(_original_program(launch.obj, target), launch.kernel, launch.grid,
                       launch.block, launch.arguments(), dynamic_lds=launch.dynamic_lds,
                       trace=True)
@@ -182,7 +182,7 @@ def test_llvm_tools_and_our_lifter_read_the_output(instrumenter: Instrumenter, o
     assert kernels(lifted) == kernels(original)
 
 
-def _check_counters(hook: str, target: str, launch: Launch, original: RunResult,
+def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
                     instrumented: RunResult) -> None:
     """The hook's counters against the original run's trace. The example hooks select no
     kernel, so they are placed in every kernel and in no device function (docs/hooks.md,
@@ -228,7 +228,7 @@ def _check_counters(hook: str, target: str, launch: Launch, original: RunResult,
 @pytest.mark.parametrize("launch", LAUNCHES, ids=[launch.id for launch in LAUNCHES])
 def test_instrumented_kernel_computes_the_same_and_counts_right(
         instrumenter: Instrumenter, launch: Launch, target: str, hook: str) -> None:
-    original = _original_run(launch, target)
+    original = original_run(launch, target)
     path = instrumenter.output(launch.obj, target, hook)
     program = _instrumented_program(path)
     instrumented = run_kernel(program, launch.kernel, launch.grid,
@@ -243,7 +243,7 @@ def test_instrumented_kernel_computes_the_same_and_counts_right(
     assert tool <= instrumented.globals.keys()
     assert _application_globals(instrumented, program, tool) == _application_globals(
         original, _original_program(launch.obj, target), set())
-    _check_counters(hook, target, launch, original, instrumented)
+    check_counters(hook, target, launch, original, instrumented)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -253,7 +253,7 @@ def test_named_device_functions_are_counted_too(instrumenter: Instrumenter, laun
                                                 target: str) -> None:
     """With every device function named in an insertion, the counters equal the whole
     run's counts: calls, recursion and indirect calls through payload-carrying callees."""
-    original = _original_run(launch, target)
+    original = original_run(launch, target)
     path = instrumenter.output("calls", target, COUNT_EVERYWHERE)
     instrumented = run_kernel(_instrumented_program(path), launch.kernel, launch.grid,
                               launch.block, launch.arguments(), dynamic_lds=launch.dynamic_lds)

@@ -262,6 +262,48 @@ def test_later_payload_save_and_restore_is_not_a_read() -> None:
                               name="g")) == []
 
 
+def test_a_later_payload_reading_back_what_it_wrote_under_exec_1_reads_nothing() -> None:
+    # @g writes v20 under exec = 1 (a once-per-wave atomic's data) and reads it under the
+    # same EXEC: the lanes read are the lanes written, so @h's earlier write of v20 (dead
+    # for the application) is none of @g's business.
+    once = _ops("s_mov_b64 s[24:25], exec", "s_mov_b64 exec, 1", "v_mov_b32_e32 v20, 0",
+                "v_mov_b32_e32 v21, 1", "global_atomic_add v20, v21, s[0:1]",
+                "s_mov_b64 exec, s[24:25]")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(once, name="g")) == []
+    # Under another EXEC the read reaches lanes the write did not: @h's value is read.
+    other = once.replace("global_atomic_add v20", "s_mov_b64 exec, 3\n"
+                         "      amdgpu_mc.global_atomic_add v20")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(other, name="g")) == \
+        [_WHERE + "writes v20, read by @g after it"]
+
+
+def test_a_write_under_an_exec_subset_is_read_back_in_the_same_lanes() -> None:
+    # Inside an if (EXEC narrowed by v_cmpx, SCC left alone: it is live), @g writes v20 and
+    # reads it back.
+    inside = _ops("s_mov_b64 s[26:27], exec", "v_cmpx_gt_u32_e64 s[24:25], v0, 3",
+                  "v_mov_b32_e32 v20, 5", "v_add_u32_e32 v21, v20, v20",
+                  "s_mov_b64 exec, s[26:27]")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(inside, name="g")) == []
+
+
+def test_a_write_under_an_earlier_run_of_the_same_exec_write_is_not_trusted() -> None:
+    # In a loop, v_cmpx narrows EXEC each time round: v20 written in one iteration
+    # and read in the next is read in other lanes than it was written, so @h's value may be
+    # read there (the record of the write does not survive the loop's head, nor a new
+    # execution of the instruction that wrote EXEC).
+    loop = ("      amdgpu_mc.s_mov_b64 s[24:25], exec\n"
+            "      amdgpu_mc.fallthrough ^bb1\n"
+            "    ^bb1:\n"
+            "      amdgpu_mc.v_cmpx_gt_u32_e64 s[26:27], v0, 3\n"
+            "      amdgpu_mc.v_add_u32_e32 v21, v20, v20\n"
+            "      amdgpu_mc.v_mov_b32_e32 v20, 5\n"
+            "      amdgpu_mc.s_cbranch_execnz ^bb1, ^bb2\n"
+            "    ^bb2:\n"
+            "      amdgpu_mc.s_mov_b64 exec, s[24:25]\n")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(loop, name="g")) == \
+        [_WHERE + "writes v20, read by @g after it"]
+
+
 def test_bad_writes_list() -> None:
     assert _messages(_payload(_ops("s_mov_b32 s20, 1"), attributes=', writes = ["q9"]')) == \
         [_WHERE + "'writes': no register units for 'q9'"]
