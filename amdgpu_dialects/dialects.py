@@ -11,6 +11,10 @@ from collections.abc import Callable
 
 from xdsl.ir import Dialect
 
+from luthier.amdgpu_dialects import xdsl_fixes
+
+xdsl_fixes.apply()  # every tool that parses MLIR looks these dialects up first
+
 
 def _amdgpu_mc() -> Dialect:
     from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect

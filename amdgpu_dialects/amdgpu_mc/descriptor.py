@@ -30,6 +30,10 @@ _WORDS: dict[str, str] = {
 _RESERVED_BYTES = ("reserved_12", "reserved_24", "reserved_60")
 _INTEGERS = ("group_segment_fixed_size", "private_segment_fixed_size", "kernarg_size",
              "kernel_code_entry_byte_offset")
+#: The values each integer field holds: three u32, and a signed 64-bit offset.
+_INTEGER_RANGES = {"group_segment_fixed_size": (0, 1 << 32),
+                   "private_segment_fixed_size": (0, 1 << 32), "kernarg_size": (0, 1 << 32),
+                   "kernel_code_entry_byte_offset": (-(1 << 63), 1 << 63)}
 
 
 def descriptor_fields(descriptor: KernelDescriptor) -> dict[str, int]:
@@ -53,6 +57,10 @@ def descriptor_from_fields(fields: dict[str, int]) -> KernelDescriptor:
     if unknown:
         raise ValueError(f"unknown kernel descriptor field '{unknown[0]}'")
     values: dict[str, Any] = {name: fields.get(name, 0) for name in _INTEGERS}
+    for name, (low, high) in _INTEGER_RANGES.items():
+        if not low <= values[name] < high:
+            raise ValueError(f"{name} = {values[name]} does not fit its field ({low} to "
+                             f"{high - 1})")
     for prefix, word_name in _WORDS.items():
         word_type = type(cast(BitfieldWord, getattr(empty, word_name)))
         word_values: dict[str, Any] = {}

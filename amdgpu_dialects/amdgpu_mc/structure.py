@@ -170,6 +170,8 @@ class FunctionLikeOp(IRDLOperation):
         return cls.create(properties=properties, attributes=attributes, regions=[region])
 
     def verify_(self) -> None:
+        if self.alignment is not None:
+            _check_alignment(f"@{self.sym_name.data}", self.alignment.value.data)
         if self.padding_fill is not None and self.padding_fill.data not in PADDING_FILLS:
             raise VerifyException(
                 f"@{self.sym_name.data}: padding_fill is one of "
@@ -181,6 +183,17 @@ class FunctionLikeOp(IRDLOperation):
                 raise VerifyException(
                     f"block of @{self.sym_name.data} does not end in a branch, a terminator "
                     "or amdgpu_mc.fallthrough")
+
+
+#: The largest alignment a function or variable may ask for (ELF's sh_addralign is 64-bit,
+#: but a code object aligns to a page at most).
+MAX_ALIGNMENT = 1 << 16
+
+
+def _check_alignment(what: str, alignment: int) -> None:
+    if alignment <= 0 or alignment & (alignment - 1) or alignment > MAX_ALIGNMENT:
+        raise VerifyException(f"{what}: alignment {alignment} is not a power of two from 1 "
+                              f"to {MAX_ALIGNMENT}")
 
 
 @irdl_op_definition
@@ -230,6 +243,12 @@ class GlobalOp(IRDLOperation):
         return cls.create(properties=_parse_symbol_props(parser))
 
     def verify_(self) -> None:
+        size = self.size.value.data
+        if not 0 <= size < 1 << 48:
+            raise VerifyException(f"@{self.sym_name.data}: size {size} is not a size a "
+                                  "section can hold")
+        if self.alignment is not None:
+            _check_alignment(f"@{self.sym_name.data}", self.alignment.value.data)
         if self.data is not None:
             try:
                 data = bytes.fromhex(self.data.data)

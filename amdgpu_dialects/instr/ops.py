@@ -63,6 +63,9 @@ from luthier.amdgpu_dialects.instr.attributes import (
 
 #: Where an insertion puts its payloads (see :class:`InsertOp`).
 INSERTION_POINTS = ("instruction", "block_entry", "kernel_entry", "before_return")
+#: The largest ``instr.global`` (4 GiB): a tool's table or trace buffer, in the device memory
+#: of the GPU it runs on (an 8 EiB ``.bss`` would be written without complaint otherwise).
+MAX_GLOBAL_BYTES = 1 << 32
 #: Operations of ``instr.atomic``.
 ATOMIC_KINDS = ("add", "sub", "min", "max", "umin", "umax", "and", "or", "xor", "swap")
 _DIMS = ("x", "y", "z")
@@ -308,7 +311,8 @@ class KernArgOp(IRDLOperation):
 @irdl_op_definition
 class GlobalOp(IRDLOperation):
     """``instr.global @counter <{size = 8 : i64}>``: a variable the tool owns, zero at
-    load, exported from the instrumented code object so the host finds it by name."""
+    load, exported from the instrumented code object so the host finds it by name. Its
+    ``size`` is 1 byte to 4 GiB; its ``alignment``, a power of two up to 65536."""
 
     name = "instr.global"
     sym_name = prop_def(SymbolNameConstraint())
@@ -319,8 +323,15 @@ class GlobalOp(IRDLOperation):
     assembly_format = "$sym_name attr-dict"
 
     def verify_(self) -> None:
-        if self.size.value.data <= 0:
-            raise VerifyException(f"instr.global @{self.sym_name.data} needs a positive size")
+        size = self.size.value.data
+        if not 0 < size <= MAX_GLOBAL_BYTES:
+            raise VerifyException(f"instr.global @{self.sym_name.data}: size {size} is not "
+                                  f"between 1 and {MAX_GLOBAL_BYTES} bytes")
+        if self.alignment is not None:
+            alignment = self.alignment.value.data
+            if alignment <= 0 or alignment & (alignment - 1) or alignment > 1 << 16:
+                raise VerifyException(f"instr.global @{self.sym_name.data}: alignment "
+                                      f"{alignment} is not a power of two up to 65536")
 
 
 @irdl_op_definition
