@@ -165,6 +165,11 @@ def _parse_plain(data: bytes, path: str) -> OffloadBundle:
     return OffloadBundle(path, tuple(entries), end)
 
 
+#: The most a compressed bundle may declare, or decompress to: 2 GiB, more than any device
+#: code of one target in a library (a header that says more is a bomb or a corrupt file).
+MAX_UNCOMPRESSED_BYTES = 1 << 31
+
+
 def decompress_bundle(data: bytes, path: str) -> tuple[bytes, int]:
     """The plain bundle inside a ``CCOB`` compressed bundle, and the compressed size."""
     if len(data) < 8:
@@ -180,19 +185,27 @@ def decompress_bundle(data: bytes, path: str) -> tuple[bytes, int]:
         raise CodeObjectError(path, "truncated compressed offload bundle header")
     fields = header.unpack_from(data)
     uncompressed_size = fields[-2]
+    if uncompressed_size > MAX_UNCOMPRESSED_BYTES:
+        raise CodeObjectError(path, f"compressed offload bundle declares {uncompressed_size} "
+                              f"bytes uncompressed, more than the {MAX_UNCOMPRESSED_BYTES} "
+                              "luthier reads")
     end = fields[3] if version == 2 else len(data)
     if end > len(data) or end < header.size:
         raise CodeObjectError(path, f"compressed offload bundle size {end} is outside the file")
     payload = data[header.size : end]
     if method == 0:
         try:
-            plain = zlib.decompress(payload, bufsize=max(uncompressed_size, 1))
+            # At most one byte more than the header says: a bomb stops there.
+            plain = zlib.decompressobj().decompress(payload, uncompressed_size + 1)
         except zlib.error as error:
             raise CodeObjectError(path, f"corrupt zlib offload bundle ({error})") from error
     elif method == 1:
         plain = _zstd_decompress(payload, uncompressed_size, path)
     else:
         raise CodeObjectError(path, f"compressed offload bundle method {method} is not supported")
+    if len(plain) > uncompressed_size:
+        raise CodeObjectError(path, "compressed offload bundle decompresses to more than the "
+                              f"{uncompressed_size} bytes its header says")
     if len(plain) != uncompressed_size:
         raise CodeObjectError(path, f"compressed offload bundle decompressed to {len(plain)} "
                               f"bytes, its header says {uncompressed_size}")  # fmt: skip
@@ -210,7 +223,10 @@ def _zstd_decompress(payload: bytes, size: int, path: str) -> bytes:
             "--offload-compress",
         ) from error
     try:
-        return bytes(zstandard.ZstdDecompressor().decompress(payload, max_output_size=size))
+        # Read at most one byte more than the header says (a frame's own content size is
+        # not trusted: decompress() would allocate it whole).
+        with zstandard.ZstdDecompressor().stream_reader(payload) as reader:
+            return bytes(reader.read(size + 1))
     except Exception as error:  # zstandard.ZstdError and friends
         raise CodeObjectError(path, f"corrupt zstd offload bundle ({error})") from error
 

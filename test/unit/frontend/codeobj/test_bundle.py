@@ -108,6 +108,37 @@ def test_bad_bundles(data: bytes, reason: str) -> None:
     assert str(caught.value).startswith("bad.bundle: ")
 
 
+@pytest.mark.parametrize("method", [0, 1], ids=["zlib", "zstd"])
+def test_a_decompression_bomb_stops_at_the_size_its_header_says(method: int) -> None:
+    """200 MB of zeros in a few hundred kilobytes, declared as 1000 bytes: refused after
+    1001 bytes of output, not after allocating the whole (was 2.1 GB for 1 MB of zlib)."""
+    import resource
+    import zlib
+
+    chunk = bytes(1 << 20)  # made a megabyte at a time: the peak below is decompression's
+    if method == 0:
+        packer = zlib.compressobj(9)
+        payload = b"".join(packer.compress(chunk) for _ in range(200)) + packer.flush()
+    else:
+        zstandard = pytest.importorskip("zstandard")
+        stream = zstandard.ZstdCompressor().compressobj()
+        payload = b"".join(stream.compress(chunk) for _ in range(200)) + stream.flush()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    data = b"CCOB" + struct.pack("<HHIQ", 1, method, 1000, 0) + payload
+    with pytest.raises(CodeObjectError, match="decompresses to more than the 1000 bytes its "
+                                              "header says"):
+        read_bundle(data, name="bomb.hipfb")
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 50_000, f"decompression took {grown_kib} KiB"
+
+
+def test_a_declared_size_past_the_limit_is_refused_before_decompressing() -> None:
+    data = b"CCOB" + struct.pack("<HHIIQ", 2, 1, 34, 0xFFFFFFFF, 0) + bytes(10)
+    with pytest.raises(CodeObjectError, match="declares 4294967295 bytes uncompressed, more "
+                                              "than the 2147483648 luthier reads"):
+        read_bundle(data, name="big.hipfb")
+
+
 def test_zlib_compressed_bundle() -> None:
     """Method 0 (zlib) in both header versions, as clang writes when built without zstd."""
     import zlib
