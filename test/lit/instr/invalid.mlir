@@ -80,4 +80,14 @@ instr.insert @h {at = "instruction", first = 5 : i64, last = 2 : i64, args = []}
 // -----
 
 instr.global @g {size = 0 : i64}
-// CHECK: instr.global @g needs a positive size
+// CHECK: instr.global @g: size 0 is not between 1 and 4294967296 bytes
+
+// -----
+
+instr.global @g {size = 4294967297 : i64}
+// CHECK: instr.global @g: size 4294967297 is not between 1 and 4294967296 bytes
+
+// -----
+
+instr.global @g {size = 8 : i64, alignment = 3 : i64}
+// CHECK: instr.global @g: alignment 3 is not a power of two up to 65536
