@@ -149,7 +149,9 @@ class LuthierOptMain(xDSLOptMain):
                            help="add a tool's globals, hooks and insertions to the input "
                                 "before the passes: MLIR text (.mlir) or a Python file "
                                 "(.py) defining a module-level `hooks` (a HookModule or "
-                                "a ModuleOp)")
+                                "a ModuleOp); a Python file is run, with your privileges, "
+                                "as any script is: use only hooks you trust "
+                                "(docs/security.md)")
         group.add_argument("--inline-hooks", action="store_true",
                            help="lower the hooks into the code before the -p passes: "
                                 "insert, inline, select, allocate into dead registers and "
