@@ -418,6 +418,10 @@ class _Facts:
     scratch: tuple[str, str] | None
     #: Any other memory write that may reach scratch (:data:`_MEMORY_WRITE`).
     memory_write: bool
+    #: Whether, when it uses EXEC, it reads its vector operands only in EXEC's lanes and
+    #: writes them in exactly those lanes (:func:`_lane_exact`).
+    lane_read: bool = False
+    lane_write: bool = False
 
 
 _FACTS: dict[tuple[str, str], _Facts] = {}
@@ -427,10 +431,11 @@ def _facts(mnemonic: str, opcode: str) -> _Facts:
     found = _FACTS.get((mnemonic, opcode))
     if found is None:
         spill = _SCRATCH_SPILL.search(opcode)
+        cross_lane = _CROSS_LANE.search(mnemonic) is not None
         found = _FACTS[(mnemonic, opcode)] = _Facts(
-            _CROSS_LANE.search(mnemonic) is not None, _recogniser(mnemonic),
+            cross_lane, _recogniser(mnemonic),
             None if spill is None else (spill.group(1), spill.group(2)),
-            _MEMORY_WRITE.search(mnemonic) is not None)
+            _MEMORY_WRITE.search(mnemonic) is not None, *_lane_exact(cross_lane, mnemonic))
     return found
 
 
@@ -451,22 +456,22 @@ def coverage(state: State, facts: _Facts, effect: Effect) -> tuple[str, str]:
     return _ANY_LANE
 
 
-def _lane_exact(facts: _Facts, effect: Effect, mnemonic: str) -> tuple[bool, bool]:
-    """Whether the instruction reads its vector operands only in lanes EXEC holds, and
-    whether it writes them in exactly those lanes: it uses EXEC, is not an MFMA (which runs
-    every lane), and touches no other lane (DPP, permutes, lane reads and writes), except
-    that ``v_readfirstlane`` reads one of EXEC's lanes; a write must be of whole registers
-    (not SDWA's parts)."""
-    if not effect.uses & EXEC_MASK or mnemonic.startswith(("v_mfma", "v_smfmac")):
+def _lane_exact(cross_lane: bool, mnemonic: str) -> tuple[bool, bool]:
+    """Whether an instruction that uses EXEC reads its vector operands only in lanes EXEC
+    holds, and whether it writes them in exactly those lanes: not an MFMA (which runs every
+    lane), and touching no other lane (DPP, permutes, lane reads and writes), except that
+    ``v_readfirstlane`` reads one of EXEC's lanes; a write must be of whole registers (not
+    SDWA's parts)."""
+    if mnemonic.startswith(("v_mfma", "v_smfmac")):
         return False, False
-    reads = not facts.cross_lane or mnemonic.startswith("v_readfirstlane")
-    return reads, not facts.cross_lane and "_sdwa" not in mnemonic
+    reads = not cross_lane or mnemonic.startswith("v_readfirstlane")
+    return reads, not cross_lane and "_sdwa" not in mnemonic
 
 
 def read_origin(state: State, uses: int, cover: tuple[str, str],
                 exact: bool = False) -> int:
     """The entry content a (non-copy) read of ``uses`` may see; ``exact`` when the read
-    reaches exactly the lanes EXEC holds (:func:`_lane_exact`), so that a unit written
+    reaches only lanes EXEC holds (:func:`_lane_exact`), so that a unit written
     under the same EXEC (``State.masked``) holds just what was written there."""
     origin = 0
     reads_inactive = cover[1] != "none"
@@ -530,7 +535,8 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
         override = _scratch(state, facts.scratch, operands, cover)
     if override is None and facts.memory_write:
         state.stack.clear()
-    exact_read, exact_write = _lane_exact(facts, effect, op.mnemonic)
+    uses_exec = bool(effect.uses & EXEC_MASK)
+    exact_read, exact_write = uses_exec and facts.lane_read, uses_exec and facts.lane_write
     # The EXEC this instruction runs under, before anything it writes (EXEC among them).
     token = state.exec_token() if exact_write and effect.vector_defs and "some" in cover \
         else None
