@@ -15,7 +15,9 @@ import dataclasses
 import json
 import os
 import runpy
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from io import BytesIO, StringIO
 from typing import IO, ClassVar
@@ -593,18 +595,60 @@ def load_hooks(ctx: Context, path: str) -> ModuleOp:
     return module
 
 
+#: How long a Python hooks file may run to build its hooks (seconds; the environment
+#: variable ``LUTHIER_HOOKS_TIMEOUT`` changes it, 0 for no limit): one that never returns
+#: would hang the tool.
+HOOKS_TIMEOUT = 60.0
+
+
+class _HooksTimeout(BaseException):
+    """Raised into a Python hooks file that ran past :data:`HOOKS_TIMEOUT` (a
+    ``BaseException``, so that the file's own ``except Exception`` does not swallow it)."""
+
+
+def _hooks_timeout() -> float:
+    text = os.environ.get("LUTHIER_HOOKS_TIMEOUT")
+    if text is None:
+        return HOOKS_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserError(f"LUTHIER_HOOKS_TIMEOUT={text}: give a number of seconds") from None
+    if value < 0:
+        raise UserError(f"LUTHIER_HOOKS_TIMEOUT={text}: give a number of seconds")
+    return value
+
+
 def _run_hooks_script(path: str) -> ModuleOp:
-    """Run a Python hooks file and take its ``hooks``; what it raises is one line."""
+    """Run a Python hooks file and take its ``hooks``; what it raises is one line, and so
+    is running past :data:`HOOKS_TIMEOUT` (measured on the main thread with a timer
+    signal; elsewhere the file runs without a limit)."""
     from luthier.frontend.hooks import HookModule
 
+    limit = _hooks_timeout()
+    timed = limit > 0 and threading.current_thread() is threading.main_thread()
+
+    def expire(signum: int, frame: object) -> None:
+        raise _HooksTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire) if timed else None
+    if timed:
+        signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         namespace = runpy.run_path(path, run_name="__luthier_hooks__")
         hooks = namespace.get("hooks")
         module = hooks.module if isinstance(hooks, HookModule) else hooks
-    except (Exception, SystemExit) as error:  # the user's code: report, do not trace
+    except _HooksTimeout:
+        raise UserError(f"{path}: did not finish building its hooks in {limit:g} s "
+                        "(LUTHIER_HOOKS_TIMEOUT sets the limit)") from None
+    except (Exception, SystemExit, GeneratorExit) as error:  # the user's code: one line
         message = str(error).strip().splitlines()
         detail = f": {message[0]}" if message else ""
         raise UserError(f"{path}: {type(error).__name__}{detail}") from None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
     if not isinstance(module, ModuleOp):
         found = "nothing" if hooks is None else type(hooks).__name__
         raise UserError(f"{path}: defines no module-level `hooks` (a HookModule or a "

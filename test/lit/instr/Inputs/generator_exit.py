@@ -1,0 +1,2 @@
+# A hooks file that raises what is not an Exception.
+raise GeneratorExit("closed")
