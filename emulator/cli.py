@@ -94,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
                         dest="globals",
                         help="print a global of the code object after the run (a tool's "
                         "counters): as TYPE, the first N values (default: u64 when its size "
-                        "allows)")
+                        "allows); NAME:opcodes reads a per-opcode table by mnemonic")
     parser.add_argument("--json", action="store_true",
                         help="print what the run reports as one JSON object")
     parser.add_argument("--plot", metavar="FILE",

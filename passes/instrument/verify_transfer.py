@@ -422,6 +422,8 @@ class _Facts:
     #: writes them in exactly those lanes (:func:`_lane_exact`).
     lane_read: bool = False
     lane_write: bool = False
+    #: ``v_readfirstlane``: reads the first lane of EXEC, or lane 0 when EXEC is empty.
+    first_lane: bool = False
 
 
 _FACTS: dict[tuple[str, str], _Facts] = {}
@@ -435,7 +437,8 @@ def _facts(mnemonic: str, opcode: str) -> _Facts:
         found = _FACTS[(mnemonic, opcode)] = _Facts(
             cross_lane, _recogniser(mnemonic),
             None if spill is None else (spill.group(1), spill.group(2)),
-            _MEMORY_WRITE.search(mnemonic) is not None, *_lane_exact(cross_lane, mnemonic))
+            _MEMORY_WRITE.search(mnemonic) is not None, *_lane_exact(cross_lane, mnemonic),
+            mnemonic.startswith("v_readfirstlane"))
     return found
 
 
@@ -537,6 +540,10 @@ def step(state: State, op: InstructionOpBase, effect: Effect) -> int:
         state.stack.clear()
     uses_exec = bool(effect.uses & EXEC_MASK)
     exact_read, exact_write = uses_exec and facts.lane_read, uses_exec and facts.lane_write
+    if exact_read and facts.first_lane and not isinstance(state.exec_token(), tuple):
+        # v_readfirstlane reads lane 0 when EXEC is empty, and an EXEC named by the
+        # instruction that wrote it may be empty: then lane 0 was not written.
+        exact_read = False
     # The EXEC this instruction runs under, before anything it writes (EXEC among them).
     token = state.exec_token() if exact_write and effect.vector_defs and "some" in cover \
         else None

@@ -286,6 +286,19 @@ def test_a_write_under_an_exec_subset_is_read_back_in_the_same_lanes() -> None:
     assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(inside, name="g")) == []
 
 
+def test_readfirstlane_trusts_a_write_only_under_an_exec_it_knows_is_not_empty() -> None:
+    # Under exec = 1, lane 0 is the first lane and was written: @h's v20 is not read.
+    once = _ops("s_mov_b64 s[24:25], exec", "s_mov_b64 exec, 1", "v_mov_b32_e32 v20, 0",
+                "v_readfirstlane_b32 s28, v20", "s_mov_b64 exec, s[24:25]")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(once, name="g")) == []
+    # Under an EXEC v_cmpx left (maybe empty), v_readfirstlane may read lane 0, unwritten.
+    narrowed = _ops("s_mov_b64 s[26:27], exec", "v_cmpx_gt_u32_e64 s[24:25], v0, 3",
+                    "v_mov_b32_e32 v20, 5", "v_readfirstlane_b32 s28, v20",
+                    "s_mov_b64 exec, s[26:27]")
+    assert _messages(_payload(_ops("v_mov_b32_e32 v20, 7")), _payload(narrowed, name="g")) == \
+        [_WHERE + "writes v20, read by @g after it"]
+
+
 def test_a_write_under_an_earlier_run_of_the_same_exec_write_is_not_trusted() -> None:
     # In a loop, v_cmpx narrows EXEC each time round: v20 written in one iteration
     # and read in the next is read in other lanes than it was written, so @h's value may be
