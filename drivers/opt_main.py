@@ -247,6 +247,10 @@ class LuthierOptMain(xDSLOptMain):
         except UnicodeDecodeError as error:
             raise UserError(f"{self.get_input_name()}: not UTF-8 text ({error.reason} at "
                             f"byte {error.start}), nor a code object") from None
+        except VerifyException as error:  # an op's declared format checks types as it parses
+            if self.args.verify_diagnostics:  # xdsl-opt prints it as the test expects
+                raise
+            raise UserError(f"{self.get_input_name()}: {one_line(error)}") from None
 
     def setup_pipeline(self) -> None:
         """xdsl-opt's pipeline, whose callback verifies the module before the first pass
@@ -576,10 +580,14 @@ def load_hooks(ctx: Context, path: str) -> ModuleOp:
     if extension == ".mlir":
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
+        parser = Parser(ctx, text, path)
         try:
-            module = Parser(ctx, text, path).parse_module()
+            module = parser.parse_module()
         except ParseError as error:
             raise UserError(one_line(error)) from None
+        except VerifyException as error:  # an op's declared format checks types as it parses
+            raise UserError(f"{path}:{_line_column(text, parser.pos)}: {one_line(error)}") \
+                from None
     elif extension == ".py":
         module = _run_hooks_script(path)
     else:
@@ -672,6 +680,14 @@ def printable(text: str) -> str:
     """Names from a corrupt file can hold control characters: show them escaped, so the
     diagnostic stays one readable line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _line_column(text: str, position: int) -> str:
+    """``line:column`` (both from 1) of the last character before ``position`` that is not
+    blank: where the op a parser has just read ends (it has moved on to the next token)."""
+    position = max(len(text[:position].rstrip()) - 1, 0)
+    line = text.count("\n", 0, position) + 1
+    return f"{line}:{position - (text.rfind(chr(10), 0, position) + 1) + 1}"
 
 
 def one_line(error: BaseException) -> str:
