@@ -35,11 +35,9 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.codeobj import read_code_objects
@@ -342,16 +340,17 @@ class LuthierOptMain(xDSLOptMain):
 
             before = footprints(prog) if self.args.report else []
             FinalizeInstrumentationPass().apply(self.ctx, prog)
+            after = footprints(prog) if self.args.report else []
             if self.args.plot is not None:
                 from luthier.passes.layout.footprint import footprint_panels
 
                 with timed("plot"):
-                    write_figure(self.args.plot, footprint_panels(before, footprints(prog)))
+                    write_figure(self.args.plot, footprint_panels(before, after))
             if self.args.report and self.args.json:
-                report["kernels_after_layout"] = footprint_data(before, footprints(prog))
+                report["kernels_after_layout"] = footprint_data(before, after)
             elif self.args.report:
                 sys.stderr.write("".join(line + "\n" for line in format_footprints(
-                    before, footprints(prog))))
+                    before, after)))
         if self.args.report and self.args.json:
             sys.stderr.write(json.dumps(report) + "\n")
             sys.stderr.flush()
@@ -359,29 +358,18 @@ class LuthierOptMain(xDSLOptMain):
     def _report(self, prog: ModuleOp) -> dict[str, object]:
         """``--report``: the tables on stderr, or (``--json``) their data, per code
         object, for one JSON object written once the run is done."""
-        from luthier.passes.analysis.effects import EffectError
         from luthier.passes.instrument.report import (
             PrintInstrumentationReportPass,
-            instrumentation_report,
+            module_reports,
             report_data,
         )
-        from luthier.passes.preamble.scratch import StackError
 
         if not self.args.json:
             PrintInstrumentationReportPass().apply(self.ctx, prog)
             return {}
-        found: list[object] = []
-        for code_object in prog.ops:
-            if isinstance(code_object, CodeObjectOp) \
-                    and code_object.processor in SUPPORTED_TARGETS:
-                try:
-                    points, kernels = instrumentation_report(code_object)
-                except (EffectError, StackError) as error:
-                    raise UserError(f"{PrintInstrumentationReportPass.name}: {error}") \
-                        from None
-                found.append({"processor": code_object.processor,
-                              **report_data(points, kernels)})
-        return {"code_objects": found}
+        return {"code_objects": [{"processor": code_object.processor,
+                                  **report_data(points, kernels)}
+                                 for code_object, points, kernels in module_reports(prog)]}
 
     def _refuse_no_ops(self, emit: str) -> None:
         """Flags that would write code without doing what they ask, refused before any

@@ -274,14 +274,25 @@ class PrintInstrumentationReportPass(ModulePass):
     name = "print-instrumentation-report"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for code_object in op.ops:
-            if not isinstance(code_object, CodeObjectOp) \
-                    or code_object.processor not in SUPPORTED_TARGETS:
-                continue
-            try:
-                points, kernels = instrumentation_report(code_object)
-            except (EffectError, StackError) as error:
-                raise PassFailedException(f"{self.name}: {error}") from None
+        for _, points, kernels in module_reports(op):
             sys.stderr.write("".join(line + "\n" for line in format_report(points, kernels)))
             sys.stderr.flush()
 
+
+def module_reports(module: ModuleOp) -> list[tuple[CodeObjectOp, list[PointReport],
+                                                   list[KernelReport]]]:
+    """The report of every code object of ``module`` on a supported target (the pass's
+    tables, ``luthier-opt --report --json``'s data); what cannot be reported is a
+    ``PassFailedException`` naming the pass."""
+    found: list[tuple[CodeObjectOp, list[PointReport], list[KernelReport]]] = []
+    for code_object in module.ops:
+        if not isinstance(code_object, CodeObjectOp) \
+                or code_object.processor not in SUPPORTED_TARGETS:
+            continue
+        try:
+            points, kernels = instrumentation_report(code_object)
+        except (EffectError, StackError) as error:
+            raise PassFailedException(
+                f"{PrintInstrumentationReportPass.name}: {error}") from None
+        found.append((code_object, points, kernels))
+    return found
