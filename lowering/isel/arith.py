@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand
@@ -60,10 +60,37 @@ def _folded(sel: Selector, op: Operation, operands: list[Value]) -> bool:
 # -- add, sub, mul -----------------------------------------------------------------------
 
 
+def _signed64(value: int) -> int:
+    value &= _MASK64
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _moved_address(sel: Selector, op: arith.AddiOp | arith.SubiOp, a: Value,
+                   b: Value) -> bool:
+    """``global_addr @g`` plus (or minus) a constant, when nothing else reads the address:
+    the same ``global_addr`` with the constant added to its offset, which the relocations
+    carry (``g@rel32@lo+4+C``): a table entry costs no addition at run time."""
+    if width_of(op.result) != 64:
+        return False
+    terms = ((a, op.lhs, b, 1), (b, op.rhs, a, 1)) if isinstance(op, arith.AddiOp) \
+        else ((a, op.lhs, b, -1),)
+    for address, operand, other, sign in terms:
+        if address.address is None or other.const is None or not operand.has_one_use():
+            continue
+        intrinsic = address.address
+        offset = intrinsic.attributes.get("offset")
+        moved = (offset.value.data if isinstance(offset, IntegerAttr) else 0) \
+            + sign * _signed64(other.const)
+        intrinsic.attributes["offset"] = IntegerAttr(_signed64(moved), i64)
+        sel.define(op.result, address)
+        return True
+    return False
+
+
 def lower_add_sub(sel: Selector, op: arith.AddiOp | arith.SubiOp) -> None:
     a, b = sel.value(op.lhs), sel.value(op.rhs)
     width = width_of(op.result)
-    if _folded(sel, op, [a, b]):
+    if _folded(sel, op, [a, b]) or _moved_address(sel, op, a, b):
         return
     if width not in (32, 64):
         raise SelectionError(f"{op.name} on i{width} is not supported")

@@ -111,9 +111,11 @@ def lower_intrinsic(sel: Selector, op: Operation) -> bool:
             reg = _defined(sel, op, False, VGPR_CLASS[32])
             _intrinsic(sel, "writelane", [reg], [sel.sreg(value), sel.sreg(lane), sel.vreg(old)])
         case GlobalAddrOp():
-            reg = _defined(sel, op, True, SGPR_CLASS[64])
-            _intrinsic(sel, "global_addr", [reg], [],
-                       symbol=StringAttr(op.global_name.string_value()))
+            reg = sel.new(SGPR_CLASS[64])
+            address = MCIntrinsicOp("global_addr", [reg], [],
+                                    {"symbol": StringAttr(op.global_name.string_value())})
+            sel.add(address)
+            sel.define(op.result, Value(64, True, reg=reg, address=address))
         case WorkgroupIdOp() | GridDimOp() | BlockDimOp():
             name = {WorkgroupIdOp: "workgroup_id", GridDimOp: "grid_dim",
                     BlockDimOp: "block_dim"}[type(op)]

@@ -18,6 +18,7 @@ from xdsl.ir import Operation, SSAValue
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.attributes import integer_width
+from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import (
     AtomicOp,
     LaneIdOp,
@@ -42,6 +43,10 @@ class Value:
     uniform: bool
     const: int | None = None
     reg: VirtRegAttr | None = None
+    #: The ``global_addr`` intrinsic that computes ``reg``, while this value is its only
+    #: reader: adding a constant then moves the address (the relocation's addend) instead
+    #: of costing an addition (see :func:`~.arith.lower_add_sub`).
+    address: MCIntrinsicOp | None = None
 
     def half(self, index: int) -> Value:
         """The low (0) or high (1) 32 bits of a 64-bit value."""

@@ -9,7 +9,8 @@ readfirstlane          ``v_readfirstlane_b32``
 readlane / writelane   ``v_readlane_b32`` / ``v_mov_b32`` + ``v_writelane_b32`` (lane in M0)
 global_addr            ``s_getpc_b64`` + ``s_add_u32``/``s_addc_u32`` with
                        ``sym@rel32@lo+4`` / ``sym@rel32@hi+12`` (PC-relative: the three
-                       stay together, so the layout can resolve the offsets)
+                       stay together, so the layout can resolve the offsets); a constant
+                       the selector moved into its ``offset`` adds to both addends
 =====================  ==========================================================
 
 Intrinsics that read state the kernel had at entry (``kernarg``, ``workgroup_id``,
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -97,9 +98,11 @@ def expand(op: MCIntrinsicOp, builder: InstBuilder, fresh: list[int]) -> list[In
     if name == "global_addr":
         symbol = op.param("symbol")
         assert isinstance(symbol, StringAttr)
+        offset = op.attributes.get("offset")
+        moved = offset.value.data if isinstance(offset, IntegerAttr) else 0
         address = defs[0]
-        low = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@lo", 4).expr)
-        high = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@hi", 12).expr)
+        low = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@lo", 4 + moved).expr)
+        high = SymbolOperandAttr(SymbolReference(symbol.data, "rel32@hi", 12 + moved).expr)
         return [inst("s_getpc_b64", [address]),
                 inst("s_add_u32", [address.part(0), address.part(0), low]),
                 inst("s_addc_u32", [address.part(1), address.part(1), high])]
