@@ -7,8 +7,9 @@ what ``luthier-opt --lift --inline-hooks --emit-preamble IN --hooks H -o OUT`` r
 reports the CPU time of each stage (lift, ``lower-hooks``, each stage of
 ``finalize-instrumentation``, emission), the insertion points, points per CPU second (over
 the lowering and over the whole run), what the hook templates saved (shapes compiled,
-allocations run and reused) and the process's peak resident memory. ``llvm-objdump-19 -d``
-on the same file, measured in the same run (CPU time of the child), gives the ratio.
+shapes sharing another's code up to addends, allocations run and reused) and the process's
+peak resident memory. ``llvm-objdump-19 -d`` on the same file, measured in the same run
+(CPU time of the child), gives the ratio.
 
 ``--batch`` also times ``luthier-batch`` over several code objects (rocRAND's two gfx90a
 code objects when fetched, else the corpus fat binaries) with ``--jobs 1`` and ``--jobs 2``
@@ -111,7 +112,8 @@ if profiler is not None:
     stats_out.sort_stats("cumulative").print_stats(30)
     stats_out.sort_stats("tottime").print_stats(20)
 print(json.dumps({"times": times, "points": points, "bytes": len(data),
-                  "shapes": stats.shapes, "allocated": stats.allocated,
+                  "shapes": stats.shapes, "members": stats.members,
+                  "variants": stats.variants, "allocated": stats.allocated,
                   "reused": stats.reused,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -133,6 +135,8 @@ class Result:
     points: int
     bytes: int
     shapes: int
+    members: int
+    variants: int
     allocated: int
     reused: int
     rss_mb: float
@@ -166,8 +170,9 @@ def measure(path: Path, hook: str, runs: int, profile: bool = False) -> None:
           f"{points / max(times['lower-hooks'], 1e-9):.0f} points/s), "
           f"peak {last.rss_mb:.0f} MB, output {last.bytes} bytes")
     print(f"    stages (CPU s, median of {runs}): {stages}")
-    print(f"    templates: {last.shapes} shapes, {last.allocated} allocations run, "
-          f"{last.reused} reused")
+    print(f"    templates: {last.shapes} shapes ({last.members} lowered as another's code "
+          f"with their own addends, {last.variants} codes made for them), "
+          f"{last.allocated} allocations run, {last.reused} reused")
     print(f"    llvm-objdump-19 -d: {objdump:.3f} s CPU; luthier / objdump = "
           f"{times['total'] / objdump:.0f}x")
 

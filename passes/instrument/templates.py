@@ -18,6 +18,10 @@ tens of thousands of times. Most of that work does not depend on the point:
   :func:`lower_hooks_with_templates`). A point that matches none of the latest masks runs
   the allocator, and when its outcome (homes, coalesced copies, budget growth) is one seen
   before, takes that allocation's code without rewriting or verifying it again;
+* shapes whose templates are one code up to the addends of symbolic operands (a hook that
+  indexes a tool global by a constant of the point: one shape per constant) are one
+  family, lowered as its first shape's code, each point then given its own addends
+  (:mod:`.template_families`);
 * ``verify-payloads`` still checks every point against the application's liveness there;
   only the symbolic execution of a body is shared by the payloads that got it
   (:class:`~.verify_payloads.BodyCache`).
@@ -74,6 +78,7 @@ from luthier.passes.instrument.regalloc import (
 )
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.instrument.regalloc_model import PayloadCode
+from luthier.passes.instrument.template_families import Member, Specializer, families
 from luthier.passes.instrument.verify_payloads import BodyCache, check_payloads
 from luthier.passes.instrument.virtualize import virtualize_payloads
 from luthier.passes.preamble.sva import STATE_INTRINSICS, place_sva
@@ -252,6 +257,10 @@ class TemplateStats:
 
     points: int = 0
     shapes: int = 0
+    #: Shapes lowered as another shape's code with other addends (:mod:`.template_families`),
+    #: and the codes made for them.
+    members: int = 0
+    variants: int = 0
     allocated: int = 0
     reused: int = 0
 
@@ -304,8 +313,11 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
                     _copy_writes(payload, selected[shape_of(payload, code_object.processor)])
             by_passes.append(code_object)
         else:
+            # In payload order: a family's first shape is the same in every run.
+            ordered = dict.fromkeys(shape_of(payload, code_object.processor)
+                                    for payload in members)
             templated.append((code_object, {shape: _template(firsts[shape], code_object)
-                                            for shape in shapes}))
+                                            for shape in ordered}))
     if by_passes:
         with timed("lower-by-passes"):
             for code_object in by_passes:
@@ -381,6 +393,10 @@ class _PointLowering:
         self.liveness = bodies.liveness[code_object] = Liveness(code_object)
         self.allocator = options.allocator(code_object, self.liveness)
         self.bodies = bodies
+        #: Shapes lowered as an earlier shape's code, and what gives them their addends.
+        self.members = families((shape, template.body) for shape, template in templates.items())
+        stats.members += len(self.members)
+        self.specializer = Specializer()
         self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
         #: Packed code per body (:func:`~.regalloc.body_key`): allocations that gave the
         #: same code share it, so later stages derive its facts once.
@@ -393,26 +409,33 @@ class _PointLowering:
                   for group in _points(payload_sites(function))]
         for group in over("lower-hooks", points, "point"):
             self._lower_point(group)
+        self.stats.variants += self.specializer.made
 
     def _lower_point(self, group: Sequence[tuple[PayloadOp, Site]]) -> None:
         """The payloads in front of one instruction: what a later one reads, an earlier
         one keeps (its saves) or leaves alone (its allocation)."""
         live = self.liveness.live_before(group[0][1].point)
         state_reads = allocation_reads = 0
-        planned: list[tuple[PayloadOp, Site, Template, _Code, int]] = []
+        planned: list[tuple[PayloadOp, Site, Template, _Code, int, Member[Shape] | None]] = []
         for payload, site in reversed(group):
-            template = self.templates[shape_of(payload, self.code_object.processor)]
+            shape = shape_of(payload, self.code_object.processor)
+            member = self.members.get(shape)
+            if member is not None:
+                shape = member.leader
+            template = self.templates[shape]
             clobbered = template.written & (live | state_reads) & ~template.intended
             state_reads |= template.reads
-            code = self._code(payload, site, template, saved_registers(clobbered))
-            planned.append((payload, site, template, code, allocation_reads))
+            code = self._code(shape, site, template, saved_registers(clobbered))
+            planned.append((payload, site, template, code, allocation_reads, member))
             allocation_reads |= code.analysis.physical_reads()
-        for payload, site, template, code, later in reversed(planned):
+        for payload, site, template, code, later, member in reversed(planned):
             self._allocate(payload, site, template, code, later)
+            if member is not None:
+                self.specializer.specialize(payload, member.addends)
 
-    def _code(self, payload: PayloadOp, site: Site, template: Template,
+    def _code(self, shape: Shape, site: Site, template: Template,
               saves: tuple[str, ...]) -> _Code:
-        key = (shape_of(payload, self.code_object.processor), saves)
+        key = (shape, saves)
         code = self.codes.get(key)
         if code is None:
             body = template.body.clone()
