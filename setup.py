@@ -35,6 +35,7 @@ MAPPED_FOLDERS: dict[str, str] = {
 PACKAGE_DATA: dict[str, list[str]] = {
     f"{NAMESPACE}.amdgpu_dialects.isa": ["tables/*.json", "tables/*.json.gz", "tables/*.compact"],
     f"{NAMESPACE}.drivers": ["luthier_opt_help.json"],
+    f"{NAMESPACE}.frontend.hip": ["include/*.h"],
 }
 
 

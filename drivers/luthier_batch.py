@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", required=True, metavar="DIR",
                         help="where the instrumented code objects go (created if missing)")
     parser.add_argument("--hooks", metavar="FILE",
-                        help="the tool (.mlir or .py); without it, an identity round trip")
+                        help="the tool (.mlir, .py, .hip, .ll or .bc); without it, an identity "
+                             "round trip")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                        help="worker processes on this machine (default: every core)")

@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
@@ -147,10 +148,12 @@ class LuthierOptMain(xDSLOptMain):
                                 "their --offload-arch IDs, targets, kernels) and stop")
         group.add_argument("--hooks", metavar="FILE",
                            help="add a tool's globals, hooks and insertions to the input "
-                                "before the passes: MLIR text (.mlir) or a Python file "
+                                "before the passes: MLIR text (.mlir), a Python file "
                                 "(.py) defining a module-level `hooks` (a HookModule or "
-                                "a ModuleOp); a Python file is run, with your privileges, "
-                                "as any script is: use only hooks you trust "
+                                "a ModuleOp), or HIP (.hip, compiled by clang-19 for the "
+                                "input's target; or its LLVM IR, .ll/.bc; see "
+                                "docs/hip-hooks.md); a Python file is run, with your "
+                                "privileges, as any script is: use only hooks you trust "
                                 "(docs/security.md)")
         group.add_argument("--inline-hooks", action="store_true",
                            help="lower the hooks into the code before the -p passes: "
@@ -310,7 +313,7 @@ class LuthierOptMain(xDSLOptMain):
         if self.args.hooks is not None:
             with timed("merge-hooks"):
                 if self._hooks is None:
-                    self._hooks = load_hooks(self.ctx, self.args.hooks)
+                    self._hooks = load_hooks(self.ctx, self.args.hooks, _processor_of(prog))
                 merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
         in_workers = False
         if self.args.inline_hooks:
@@ -529,6 +532,8 @@ class LuthierOptMain(xDSLOptMain):
 
 #: The ops a hooks file may hold.
 HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
+#: Hook files read through clang-19's LLVM IR (:mod:`luthier.frontend.hip`).
+HIP_EXTENSIONS = (".hip", ".ll", ".bc")
 
 
 def _is_binary(data: bytes) -> bool:
@@ -559,9 +564,19 @@ def _jobs(text: str) -> int:
     return value
 
 
-def load_hooks(ctx: Context, path: str) -> ModuleOp:
-    """The ``instr`` module of a hooks file: parsed MLIR, or what a Python file leaves in
-    its module-level ``hooks``. Every mistake is a :class:`UserError` naming ``path``."""
+def _processor_of(module: ModuleOp) -> str | None:
+    """The target of the first code object in ``module`` (what HIP hooks compile for)."""
+    for op in module.ops:
+        if isinstance(op, CodeObjectOp):
+            return op.processor
+    return None
+
+
+def load_hooks(ctx: Context, path: str, processor: str | None = None) -> ModuleOp:
+    """The ``instr`` module of a hooks file: parsed MLIR, what a Python file leaves in its
+    module-level ``hooks``, or HIP (and its LLVM IR) imported, compiled for ``processor``
+    (:mod:`luthier.frontend.hip`). Every mistake is a :class:`UserError` naming
+    ``path``."""
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such file (--hooks)")
     extension = os.path.splitext(path)[1]
@@ -578,8 +593,15 @@ def load_hooks(ctx: Context, path: str) -> ModuleOp:
                 from None
     elif extension == ".py":
         module = _run_hooks_script(path)
+    elif extension in HIP_EXTENSIONS:
+        from luthier.frontend.hip import load_hip_hooks
+
+        try:
+            module = load_hip_hooks(ctx, path, processor)
+        except LuthierError as error:
+            raise UserError(str(error)) from None
     else:
-        raise UserError(f"{path}: --hooks takes a .mlir or a .py file")
+        raise UserError(f"{path}: --hooks takes a .mlir, .py, .hip, .ll or .bc file")
     try:
         module.verify()
     except (VerifyException, DiagnosticException) as error:

@@ -9,6 +9,8 @@ trace gives, per instruction of the program (per pc):
 * ``lanes``: the sum over those issues of popcount(EXEC) read *before* the instruction
   executes (what ``instr_count``'s ``@instr_count_thread`` adds: the payload runs before its
   instruction and reads the application's EXEC);
+* ``busy``: the issues with at least one lane active (what a hook counting from the first
+  active lane adds, as the HIP vector instruction counter does);
 * for every ``global_*`` instruction, the addresses its active lanes access, computed from
   the operands before the instruction executes (a load may overwrite its own address
   registers), in issue order.
@@ -43,6 +45,9 @@ class ExecutionTrace:
     waves: list[int] = field(default_factory=lambda: list[int]())
     #: Per pc: sum of popcount(EXEC) before each issue.
     lanes: list[int] = field(default_factory=lambda: list[int]())
+    #: Per pc: issues with at least one lane active (what a hook whose first active lane
+    #: counts adds: with EXEC empty there is no such lane).
+    busy: list[int] = field(default_factory=lambda: list[int]())
     #: (pc, addresses of the active lanes) of each issued ``global_*`` instruction.
     accesses: list[tuple[int, npt.NDArray[np.uint64]]] = field(
         default_factory=lambda: list[tuple[int, npt.NDArray[np.uint64]]]())
@@ -66,6 +71,12 @@ class ExecutionTrace:
         (kernels or device functions, by name) when given: hooks placed in kernels do not
         run inside the device functions the kernels call."""
         return sum(count for count, keep in zip(self.waves, self._selected(functions),
+                                                strict=True) if keep)
+
+    def issued_with_lanes(self, functions: Collection[str] | None = None) -> int:
+        """Instructions issued with EXEC not empty, summed over waves (only those of
+        ``functions`` when given)."""
+        return sum(count for count, keep in zip(self.busy, self._selected(functions),
                                                 strict=True) if keep)
 
     def active_lanes(self, functions: Collection[str] | None = None) -> int:
@@ -106,17 +117,20 @@ def traced_steps(program: Program, trace: ExecutionTrace) -> list[Step]:
     """The program's steps, each recording into ``trace`` before it runs."""
     trace.waves = [0] * len(program.steps)
     trace.lanes = [0] * len(program.steps)
+    trace.busy = [0] * len(program.steps)
     return [_traced(inst, step, trace)
             for inst, step in zip(program.instructions, program.steps, strict=True)]
 
 
 def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
     pc = inst.pc
-    waves, lanes = trace.waves, trace.lanes
+    waves, lanes, busy = trace.waves, trace.lanes, trace.busy
     if not inst.mnemonic.startswith("global_"):
         def counted(wave: Wave) -> int:
             waves[pc] += 1
-            lanes[pc] += wave.exec_bits.bit_count()
+            active = wave.exec_bits.bit_count()
+            lanes[pc] += active
+            busy[pc] += active > 0
             return step(wave)
         return counted
     address = global_address(inst)
@@ -124,7 +138,9 @@ def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
 
     def recorded(wave: Wave) -> int:
         waves[pc] += 1
-        lanes[pc] += wave.exec_bits.bit_count()
+        active = wave.exec_bits.bit_count()
+        lanes[pc] += active
+        busy[pc] += active > 0
         active = np.asarray(address(wave), np.uint64)[wave.active()]
         accesses.append((pc, active.copy()))
         return step(wave)

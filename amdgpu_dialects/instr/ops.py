@@ -62,7 +62,8 @@ from luthier.amdgpu_dialects.instr.attributes import (
 )
 
 #: Where an insertion puts its payloads (see :class:`InsertOp`).
-INSERTION_POINTS = ("instruction", "block_entry", "kernel_entry", "before_return")
+INSERTION_POINTS = ("instruction", "block_entry", "kernel_entry", "before_return",
+                    "first_block_end")
 #: The largest ``instr.global`` (4 GiB): a tool's table or trace buffer, in the device memory
 #: of the GPU it runs on (an 8 EiB ``.bss`` would be written without complaint otherwise).
 MAX_GLOBAL_BYTES = 1 << 32
@@ -408,8 +409,10 @@ class InsertOp(IRDLOperation):
 
     Selector fields: ``at`` (``instruction``: before each instruction; ``block_entry``;
     ``kernel_entry``: before the kernel's first instruction; ``before_return``: before each
-    ``s_endpgm`` or return), ``kernel`` (a kernel name; every kernel when absent),
-    ``mnemonic`` (a shell-style pattern, ``global_load_*``), ``class`` (a class of the
+    ``s_endpgm`` or return; ``first_block_end``: before the last instruction of the
+    function's first basic block, where its entry code has run), ``kernel`` (a kernel
+    name; every kernel when absent), ``mnemonic`` (a shell-style pattern,
+    ``global_load_*``), ``class`` (a class of the
     target's instruction records, as LLVM's TableGen gives them: ``SALU``, ``VALU``,
     ``SMRD``, ``MUBUF``, ``DS``, ``FLAT``, ``FlatGlobal``, ``IsMAI``...), ``first``/``last``
     (instruction indexes within the function, inclusive). ``args`` are argument attributes

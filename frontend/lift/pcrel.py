@@ -21,7 +21,7 @@ from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference, SymExpr
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.amdgpu_dialects.mc.relocations import literal_variant, relocation_kind
 from luthier.frontend.codeobj import CodeObject, Relocation
-from luthier.frontend.lift.cfg import DecodedInst
+from luthier.frontend.lift.cfg import DecodedInst, branch_target
 
 #: (index of the instruction in its function, operand index) -> symbolic operand.
 Symbolized = dict[tuple[int, int], SymExpr]
@@ -155,14 +155,52 @@ def _sext64(value: int) -> int:
     return value - (1 << 64) if value & (1 << 63) else value
 
 
+#: SGPR index N of a live s_getpc_b64 s[N:N+1] -> (its value, the lo add if seen).
+_Live = dict[int, tuple[int, tuple[int, int, int] | None]]
+
+
+def _meet(states: list[_Live]) -> _Live:
+    """What every incoming path agrees on."""
+    first, *others = states
+    return {base: entry for base, entry in first.items()
+            if all(other.get(base) == entry for other in others)}
+
+
+def _forward_targets(instructions: list[DecodedInst]) -> tuple[set[int], set[int]]:
+    """Addresses branched to from before them, and those branched to from after them
+    (a loop: what a later instruction leaves live is not known there)."""
+    forward: set[int] = set()
+    backward: set[int] = set()
+    for inst in instructions:
+        if inst.kind == "branch":
+            target = branch_target(inst)
+            (forward if target > inst.address else backward).add(target)
+    return forward, backward
+
+
 def recover(function: str, instructions: list[DecodedInst],
             symbols: SymbolMap) -> tuple[Symbolized, list[str]]:
-    """Symbolic literals of ``s_getpc_b64`` sequences in a linked object."""
+    """Symbolic literals of ``s_getpc_b64`` sequences in a linked object.
+
+    A sequence is followed in layout order through forward branches: where paths join, a
+    pair stays live when every path into the join left it so. Instrumented code needs
+    this: a payload with a branch of its own may sit between an ``s_getpc_b64`` and its
+    adds. A loop's header forgets everything (its back edge comes later)."""
     symbolized: Symbolized = {}
     warnings: list[str] = []
-    #: SGPR index N of a live s_getpc_b64 s[N:N+1] -> (its value, the lo add if seen).
-    live: dict[int, tuple[int, tuple[int, int, int] | None]] = {}
+    live: _Live = {}
+    #: What the forward branches to each address left live, by branch.
+    arriving: dict[int, list[_Live]] = {}
+    forward, backward = _forward_targets(instructions)
+    #: Whether the previous instruction falls through into this one.
+    falls = True
     for position, inst in enumerate(instructions):
+        if inst.address in forward or inst.address in backward:
+            incoming = arriving.pop(inst.address, []) + ([live] if falls else [])
+            live = {} if inst.address in backward or not incoming else _meet(incoming)
+        elif not falls:
+            live = {}
+        falls = True
         mnemonic = inst.mnemonic
         operands = inst.mc.operands
         if mnemonic == "s_getpc_b64" and isinstance(operands[0], str):
@@ -201,11 +239,19 @@ def recover(function: str, instructions: list[DecodedInst],
                 symbol, f"@{variant}@hi", literal_address - getpc_value + offset)
             continue
         _kill_overwritten(inst, live)
+        if inst.kind == "branch":
+            target = branch_target(inst)
+            if target > inst.address:
+                arriving.setdefault(target, []).append(dict(live))
+            falls = mnemonic != "s_branch"
+        elif inst.kind in ("call", "terminator"):
+            live = {}
+            falls = inst.kind == "call"
     return symbolized, warnings
 
 
 def _matching_add(inst: DecodedInst,
-                  live: dict[int, tuple[int, tuple[int, int, int] | None]]
+                  live: _Live
                   ) -> tuple[int, bool] | None:
     """``(N, is_high)`` when ``inst`` is the lo add or hi add-with-carry of a live pair."""
     if inst.mnemonic not in ("s_add_u32", "s_addc_u32") or literal_operand(inst) is None:
@@ -224,7 +270,7 @@ def _matching_add(inst: DecodedInst,
 
 
 def _kill_overwritten(inst: DecodedInst,
-                      live: dict[int, tuple[int, tuple[int, int, int] | None]]) -> None:
+                      live: _Live) -> None:
     if not live:
         return
     for slot, value in zip(inst.mc.desc.operands, inst.mc.operands, strict=True):
@@ -236,8 +282,6 @@ def _kill_overwritten(inst: DecodedInst,
         written = set(range(units[1], units[1] + units[2]))
         for base in [base for base in live if base in written or base + 1 in written]:
             del live[base]
-    if inst.kind in ("call", "branch", "terminator"):
-        live.clear()
 
 
 def _name_target(target: int, symbols: SymbolMap) -> tuple[str, str, int] | None:

@@ -16,7 +16,11 @@ Selectors:
 * ``at = "instruction"``: every instruction that passes the filters;
 * ``at = "block_entry"``: the first instruction of every block;
 * ``at = "kernel_entry"``: the first instruction of the function;
-* ``at = "before_return"``: the ``s_endpgm`` of a kernel, the return of a device function.
+* ``at = "before_return"``: the ``s_endpgm`` of a kernel, the return of a device function;
+* ``at = "first_block_end"``: the last instruction of the function's first basic block (the
+  block of its first instruction: a preloading kernel's real entry), so the payload runs
+  once per wave after the entry code and before the first branch (Luthier's gridDim tool
+  goes there).
 
 ``kernel`` names a kernel or a device function; without it, every kernel (not the device
 functions: a payload there would run for each kernel that calls them; name them to
@@ -98,6 +102,11 @@ def _candidates(function: FunctionLikeOp, insert: InsertOp, isa: TargetISA,
             if first is not None:
                 firsts.append(first)
         return firsts
+    if at == "first_block_end":
+        block = ops[0].parent_block() if ops else None
+        if block is None:
+            return []
+        return [op for op in block.ops if isinstance(op, InstructionOpBase)][-1:]
     if at == "before_return":
         cfg = FunctionCFG.build(function, isa)
         exits: list[InstructionOpBase] = []

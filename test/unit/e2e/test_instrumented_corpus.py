@@ -140,7 +140,7 @@ def original_run(launch: Launch, target: str) -> RunResult:
                       trace=True)
 
 
-def _application_globals(result: RunResult, program: Program,
+def application_globals(result: RunResult, program: Program,
                          tool: set[str]) -> dict[str, tuple[bytes, list[tuple[int, str, int]]]]:
     """The application's globals, each as its bytes with every relocated slot zeroed, plus
     the (offset, symbol, addend) its relocations put there: a function-pointer table holds
@@ -241,7 +241,7 @@ def test_instrumented_kernel_computes_the_same_and_counts_right(
         assert before.tobytes() == after.tobytes(), f"buffer argument {position} differs"
     tool = TOOL_GLOBALS[hook]
     assert tool <= instrumented.globals.keys()
-    assert _application_globals(instrumented, program, tool) == _application_globals(
+    assert application_globals(instrumented, program, tool) == application_globals(
         original, _original_program(launch.obj, target), set())
     check_counters(hook, target, launch, original, instrumented)
 

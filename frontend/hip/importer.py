@@ -1,0 +1,770 @@
+"""LLVM IR of a HIP hook file to an ``instr`` module: globals, hooks and insertions.
+
+What the file declares (see ``include/luthier_hooks.h``):
+
+* ``LUTHIER_HOOK void name(params)``: a function in section ``.luthier.hooks`` is a hook;
+  its parameters are ``bool``, 32-bit or 64-bit integers (a pointer would address memory
+  the hook cannot know at the point);
+* a ``__device__`` variable with no initializer (or zero) is a tool global
+  (``instr.global``, exported under its name);
+* ``LUTHIER_INSERT(hook, selector...)`` is a string in section ``.luthier.inserts``:
+  the hook's name, then the attributes of ``instr.insert`` as MLIR writes them.
+
+Each hook body is built through :class:`~luthier.frontend.hooks.HookBuilder`, which checks
+what the Python frontend checks; the control flow is cut into ``scf.if`` nests at
+immediate post-dominators (:mod:`.structure`). Every refusal is one line naming the file,
+the line in it (from ``!dbg``, the hook's own line for code inlined from a helper), the
+hook and the construct.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.amdgpu_dialects.instr.ops import InsertOp
+from luthier.frontend.hip.llvm_text import (
+    ArrayType,
+    ConstOffset,
+    Function,
+    GlobalRef,
+    GlobalVar,
+    Instruction,
+    IntConst,
+    IntType,
+    LLVMModule,
+    Local,
+    Operand,
+    PtrType,
+    StructType,
+    Type,
+    Undefined,
+    Unsupported,
+    struct_offsets,
+    type_size,
+)
+from luthier.frontend.hip.structure import EXIT, ControlFlow, LoopError, control_flow
+from luthier.frontend.hooks.builder import HookBuilder
+from luthier.frontend.hooks.module import HookModule
+from luthier.frontend.hooks.symbols import Global
+from luthier.frontend.hooks.values import Value
+
+HOOK_SECTION = ".luthier.hooks"
+INSERT_SECTION = ".luthier.inserts"
+#: Instructions translated per hook, duplicates included, before the importer gives up
+#: (a block reached by both sides of a branch is translated on each).
+MAX_TRANSLATED = 20_000
+
+
+class HipImportError(LuthierError):
+    """A hook file the importer refuses; one line naming the file, line, hook and why."""
+
+
+_BINARY: dict[str, tuple[type[arith.SignlessIntegerBinaryOperation], str]] = {
+    "add": (arith.AddiOp, "+"), "sub": (arith.SubiOp, "-"), "mul": (arith.MuliOp, "*"),
+    "and": (arith.AndIOp, "&"), "or": (arith.OrIOp, "|"), "xor": (arith.XOrIOp, "^"),
+    "shl": (arith.ShLIOp, "<<"), "lshr": (arith.ShRUIOp, ">>"),
+    "ashr": (arith.ShRSIOp, ">>"),
+}
+_ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
+            "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "swap"}
+_PREDICATES = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"})
+#: Calls that say nothing about what the hook computes.
+_IGNORED_CALLS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume",
+                  "llvm.experimental.noalias.scope.decl")
+_DIMENSIONS = "xyz"
+
+
+class _Returned:
+    """What a walk gives when its path ends in ``ret``."""
+
+
+_RETURNED = _Returned()
+
+
+@dataclass(frozen=True)
+class _String:
+    """The address of a constant string (a register name for an intrinsic)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class _LaneLow:
+    """``llvm.amdgcn.mbcnt.lo(-1, 0)``: half of ``__lane_id()``, waiting for its ``hi``."""
+
+
+@dataclass(frozen=True)
+class _Exec:
+    """EXEC as the hook read it (``__builtin_amdgcn_read_exec()``), kept with its value:
+    ``llvm.cttz`` of it is the first active lane."""
+
+    value: Value
+
+
+_Bound = Value | _String | _LaneLow | _Exec
+
+
+class _Refusal(Exception):
+    """Raised inside a hook's translation; the importer adds where it happened."""
+
+
+def _int_type(type_: Type, what: str) -> IntegerType:
+    if isinstance(type_, PtrType):
+        return IntegerType(64)
+    if isinstance(type_, IntType) and type_.bits in (1, 32, 64):
+        return IntegerType(type_.bits)
+    raise _Refusal(f"{what} is {type_}; hook values are bool, 32-bit or 64-bit integers "
+                   "and pointers to tool globals")
+
+
+class _Hook:
+    """The translation of one hook function through a :class:`HookBuilder`."""
+
+    def __init__(self, importer: HipImporter, function: Function, flow: ControlFlow,
+                 h: HookBuilder, args: tuple[Value, ...]) -> None:
+        self.importer = importer
+        self.function = function
+        self.flow = flow
+        self.h = h
+        self.env: dict[str, _Bound] = {
+            name: arg for (name, _, _), arg in zip(function.params, args, strict=True)}
+        self.translated = 0
+        self.current: Instruction | None = None
+
+    # -- control flow ---------------------------------------------------------------------
+
+    def run(self) -> None:
+        self._walk(self.function.blocks[0].label, EXIT, None)
+
+    def _bind_phis(self, label: str, pred: str) -> None:
+        for instruction in self.flow.blocks[label].instructions:
+            if instruction.opcode != "phi":
+                break
+            self.current = instruction
+            incoming = [value for value, source in instruction.incoming if source == pred]
+            if not incoming or instruction.result is None:
+                raise _Refusal(f"a phi without a value from %{pred}")
+            self.env[instruction.result] = self._value(
+                incoming[0], _int_type(instruction.type, "a phi"))
+
+    def _edge_values(self, target: str, source: str) -> tuple[Value, ...]:
+        """The values ``target``'s phis take on the edge from ``source``."""
+        values: list[Value] = []
+        for instruction in self.flow.blocks[target].instructions:
+            if instruction.opcode != "phi":
+                break
+            self.current = instruction
+            incoming = [value for value, label in instruction.incoming if label == source]
+            if not incoming:
+                raise _Refusal(f"a phi without a value from %{source}")
+            values.append(self._value(incoming[0], _int_type(instruction.type, "a phi")))
+        return tuple(values)
+
+    def _walk(self, label: str, stop: str, pred: str | None) -> tuple[Value, ...] | _Returned:
+        """Translate from block ``label`` (entered from ``pred``) until ``stop``; gives the
+        values of ``stop``'s phis, or :data:`_RETURNED` when the path returns."""
+        while True:
+            if pred is not None:
+                self._bind_phis(label, pred)
+            block = self.flow.blocks[label]
+            for instruction in block.instructions[:-1]:
+                if instruction.opcode != "phi":
+                    self._instruction(instruction)
+            last = block.instructions[-1]
+            self.current = last
+            if last.opcode == "ret":
+                if last.operands:
+                    raise _Refusal("a hook returns nothing (void)")
+                return _RETURNED
+            if last.opcode != "br":
+                self._instruction(last)  # refuses it: a terminator we do not know
+                raise _Refusal(f"'{last.opcode}' ends a block")
+            if len(last.targets) == 1:
+                (target,) = last.targets
+                if target == stop:
+                    return self._edge_values(stop, label)
+                label, pred = target, label
+                continue
+            join = self.flow.ipdom[label]
+            self._branch(label, last, join)
+            if join == EXIT:
+                return _RETURNED
+            if join == stop:
+                return tuple(self._phi_value(instruction)
+                             for instruction in self.flow.blocks[join].instructions
+                             if instruction.opcode == "phi")
+            label, pred = join, None
+
+    def _phi_value(self, instruction: Instruction) -> Value:
+        assert instruction.result is not None
+        bound = self.env[instruction.result]
+        assert isinstance(bound, Value)
+        return bound
+
+    def _branch(self, label: str, branch: Instruction, join: str) -> None:
+        condition = self._value(branch.operands[0], IntegerType(1))
+
+        def side(target: str) -> Callable[[], tuple[Value, ...]]:
+            def build() -> tuple[Value, ...]:
+                saved = dict(self.env)
+                try:
+                    if target == join:
+                        found: tuple[Value, ...] | _Returned = \
+                            () if join == EXIT else self._edge_values(join, label)
+                    else:
+                        found = self._walk(target, join, label)
+                finally:
+                    self.env = saved
+                return () if isinstance(found, _Returned) else found
+            return build
+
+        self.current = branch
+        # Both sides give the join's phi values (none when the sides return): the scf.if
+        # gives them (nothing, None, when there are none).
+        results = self.h.if_else(condition, side(branch.targets[0]), side(branch.targets[1]))
+        if join == EXIT or not results:
+            return
+        phis = [instruction for instruction in self.flow.blocks[join].instructions
+                if instruction.opcode == "phi"]
+        for instruction, result in zip(phis, results, strict=True):
+            assert instruction.result is not None
+            self.env[instruction.result] = result
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _bound(self, operand: Operand, type_: IntegerType) -> _Bound:
+        match operand:
+            case Local(name):
+                if name not in self.env:
+                    raise _Refusal(f"%{name} is used where it is not defined")
+                return self.env[name]
+            case IntConst(number):
+                return self.h.const(_wrapped(number, type_.bitwidth), type_)
+            case Undefined():
+                return self.h.const(0, type_)
+            case GlobalRef(name):
+                return self._global(name, 0)
+            case ConstOffset(base, offset):
+                return self._global(base, offset)
+            case Unsupported(text):
+                raise _Refusal(f"the constant {text} is not supported")
+
+    def _value(self, operand: Operand, type_: IntegerType) -> Value:
+        bound = self._bound(operand, type_)
+        if isinstance(bound, _Exec):
+            return bound.value
+        if not isinstance(bound, Value):
+            what = "a string" if isinstance(bound, _String) else "llvm.amdgcn.mbcnt.lo"
+            raise _Refusal(f"{what} is used as a value (only intrinsics take it)")
+        if bound.width != type_.bitwidth:
+            raise _Refusal(f"an i{bound.width} is used as an i{type_.bitwidth}")
+        return bound
+
+    def _global(self, name: str, offset: int) -> _Bound:
+        importer = self.importer
+        if name in importer.strings:
+            if offset:
+                raise _Refusal(f"@{name}+{offset} is inside a string")
+            return _String(importer.strings[name])
+        variable = importer.tool_globals.get(name)
+        if variable is None:
+            what = "a function" if name in importer.module.functions \
+                or name in importer.module.declarations else "not a tool global"
+            raise _Refusal(f"@{name} is {what}; hooks address tool globals only")
+        address = self.h.global_addr(variable)
+        return address + _wrapped(offset, 64) if offset else address
+
+    def _define(self, instruction: Instruction, value: _Bound | None) -> None:
+        if instruction.result is not None and value is not None:
+            self.env[instruction.result] = value
+
+    # -- instructions ---------------------------------------------------------------------
+
+    def _instruction(self, instruction: Instruction) -> None:
+        self.current = instruction
+        self.translated += 1
+        if self.translated > MAX_TRANSLATED:
+            raise _Refusal(f"the control flow is too tangled to structure (more than "
+                           f"{MAX_TRANSLATED} instructions once branches are nested)")
+        if instruction.unknown:
+            raise _Refusal(self._unknown(instruction))
+        handler = _HANDLERS.get(instruction.opcode)
+        if handler is None:
+            raise _Refusal(_refusal_of(instruction.opcode))
+        self._define(instruction, handler(self, instruction))
+
+    def _unknown(self, instruction: Instruction) -> str:
+        if instruction.opcode == "call" and instruction.callee == "asm":
+            return "inline assembly is not supported: its register use cannot be analysed"
+        if instruction.opcode == "call":
+            return "an indirect call is not supported"
+        return _refusal_of(instruction.opcode)
+
+    def binary(self, instruction: Instruction) -> Value:
+        op_type, symbol = _BINARY[instruction.opcode]
+        type_ = _int_type(instruction.type, f"'{instruction.opcode}'")
+        left = self._value(instruction.operands[0], type_)
+        right = self._value(instruction.operands[1], type_)
+        return self.h.binary(op_type, symbol, left, right)
+
+    def icmp(self, instruction: Instruction) -> Value:
+        if instruction.predicate not in _PREDICATES:
+            raise _Refusal(f"icmp {instruction.predicate} is not supported")
+        type_ = _int_type(instruction.types[0], "a comparison's operand")
+        return self.h.compare(instruction.predicate,
+                              self._value(instruction.operands[0], type_),
+                              self._value(instruction.operands[1], type_))
+
+    def select(self, instruction: Instruction) -> Value:
+        type_ = _int_type(instruction.type, "a select")
+        return self.h.select(self._value(instruction.operands[0], IntegerType(1)),
+                             self._value(instruction.operands[1], type_),
+                             self._value(instruction.operands[2], type_))
+
+    def cast(self, instruction: Instruction) -> _Bound:
+        source_type, target_type = instruction.types[0], instruction.type
+        if isinstance(source_type, PtrType) and source_type.addrspace in (3, 5) or \
+                isinstance(target_type, PtrType) and target_type.addrspace in (3, 5):
+            raise _Refusal("LDS and private (stack) addresses are not supported in hooks")
+        source = _int_type(source_type, f"'{instruction.opcode}'s operand")
+        target = _int_type(target_type, f"'{instruction.opcode}'s result")
+        bound = self._bound(instruction.operands[0], source)
+        if isinstance(bound, _String | _LaneLow):
+            return bound
+        value = bound.value if isinstance(bound, _Exec) else bound
+        if source.bitwidth == target.bitwidth:
+            return bound
+        if source.bitwidth > target.bitwidth:
+            return value.trunc(target)
+        if instruction.opcode == "sext":
+            return value.sext(target)
+        return value.zext(target)
+
+    def freeze(self, instruction: Instruction) -> _Bound:
+        return self._bound(instruction.operands[0],
+                           _int_type(instruction.type, "a freeze"))
+
+    def getelementptr(self, instruction: Instruction) -> Value:
+        base = self._value(instruction.operands[0], IntegerType(64))
+        element = instruction.element
+        assert element is not None
+        constant = 0
+        variable: Value | None = None
+        current: Type = element
+        for position, (operand, type_) in enumerate(zip(instruction.operands[1:],
+                                                        instruction.types[1:], strict=True)):
+            if position == 0:
+                stride = type_size(element)
+            elif isinstance(current, ArrayType):
+                stride = type_size(current.element)
+                current = current.element
+            elif isinstance(current, StructType) and isinstance(operand, IntConst):
+                constant += struct_offsets(current)[operand.value]
+                current = current.fields[operand.value]
+                continue
+            else:
+                raise _Refusal(f"getelementptr into {current} is not supported")
+            if isinstance(operand, IntConst):
+                constant += operand.value * stride
+                continue
+            index = self._value(operand, _int_type(type_, "a getelementptr index"))
+            if index.width < 64:
+                index = index.sext(IntegerType(64))
+            term = index * stride if stride != 1 else index
+            variable = term if variable is None else variable + term
+        address = base
+        if constant:
+            address = address + _wrapped(constant, 64)
+        if variable is not None:
+            address = address + variable
+        return address
+
+    def load(self, instruction: Instruction) -> Value:
+        self._check_address(instruction.types[0])
+        type_ = _int_type(instruction.type, "a load")
+        if type_.bitwidth == 1:
+            raise _Refusal("a load of a bool is not supported; load an int")
+        address = self._value(instruction.operands[0], IntegerType(64))
+        return self.h.load(address, type_)
+
+    def store(self, instruction: Instruction) -> None:
+        self._check_address(instruction.types[1])
+        type_ = _int_type(instruction.type, "a store")
+        if type_.bitwidth == 1:
+            raise _Refusal("a store of a bool is not supported; store an int")
+        value = self._value(instruction.operands[0], type_)
+        self.h.store(value, self._value(instruction.operands[1], IntegerType(64)))
+
+    def atomicrmw(self, instruction: Instruction) -> Value:
+        kind = _ATOMICS.get(instruction.kind)
+        if kind is None:
+            raise _Refusal(f"atomicrmw {instruction.kind} is not supported (one of "
+                           f"{', '.join(_ATOMICS)})")
+        self._check_address(instruction.types[0])
+        type_ = _int_type(instruction.type, "an atomic's value")
+        address = self._value(instruction.operands[0], IntegerType(64))
+        return self.h.atomic(kind, address, self._value(instruction.operands[1], type_))
+
+    @staticmethod
+    def _check_address(type_: Type) -> None:
+        if isinstance(type_, PtrType) and type_.addrspace in (3, 5):
+            raise _Refusal("LDS and private (stack) memory are not supported in hooks")
+
+    def alloca(self, instruction: Instruction) -> None:
+        raise _Refusal("a stack variable (alloca) is not supported: hooks have no stack; "
+                       "keep values in locals clang can promote, or in a tool global")
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def call(self, instruction: Instruction) -> _Bound | None:
+        callee = instruction.callee
+        if callee.startswith(_IGNORED_CALLS):
+            return None
+        handler = _INTRINSICS.get(callee)
+        if handler is None:
+            for prefix, family in _INTRINSIC_FAMILIES:
+                if callee.startswith(prefix):
+                    handler = family
+                    break
+        if handler is not None:
+            return handler(self, instruction)
+        module = self.importer.module
+        if callee == self.function.name or callee in self.importer.hook_names:
+            raise _Refusal(f"calls hook @{callee}: recursion and calls between hooks are "
+                           "not supported")
+        if callee in module.functions:
+            raise _Refusal(f"calls @{callee}, which clang did not inline: hooks are one "
+                           "function (mark helpers LUTHIER_DEVICE, which always inlines)")
+        if callee.startswith("llvm."):
+            raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
+        raise _Refusal(f"calls @{callee}, which is neither a Luthier intrinsic nor a "
+                       "function of this file")
+
+    def _string_argument(self, instruction: Instruction, index: int) -> str:
+        bound = self._bound(instruction.operands[index], IntegerType(64))
+        if not isinstance(bound, _String):
+            raise _Refusal(f"@{instruction.callee} takes a string literal (a register name)")
+        return bound.text
+
+    def _constant_argument(self, instruction: Instruction, index: int, what: str) -> int:
+        operand = instruction.operands[index]
+        if not isinstance(operand, IntConst):
+            raise _Refusal(f"@{instruction.callee}: {what} must be a constant")
+        return operand.value
+
+    def ballot(self, instruction: Instruction) -> _Bound:
+        if instruction.callee != "llvm.amdgcn.ballot.i64":
+            raise _Refusal(f"@{instruction.callee}: the supported targets run wave64 "
+                           "(use the 64-bit ballot)")
+        condition = instruction.operands[0]
+        if isinstance(condition, IntConst) and condition.value == 1:
+            return _Exec(self.h.read_reg("exec"))
+        return self.h.ballot(self._value(condition, IntegerType(1)))
+
+    def mbcnt(self, instruction: Instruction) -> _Bound:
+        first, second = instruction.operands
+        if instruction.callee == "llvm.amdgcn.mbcnt.lo":
+            if first == IntConst(-1) and second == IntConst(0):
+                return _LaneLow()
+        elif first == IntConst(-1) and isinstance(second, Local) \
+                and isinstance(self.env.get(second.name), _LaneLow):
+            return self.h.lane_id()
+        raise _Refusal(f"@{instruction.callee} is supported only as __lane_id() "
+                       "(mbcnt.hi(-1, mbcnt.lo(-1, 0)))")
+
+    def cttz(self, instruction: Instruction) -> Value:
+        bound = self._bound(instruction.operands[0],
+                            _int_type(instruction.types[0], "cttz's operand"))
+        if not isinstance(bound, _Exec):
+            raise _Refusal(f"@{instruction.callee} is supported on EXEC only (the first "
+                           "active lane: __ffsll(__builtin_amdgcn_read_exec()) - 1)")
+        first = self.h.first_active_lane()
+        type_ = _int_type(instruction.type, "cttz's result")
+        result = first.zext(type_) if type_.bitwidth > 32 else first
+        if self._constant_argument(instruction, 1, "is_zero_poison") == 0:
+            empty = self.h.compare("eq", bound.value, 0)
+            result = self.h.select(empty, self.h.const(type_.bitwidth, type_), result)
+        return result
+
+    def ctpop(self, instruction: Instruction) -> Value:
+        type_ = _int_type(instruction.type, "ctpop's result")
+        count = self.h.popcount(self._value(instruction.operands[0], type_))
+        return count.zext(type_) if type_.bitwidth > 32 else count
+
+    def lane_op(self, instruction: Instruction) -> Value:
+        name = instruction.callee
+        value = self._value(instruction.operands[0], IntegerType(32))
+        if name.startswith("llvm.amdgcn.readfirstlane"):
+            return self.h.readfirstlane(value)
+        lane = self._value(instruction.operands[1], IntegerType(32))
+        if name.startswith("llvm.amdgcn.readlane"):
+            return self.h.readlane(value, lane)
+        return self.h.writelane(value, lane,
+                                self._value(instruction.operands[2], IntegerType(32)))
+
+    def dimension_intrinsic(self, instruction: Instruction) -> Value:
+        name = instruction.callee
+        dim = name[-1]
+        if name.startswith("llvm.amdgcn.workitem.id."):
+            return self.h.workitem_id(dim)
+        return self.h.workgroup_id(dim)
+
+    def read_reg(self, instruction: Instruction) -> Value:
+        register = self._string_argument(instruction, 0)
+        value = self.h.read_reg(register)
+        wanted = 32 if instruction.callee.endswith("32") else 64
+        if value.width != wanted:
+            raise _Refusal(f"{register} is {value.width} bits: read it with "
+                           f"luthier_read_reg{value.width if value.width > 1 else 32}")
+        return value
+
+    def write_reg(self, instruction: Instruction) -> None:
+        if instruction.callee == "luthier_write_exec":
+            register, operand = "exec", instruction.operands[0]
+        else:
+            register, operand = self._string_argument(instruction, 0), instruction.operands[1]
+        bits = 32 if instruction.callee.endswith("32") else 64
+        self.h.write_reg(register, self._value(operand, IntegerType(bits)))
+
+    def kernarg(self, instruction: Instruction) -> Value:
+        offset = self._constant_argument(instruction, 0, "the offset")
+        bits = 32 if instruction.callee.endswith("32") else 64
+        return self.h.kernarg(offset, IntegerType(bits))
+
+    def grid_block(self, instruction: Instruction) -> Value:
+        dim = self._constant_argument(instruction, 0, "the dimension")
+        if dim not in (0, 1, 2):
+            raise _Refusal(f"@{instruction.callee}: the dimension is 0, 1 or 2, not {dim}")
+        if instruction.callee == "luthier_grid_dim":
+            return self.h.grid_dim(_DIMENSIONS[dim])
+        return self.h.block_dim(_DIMENSIONS[dim])
+
+
+def _wrapped(value: int, bits: int) -> int:
+    """``value`` as the signed ``bits``-bit integer with the same bits (i1 true is 1)."""
+    if bits == 1:
+        return value & 1
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _refusal_of(opcode: str) -> str:
+    if opcode.startswith("f") and opcode not in ("freeze",) or opcode.endswith("fp") \
+            or opcode.startswith("fp"):
+        return f"floating-point '{opcode}' is not supported in hooks (integers only)"
+    if opcode in ("udiv", "sdiv", "urem", "srem"):
+        return f"integer division '{opcode}' is not supported in hooks"
+    return f"the LLVM instruction '{opcode}' is not supported in hooks"
+
+
+_Handler = Callable[[_Hook, Instruction], "_Bound | None"]
+_HANDLERS: dict[str, _Handler] = {
+    **dict.fromkeys(_BINARY, _Hook.binary),
+    "icmp": _Hook.icmp,
+    "select": _Hook.select,
+    **dict.fromkeys(("zext", "sext", "trunc", "ptrtoint", "inttoptr", "addrspacecast",
+                     "bitcast"), _Hook.cast),
+    "freeze": _Hook.freeze,
+    "getelementptr": _Hook.getelementptr,
+    "load": _Hook.load,
+    "store": _Hook.store,
+    "atomicrmw": _Hook.atomicrmw,
+    "alloca": _Hook.alloca,
+    "call": _Hook.call,
+}
+_INTRINSICS: dict[str, _Handler] = {
+    "llvm.amdgcn.mbcnt.lo": _Hook.mbcnt,
+    "llvm.amdgcn.mbcnt.hi": _Hook.mbcnt,
+    "luthier_read_reg32": _Hook.read_reg,
+    "luthier_read_reg64": _Hook.read_reg,
+    "luthier_write_reg32": _Hook.write_reg,
+    "luthier_write_reg64": _Hook.write_reg,
+    "luthier_write_exec": _Hook.write_reg,
+    "luthier_kernarg32": _Hook.kernarg,
+    "luthier_kernarg64": _Hook.kernarg,
+    "luthier_grid_dim": _Hook.grid_block,
+    "luthier_block_dim": _Hook.grid_block,
+}
+_INTRINSIC_FAMILIES: tuple[tuple[str, _Handler], ...] = (
+    ("llvm.amdgcn.ballot.", _Hook.ballot),
+    ("llvm.cttz.", _Hook.cttz),
+    ("llvm.ctpop.", _Hook.ctpop),
+    ("llvm.amdgcn.readfirstlane", _Hook.lane_op),
+    ("llvm.amdgcn.readlane", _Hook.lane_op),
+    ("llvm.amdgcn.writelane", _Hook.lane_op),
+    ("llvm.amdgcn.workitem.id.", _Hook.dimension_intrinsic),
+    ("llvm.amdgcn.workgroup.id.", _Hook.dimension_intrinsic),
+)
+
+
+class HipImporter:
+    """Imports one LLVM module (the hook file ``source``, for messages)."""
+
+    def __init__(self, module: LLVMModule, source: str) -> None:
+        self.module = module
+        self.source = source
+        self.hooks = HookModule()
+        self.tool_globals: dict[str, Global] = {}
+        self.strings: dict[str, str] = {}
+        self.inserts: list[tuple[str, GlobalVar]] = []
+        self.hook_names = {name for name, function in module.functions.items()
+                           if function.section == HOOK_SECTION}
+
+    def _error(self, message: str,
+               location: tuple[str | None, int] | None = None) -> HipImportError:
+        """``message`` naming the hook file and, when known, the source line: ``tool.hip:12``
+        (``tool.ll: tool.hip:12`` when the file given is the IR of another)."""
+        where = self.source
+        if location is not None:
+            file, line = location
+            if file is None or os.path.basename(file) == os.path.basename(self.source):
+                where = f"{self.source}:{line}"
+            else:
+                where = f"{self.source}: {file}:{line}"
+        return HipImportError(f"{where}: {message}")
+
+    def run(self, ctx: Context) -> ModuleOp:
+        for variable in self.module.globals.values():
+            self._global(variable)
+        if not self.hook_names:
+            raise self._error("no hook: mark a device function with LUTHIER_HOOK")
+        for name in sorted(self.hook_names, key=lambda n: self.module.functions[n].line):
+            self._hook(self.module.functions[name])
+        module = self.hooks.module
+        for hook, variable in self.inserts:
+            module.body.block.add_op(self._insert(ctx, hook, variable))
+        try:
+            module.verify()
+        except (VerifyException, ValueError) as error:
+            raise self._error(str(error).splitlines()[0]) from None
+        return module
+
+    # -- globals --------------------------------------------------------------------------
+
+    def _global(self, variable: GlobalVar) -> None:
+        name = variable.name
+        if name.startswith(("llvm.", "__hip_cuid_")) or variable.section == "llvm.metadata":
+            return
+        if variable.section == INSERT_SECTION:
+            if not isinstance(variable.initializer, bytes):
+                raise self._error(f"@{name}: an insertion is a string (LUTHIER_INSERT)")
+            text = variable.initializer.rstrip(b"\0").decode("utf-8", "replace")
+            hook, _, _ = text.partition(" ")
+            self.inserts.append((hook, variable))
+            return
+        if variable.constant and isinstance(variable.initializer, bytes):
+            self.strings[name] = variable.initializer.rstrip(b"\0").decode("utf-8", "replace")
+            return
+        if variable.addrspace == 3:
+            raise self._error(f"global @{name}: LDS (__shared__) variables are not "
+                              "supported in hooks")
+        if variable.constant:
+            raise self._error(f"global @{name}: constant tables are not supported in hooks "
+                              "(a tool global is zero at load)")
+        if variable.initializer is None:
+            raise self._error(f"global @{name} is declared but not defined: define it "
+                              "(LUTHIER_GLOBAL unsigned long long Counter;)")
+        if variable.initializer != IntConst(0):
+            raise self._error(f"global @{name}: a tool global is zero at load; it cannot "
+                              "have an initializer")
+        try:
+            size = type_size(variable.type)
+        except LuthierError as error:
+            raise self._error(f"global @{name}: {error}") from None
+        try:
+            self.tool_globals[name] = self.hooks.global_var(name, size, variable.alignment)
+        except ValueError as error:
+            raise self._error(str(error)) from None
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def _hook(self, function: Function) -> None:
+        name = function.name
+        subprogram = self.module.subprograms.get(function.dbg or -1)
+        line = (self.module.file_of(function.dbg), subprogram[1]) \
+            if subprogram is not None and subprogram[1] else None
+        if function.return_type.__class__.__name__ != "OtherType" \
+                or str(function.return_type) != "void":
+            raise self._error(f"hook @{name} returns {function.return_type}; a hook "
+                              "returns void", line)
+        types: list[IntegerType] = []
+        for param, type_, _ in function.params:
+            if isinstance(type_, PtrType):
+                raise self._error(f"hook @{name}: parameter %{param} is a pointer; a hook "
+                                  "cannot know application memory at the point (pass "
+                                  "registers or constants, address tool globals)", line)
+            if not isinstance(type_, IntType) or type_.bits not in (1, 32, 64):
+                raise self._error(f"hook @{name}: parameter %{param} is {type_}; hook "
+                                  "parameters are bool, 32-bit or 64-bit integers", line)
+            types.append(IntegerType(type_.bits))
+        try:
+            flow = control_flow(function)
+        except LoopError as loop:
+            raise self._error(f"hook @{name}: a loop is not supported in hooks",
+                              self._line(loop.branch)) from None
+        except KeyError as missing:
+            raise self._error(f"hook @{name}: a branch to %{missing.args[0]}, which is "
+                              "not a block") from None
+        translation: list[_Hook] = []
+
+        def body(h: HookBuilder, *args: Value) -> None:
+            hook = _Hook(self, function, flow, h, args)
+            translation.append(hook)
+            hook.run()
+
+        try:
+            self.hooks.hook(types, name=name)(body)
+        except (_Refusal, ValueError, TypeError) as error:
+            current = translation[0].current if translation else None
+            message = str(error)
+            prefix = f"hook @{name}: "
+            if not message.startswith(prefix):
+                message = prefix + message
+            raise self._error(message, self._line(current) if current else line) from None
+
+    def _line(self, instruction: Instruction) -> tuple[str | None, int] | None:
+        return self.module.source_location(instruction.dbg)
+
+    # -- insertions -----------------------------------------------------------------------
+
+    def _insert(self, ctx: Context, hook: str, variable: GlobalVar) -> InsertOp:
+        assert isinstance(variable.initializer, bytes)
+        text = variable.initializer.rstrip(b"\0").decode("utf-8", "replace")
+        _, _, selector = text.partition(" ")
+        if hook not in self.hook_names:
+            raise self._error(f"LUTHIER_INSERT({hook}, ...): @{hook} is not a hook of "
+                              "this file")
+        selector = selector.strip()
+        fields = selector if re.search(r"\bargs\s*=", selector) \
+            else ", ".join(part for part in (selector, "args = []") if part)
+        source = f"instr.insert @{hook} {{{fields}}}"
+        try:
+            op = Parser(ctx, source, f"LUTHIER_INSERT({hook})").parse_op()
+        except ParseError as error:
+            reason = str(error).strip().splitlines()
+            raise self._error(f"LUTHIER_INSERT({hook}, {selector}): "
+                              f"{reason[-1] if reason else 'cannot be read'}") from None
+        if not isinstance(op, InsertOp):
+            raise self._error(f"LUTHIER_INSERT({hook}, ...) is not an insertion")
+        try:
+            op.verify()
+        except VerifyException as error:
+            raise self._error(f"LUTHIER_INSERT({hook}, {selector}): "
+                              f"{str(error).splitlines()[0]}") from None
+        return op
+
+
+def import_llvm_hooks(module: LLVMModule, source: str, ctx: Context) -> ModuleOp:
+    """The ``instr`` module of a hook file's LLVM IR (``source`` names it in messages);
+    raises :class:`HipImportError`."""
+    return HipImporter(module, source).run(ctx)

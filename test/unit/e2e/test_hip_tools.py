@@ -1,0 +1,166 @@
+"""End to end: the HIP example tools (examples/hooks/*.hip), compiled by clang-19 and
+imported, instrument every corpus kernel, and the emulator confirms what they record.
+
+For each corpus code object on gfx90a and gfx942 the user's command runs once per tool
+(``luthier-opt --lift --inline-hooks --emit-preamble IN.co --hooks TOOL.hip -o OUT.co``),
+and for every launch of :data:`cases.LAUNCHES` the instrumented kernel computes what the
+original computes (every buffer bitwise, every application global), while:
+
+* ``instr_count_vector`` (per wave: the first active lane adds 1) counted the issues with
+  EXEC not empty, and per thread (its constant argument flipped) the active lanes;
+* ``instr_count_scalar`` (EXEC = 1 for the add) counted every issue per wave, and the
+  active lanes per thread;
+* ``grid_dim`` recorded the launch's grid, for 1-D launches and, on the elementwise
+  kernels, 2-D and 3-D ones.
+
+The truth is the original run's trace (:class:`~luthier.emulator.trace.ExecutionTrace`),
+over the kernels' own instructions (the insertions name no device function).
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from luthier.emulator.api import RunResult, load_program, run_kernel
+
+from .cases import LAUNCHES, OBJECTS, TARGETS, Launch
+from .test_instrumented_corpus import application_globals, original_run
+
+ROOT = Path(__file__).resolve().parents[3]
+CORPUS = ROOT / "test" / "corpus" / "kernels"
+HOOK_DIR = ROOT / "examples" / "hooks"
+
+pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None,
+                                reason="HIP hooks need clang-19 (scripts/setup.sh installs it)")
+
+#: (tool file stem, the LUTHIER_INSERT constant it ships with, the flipped one).
+COUNTERS = {"instr_count_vector": ("1 : i1", "0 : i1"),
+            "instr_count_scalar": ("0 : i1", "1 : i1")}
+#: The objects on which the counters also run with their constant flipped.
+FLIPPED_ON = ("elementwise", "control_flow")
+#: Variants: the tool as shipped, each counter flipped (suffix "_flipped").
+VARIANTS = ("instr_count_vector", "instr_count_scalar", "grid_dim",
+            "instr_count_vector_flipped", "instr_count_scalar_flipped")
+
+Key = tuple[str, str, str]
+
+
+def _variants(obj: str) -> list[str]:
+    return [variant for variant in VARIANTS
+            if not variant.endswith("_flipped") or obj in FLIPPED_ON]
+
+
+class HipInstrumenter:
+    """The user's command for every (object, target, variant), two at a time."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        for stem, (shipped, flipped) in COUNTERS.items():
+            text = (HOOK_DIR / f"{stem}.hip").read_text()
+            assert f"#instr.const<{shipped}>" in text
+            (folder / f"{stem}_flipped.hip").write_text(
+                text.replace(f"#instr.const<{shipped}>", f"#instr.const<{flipped}>"))
+        self.pool = ThreadPoolExecutor(max_workers=2)
+        self.jobs: dict[Key, Future[tuple[Path, subprocess.CompletedProcess[str]]]] = {
+            (obj, target, variant): self.pool.submit(self._run, obj, target, variant)
+            for obj in OBJECTS for target in TARGETS for variant in _variants(obj)}
+
+    def _hooks(self, variant: str) -> Path:
+        if variant.endswith("_flipped"):
+            return self.folder / f"{variant}.hip"
+        return HOOK_DIR / f"{variant}.hip"
+
+    def _run(self, obj: str, target: str,
+             variant: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+        output = self.folder / f"{obj}.{target}.{variant}.co"
+        command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--no-progress",
+                   "--lift", "--inline-hooks", "--emit-preamble",
+                   str(CORPUS / f"{obj}.{target}.co"), "--hooks", str(self._hooks(variant)),
+                   "-o", str(output)]
+        return output, subprocess.run(command, capture_output=True, text=True, check=False)
+
+    def output(self, obj: str, target: str, variant: str) -> Path:
+        path, done = self.jobs[(obj, target, variant)].result()
+        assert done.returncode == 0 and path.is_file(), (
+            f"luthier-opt on {obj}.{target}.co with {variant}.hip failed "
+            f"(exit {done.returncode}):\n{done.stderr}")
+        return path
+
+
+@pytest.fixture(scope="module")
+def hip_instrumenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HipInstrumenter]:
+    instrumenter = HipInstrumenter(tmp_path_factory.mktemp("hip_tools"))
+    yield instrumenter
+    instrumenter.pool.shutdown(cancel_futures=True)
+
+
+def _run(path: Path, launch: Launch, grid: int | tuple[int, ...] | None = None) -> RunResult:
+    return run_kernel(load_program(path), launch.kernel,
+                      launch.grid if grid is None else grid, launch.block,
+                      launch.arguments(), dynamic_lds=launch.dynamic_lds)
+
+
+def _same_computation(original: RunResult, instrumented: RunResult, path: Path,
+                      launch: Launch, target: str, tool: set[str]) -> None:
+    for position, (before, after) in enumerate(zip(original.buffers, instrumented.buffers,
+                                                   strict=True)):
+        assert (before is None) == (after is None), f"argument {position}"
+        if before is not None and after is not None:
+            assert before.tobytes() == after.tobytes(), f"buffer argument {position} differs"
+    assert application_globals(instrumented, load_program(path), tool) == \
+        application_globals(original, load_program(CORPUS / f"{launch.obj}.{target}.co"),
+                            set())
+
+
+def _counter(result: RunResult) -> int:
+    return int(np.frombuffer(result.globals["GlobalCounter"], np.uint64)[0])
+
+
+#: Every launch on every target with each variant its object gets.
+CASES = [pytest.param(launch, target, variant, id=f"{launch.id}-{target}-{variant}")
+         for launch in LAUNCHES for target in TARGETS for variant in _variants(launch.obj)]
+
+
+@pytest.mark.parametrize(("launch", "target", "variant"), CASES)
+def test_hip_tool_counts_and_keeps_the_results(hip_instrumenter: HipInstrumenter,
+                                               launch: Launch, target: str,
+                                               variant: str) -> None:
+    original = original_run(launch, target)
+    trace = original.trace
+    assert trace is not None
+    kernels = set(trace.program.kernels)
+    path = hip_instrumenter.output(launch.obj, target, variant)
+    instrumented = _run(path, launch)
+    tool = {"GridDim"} if variant == "grid_dim" else {"GlobalCounter"}
+    _same_computation(original, instrumented, path, launch, target, tool)
+    expected = {
+        "instr_count_vector": trace.issued_with_lanes(kernels),
+        "instr_count_vector_flipped": trace.active_lanes(kernels),
+        "instr_count_scalar": trace.active_lanes(kernels),
+        "instr_count_scalar_flipped": trace.issued(kernels),
+    }
+    if variant == "grid_dim":
+        assert struct.unpack("<3I", instrumented.globals["GridDim"]) == (launch.grid, 1, 1)
+    else:
+        assert _counter(instrumented) == expected[variant]
+
+
+@pytest.mark.parametrize("grid", [(3, 2), (2, 3, 4)], ids=["2d", "3d"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_grid_dim_records_multidimensional_grids(hip_instrumenter: HipInstrumenter,
+                                                 target: str, grid: tuple[int, ...]) -> None:
+    """A 1-D kernel launched on a 2-D or 3-D grid (every workgroup row redoes row 0's
+    work: the same values land in the same places) records the whole grid."""
+    launch = next(launch for launch in LAUNCHES if launch.id == "elementwise.saxpy")
+    path = hip_instrumenter.output(launch.obj, target, "grid_dim")
+    recorded = struct.unpack("<3I", _run(path, launch, grid).globals["GridDim"])
+    assert recorded == (*grid, *(1,) * (3 - len(grid)))
