@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    UnitAttr,
     i1,
     i32,
     i64,
@@ -360,11 +361,16 @@ class LoadOp(IRDLOperation):
 
 @irdl_op_definition
 class StoreOp(IRDLOperation):
-    """``instr.store %value, %address : i32``: a global-memory store."""
+    """``instr.store %value, %address : i32``: a global-memory store: once per wave when
+    its operands are uniform, once per active lane otherwise; ``{per_lane}`` makes it once
+    per active lane whatever its operands (SIMT, as a HIP store is: the HIP importer marks
+    every store so)."""
 
     name = "instr.store"
     value = operand_def(IntegerType)
     address = operand_def(i64)
+    per_lane = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$value `,` $address attr-dict `:` type($value)"
 
     def verify_(self) -> None:
@@ -374,7 +380,11 @@ class StoreOp(IRDLOperation):
 @irdl_op_definition
 class AtomicOp(IRDLOperation):
     """``%old = instr.atomic "add" %address, %value : i64``: a global-memory atomic
-    read-modify-write; the result is the old value."""
+    read-modify-write; the result is the old value. Once per wave when its operands are
+    uniform (the old value is then uniform), once per active lane otherwise;
+    ``{per_lane}`` makes it once per active lane whatever its operands (SIMT, as HIP's
+    ``atomicAdd`` is: the HIP importer marks every atomic so; each lane gets its own old
+    value)."""
 
     name = "instr.atomic"
     T: ClassVar = VarConstraint("T", base(IntegerType))
@@ -382,11 +392,15 @@ class AtomicOp(IRDLOperation):
     address = operand_def(i64)
     value = operand_def(T)
     result = result_def(T)
+    per_lane = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$kind $address `,` $value attr-dict `:` type($value)"
 
-    def __init__(self, kind: str, address: SSAValue, value: SSAValue) -> None:
-        super().__init__(properties={"kind": StringAttr(kind)}, operands=[address, value],
-                         result_types=[value.type])
+    def __init__(self, kind: str, address: SSAValue, value: SSAValue,
+                 per_lane: bool = False) -> None:
+        super().__init__(properties={"kind": StringAttr(kind),
+                                     **({"per_lane": UnitAttr()} if per_lane else {})},
+                         operands=[address, value], result_types=[value.type])
 
     def verify_(self) -> None:
         if self.kind.data not in ATOMIC_KINDS:

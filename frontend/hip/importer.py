@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.amdgpu_dialects.instr.divergence import divergent_values
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.frontend.hip.llvm_text import (
     ArrayType,
@@ -140,11 +142,27 @@ class _Hook:
             name: arg for (name, _, _), arg in zip(function.params, args, strict=True)}
         self.translated = 0
         self.current: Instruction | None = None
+        #: Branches entered: EXEC may be written only outside them.
+        self.depth = 0
+        #: After ``luthier_write_exec(1)``: one lane runs, until EXEC is written back.
+        self.one_lane = False
+        #: Stores and atomics made while one lane runs (each runs once per wave: its
+        #: operands must be uniform), with their instruction.
+        self.single: list[tuple[Operation, Instruction]] = []
 
     # -- control flow ---------------------------------------------------------------------
 
     def run(self) -> None:
         self._walk(self.function.blocks[0].label, EXIT, None)
+        divergent = divergent_values(list(self.h.block.ops))
+        for op, instruction in self.single:
+            if any(operand in divergent for operand in op.operands):
+                self.current = instruction
+                raise _Refusal("while luthier_write_exec(1) holds, a store or atomic uses a "
+                               "per-lane value (lane 0 alone runs it: use uniform values)")
+        if self.one_lane:
+            # The hook leaves EXEC = 1 to the application, as it wrote it.
+            self.h.write_reg("exec", self.h.const(1, IntegerType(64)))
 
     def _bind_phis(self, label: str, pred: str) -> None:
         for instruction in self.flow.blocks[label].instructions:
@@ -212,11 +230,15 @@ class _Hook:
         return bound
 
     def _branch(self, label: str, branch: Instruction, join: str) -> None:
+        if self.one_lane:
+            raise _Refusal("a branch while luthier_write_exec(1) holds is not supported "
+                           "(write EXEC back first)")
         condition = self._value(branch.operands[0], IntegerType(1))
 
         def side(target: str) -> Callable[[], tuple[Value, ...]]:
             def build() -> tuple[Value, ...]:
                 saved = dict(self.env)
+                self.depth += 1
                 try:
                     if target == join:
                         found: tuple[Value, ...] | _Returned = \
@@ -225,6 +247,7 @@ class _Hook:
                         found = self._walk(target, join, label)
                 finally:
                     self.env = saved
+                    self.depth -= 1
                 return () if isinstance(found, _Returned) else found
             return build
 
@@ -308,6 +331,9 @@ class _Hook:
             return "inline assembly is not supported: its register use cannot be analysed"
         if instruction.opcode == "call":
             return "an indirect call is not supported"
+        if instruction.opcode == "alloca":
+            return ("a stack variable (alloca) is not supported: hooks have no stack; keep "
+                    "values in locals clang can promote, or in a tool global")
         return _refusal_of(instruction.opcode)
 
     def binary(self, instruction: Instruction) -> Value:
@@ -403,7 +429,14 @@ class _Hook:
         if type_.bitwidth == 1:
             raise _Refusal("a store of a bool is not supported; store an int")
         value = self._value(instruction.operands[0], type_)
-        self.h.store(value, self._value(instruction.operands[1], IntegerType(64)))
+        # HIP runs a store in every active lane (SIMT), whatever its operands; in lane 0
+        # alone after luthier_write_exec(1).
+        self.h.store(value, self._value(instruction.operands[1], IntegerType(64)),
+                     per_lane=not self.one_lane)
+        if self.one_lane:
+            last = self.h.block.last_op
+            assert last is not None
+            self.single.append((last, instruction))
 
     def atomicrmw(self, instruction: Instruction) -> Value:
         kind = _ATOMICS.get(instruction.kind)
@@ -413,16 +446,17 @@ class _Hook:
         self._check_address(instruction.types[0])
         type_ = _int_type(instruction.type, "an atomic's value")
         address = self._value(instruction.operands[0], IntegerType(64))
-        return self.h.atomic(kind, address, self._value(instruction.operands[1], type_))
+        old = self.h.atomic(kind, address, self._value(instruction.operands[1], type_),
+                            per_lane=not self.one_lane)
+        if self.one_lane:
+            assert isinstance(old.ssa.owner, Operation)
+            self.single.append((old.ssa.owner, instruction))
+        return old
 
     @staticmethod
     def _check_address(type_: Type) -> None:
         if isinstance(type_, PtrType) and type_.addrspace in (3, 5):
             raise _Refusal("LDS and private (stack) memory are not supported in hooks")
-
-    def alloca(self, instruction: Instruction) -> None:
-        raise _Refusal("a stack variable (alloca) is not supported: hooks have no stack; "
-                       "keep values in locals clang can promote, or in a tool global")
 
     # -- calls ----------------------------------------------------------------------------
 
@@ -443,7 +477,11 @@ class _Hook:
             raise _Refusal(f"calls hook @{callee}: recursion and calls between hooks are "
                            "not supported")
         if callee in module.functions:
-            raise _Refusal(f"calls @{callee}, which clang did not inline: hooks are one "
+            shown = self.importer.display(callee)
+            if self.importer.recursive(callee):
+                raise _Refusal(f"calls {shown}, which is recursive: hooks cannot recurse "
+                               "(they have no stack)")
+            raise _Refusal(f"calls {shown}, which clang did not inline: hooks are one "
                            "function (mark helpers LUTHIER_DEVICE, which always inlines)")
         if callee.startswith("llvm."):
             raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
@@ -530,11 +568,29 @@ class _Hook:
 
     def write_reg(self, instruction: Instruction) -> None:
         if instruction.callee == "luthier_write_exec":
-            register, operand = "exec", instruction.operands[0]
-        else:
-            register, operand = self._string_argument(instruction, 0), instruction.operands[1]
+            self._write_exec(instruction.operands[0])
+            return
+        register, operand = self._string_argument(instruction, 0), instruction.operands[1]
+        if register == "exec":
+            raise _Refusal("write EXEC with luthier_write_exec")
         bits = 32 if instruction.callee.endswith("32") else 64
         self.h.write_reg(register, self._value(operand, IntegerType(bits)))
+
+    def _write_exec(self, operand: Operand) -> None:
+        """EXEC for the hook's code that follows (HIP's SIMT model: the lanes that run
+        it), as Luthier's scalar counter uses it: 1 (lane 0 alone: what follows runs once
+        per wave, even with EXEC empty) until the EXEC it read is written back."""
+        if self.depth:
+            raise _Refusal("luthier_write_exec inside a branch is not supported (write "
+                           "EXEC at the hook's top level)")
+        if operand == IntConst(1):
+            self.one_lane = True
+            return
+        if isinstance(operand, Local) and isinstance(self.env.get(operand.name), _Exec):
+            self.one_lane = False
+            return
+        raise _Refusal("luthier_write_exec takes 1 (lane 0 alone) or EXEC as "
+                       "luthier_read_exec() gave it")
 
     def kernarg(self, instruction: Instruction) -> Value:
         offset = self._constant_argument(instruction, 0, "the offset")
@@ -579,7 +635,6 @@ _HANDLERS: dict[str, _Handler] = {
     "load": _Hook.load,
     "store": _Hook.store,
     "atomicrmw": _Hook.atomicrmw,
-    "alloca": _Hook.alloca,
     "call": _Hook.call,
 }
 _INTRINSICS: dict[str, _Handler] = {
@@ -730,7 +785,40 @@ class HipImporter:
             prefix = f"hook @{name}: "
             if not message.startswith(prefix):
                 message = prefix + message
-            raise self._error(message, self._line(current) if current else line) from None
+            # An instruction without a location (clang gives an alloca none) is placed at
+            # the hook's own line.
+            raise self._error(message, (self._line(current) if current else None) or line) \
+                from None
+
+    def display(self, name: str) -> str:
+        """``@name``, with its source name when C++ mangled it (``fib (@_Z3fibj)``)."""
+        function = self.module.functions.get(name)
+        subprogram = self.module.subprograms.get(function.dbg or -1) \
+            if function is not None else None
+        if subprogram is None or not subprogram[0] or subprogram[0] == name:
+            return f"@{name}"
+        return f"{subprogram[0]} (@{name})"
+
+    def recursive(self, name: str) -> bool:
+        """Whether function ``name`` can call itself (through the file's functions)."""
+        seen: set[str] = set()
+        pending = list(self._callees(name))
+        while pending:
+            callee = pending.pop()
+            if callee == name:
+                return True
+            if callee not in seen:
+                seen.add(callee)
+                pending += self._callees(callee)
+        return False
+
+    def _callees(self, name: str) -> list[str]:
+        function = self.module.functions.get(name)
+        if function is None:
+            return []
+        return [instruction.callee for block in function.blocks
+                for instruction in block.instructions
+                if instruction.opcode == "call" and instruction.callee in self.module.functions]
 
     def _line(self, instruction: Instruction) -> tuple[str | None, int] | None:
         return self.module.source_location(instruction.dbg)

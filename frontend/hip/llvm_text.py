@@ -659,6 +659,7 @@ def _instruction(tokens: list[str], line: int) -> Instruction:
         if not callee.startswith("@"):
             instruction.unknown = True
             instruction.callee = callee
+            _trailing(cursor, instruction)
             return instruction
         instruction.callee = _unquote(callee)
         cursor.expect("(")
@@ -700,7 +701,6 @@ def _instruction(tokens: list[str], line: int) -> Instruction:
         instruction.type = base_type
     else:
         instruction.unknown = True
-        return instruction
     _trailing(cursor, instruction)
     return instruction
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import cast, overload
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -339,22 +339,26 @@ class HookBuilder:
         return self._result(ops.LoadOp.build(operands=[self._address("load", address)],
                                              result_types=[type_]))
 
-    def store(self, value: Value, address: Value) -> None:
+    def store(self, value: Value, address: Value, *, per_lane: bool = False) -> None:
         """A global-memory store of an ``i32`` or ``i64``: once per wave when every
-        operand is uniform, once per active lane otherwise."""
+        operand is uniform, once per active lane otherwise or with ``per_lane``."""
         self._check("the value of store", value, (32, 64))
+        properties: dict[str, Attribute] = {"per_lane": UnitAttr()} if per_lane else {}
         self._emit(ops.StoreOp.build(operands=[self._use(value),
-                                               self._address("store", address)]))
+                                               self._address("store", address)],
+                                     properties=properties))
 
-    def atomic(self, kind: str, address: Value, value: Value) -> Value:
+    def atomic(self, kind: str, address: Value, value: Value, *,
+               per_lane: bool = False) -> Value:
         """A global-memory read-modify-write (``add``, ``max``, ``or``...); gives the
-        old value."""
+        old value. Once per wave when the operands are uniform, once per active lane
+        otherwise or with ``per_lane`` (each lane then gets its own old value)."""
         if kind not in ops.ATOMIC_KINDS:
             raise ValueError(self._error(f"atomic {kind!r} is not one of "
                                          f"{', '.join(ops.ATOMIC_KINDS)}"))
         self._check("the value of atomic", value, (32, 64))
         addr = self._address("atomic", address)
-        return self._result(ops.AtomicOp(kind, addr, self._use(value)))
+        return self._result(ops.AtomicOp(kind, addr, self._use(value), per_lane))
 
     def finish(self) -> Block:
         """End the body with ``instr.return`` and hand the block over."""

@@ -1,6 +1,7 @@
 """``instr.load``/``store``/``atomic`` to global-memory instructions.
 
-A memory operation whose operands are all uniform happens once per wave: loads use the
+A memory operation whose operands are all uniform happens once per wave (unless marked
+``per_lane``: SIMT, once per active lane, as HIP code is): loads use the
 scalar unit (``s_load_*`` with ``glc``, so a counter other waves update is read from L2,
 not a stale scalar cache line); stores and atomics run as one lane of a vector memory
 instruction with EXEC set to lane 0 for it (saved and restored around it), which also runs
@@ -82,7 +83,7 @@ def lower_store(sel: Selector, op: StoreOp) -> None:
         else:
             sel.emit(mnemonic, [operands[0], data, operands[1]])
 
-    if address.uniform and value.uniform:
+    if address.uniform and value.uniform and op.per_lane is None:
         single_lane(sel, store)
     else:
         store()
@@ -93,7 +94,7 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
     width = width_of(op.value)
     mnemonic = f"global_atomic_{_ATOMIC_NAMES[op.kind.data]}{_suffix(width, 'atomic')}"
     returns = bool(op.result.uses)
-    uniform = address.uniform and value.uniform
+    uniform = address.uniform and value.uniform and op.per_lane is None
     old = sel.new(VGPR_CLASS[width]) if returns else None
 
     def atomic() -> None:

@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import MCBuildError
+from luthier.amdgpu_dialects.instr.divergence import divergent_values
 from luthier.amdgpu_dialects.instr.ops import AtomicOp, LoadOp, PayloadOp, ReturnOp, StoreOp
 from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
@@ -33,7 +34,7 @@ from luthier.lowering.isel.control import lower_if
 from luthier.lowering.isel.intrinsics import lower_intrinsic
 from luthier.lowering.isel.memory import lower_atomic, lower_load, lower_store
 from luthier.lowering.isel.selector import SelectionError, Selector
-from luthier.lowering.isel.values import divergent_values, width_of
+from luthier.lowering.isel.values import width_of
 from luthier.lowering.progress import over
 
 _WIDTHS = (1, 32, 64)

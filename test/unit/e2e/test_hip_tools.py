@@ -11,7 +11,9 @@ original computes (every buffer bitwise, every application global), while:
 * ``instr_count_scalar`` (EXEC = 1 for the add) counted every issue per wave, and the
   active lanes per thread;
 * ``grid_dim`` recorded the launch's grid, for 1-D launches and, on the elementwise
-  kernels, 2-D and 3-D ones.
+  kernels, 2-D and 3-D ones;
+* a hook that only calls ``atomicAdd(&Counter, 1)`` counted once per active lane, as
+  HIP's SIMT model says (not once per wave).
 
 The truth is the original run's trace (:class:`~luthier.emulator.trace.ExecutionTrace`),
 over the kernels' own instructions (the insertions name no device function).
@@ -47,16 +49,25 @@ COUNTERS = {"instr_count_vector": ("1 : i1", "0 : i1"),
             "instr_count_scalar": ("0 : i1", "1 : i1")}
 #: The objects on which the counters also run with their constant flipped.
 FLIPPED_ON = ("elementwise", "control_flow")
-#: Variants: the tool as shipped, each counter flipped (suffix "_flipped").
+#: A hook with no lane selection: HIP's atomicAdd runs in every active lane (SIMT), so
+#: it counts active lanes, not waves.
+SIMT_COUNT = """#include "luthier_hooks.h"
+LUTHIER_GLOBAL unsigned long long GlobalCounter;
+LUTHIER_HOOK void everyLane() { atomicAdd(&GlobalCounter, 1ull); }
+LUTHIER_INSERT(everyLane, at = "instruction");
+"""
+#: Variants: the tool as shipped, each counter flipped (suffix "_flipped"), the SIMT
+#: counter.
 VARIANTS = ("instr_count_vector", "instr_count_scalar", "grid_dim",
-            "instr_count_vector_flipped", "instr_count_scalar_flipped")
+            "instr_count_vector_flipped", "instr_count_scalar_flipped", "simt_count")
 
 Key = tuple[str, str, str]
 
 
 def _variants(obj: str) -> list[str]:
     return [variant for variant in VARIANTS
-            if not variant.endswith("_flipped") or obj in FLIPPED_ON]
+            if variant in ("instr_count_vector", "instr_count_scalar", "grid_dim")
+            or obj in FLIPPED_ON]
 
 
 class HipInstrumenter:
@@ -69,13 +80,14 @@ class HipInstrumenter:
             assert f"#instr.const<{shipped}>" in text
             (folder / f"{stem}_flipped.hip").write_text(
                 text.replace(f"#instr.const<{shipped}>", f"#instr.const<{flipped}>"))
+        (folder / "simt_count.hip").write_text(SIMT_COUNT)
         self.pool = ThreadPoolExecutor(max_workers=2)
         self.jobs: dict[Key, Future[tuple[Path, subprocess.CompletedProcess[str]]]] = {
             (obj, target, variant): self.pool.submit(self._run, obj, target, variant)
             for obj in OBJECTS for target in TARGETS for variant in _variants(obj)}
 
     def _hooks(self, variant: str) -> Path:
-        if variant.endswith("_flipped"):
+        if variant.endswith("_flipped") or variant == "simt_count":
             return self.folder / f"{variant}.hip"
         return HOOK_DIR / f"{variant}.hip"
 
@@ -147,6 +159,7 @@ def test_hip_tool_counts_and_keeps_the_results(hip_instrumenter: HipInstrumenter
         "instr_count_vector_flipped": trace.active_lanes(kernels),
         "instr_count_scalar": trace.active_lanes(kernels),
         "instr_count_scalar_flipped": trace.issued(kernels),
+        "simt_count": trace.active_lanes(kernels),
     }
     if variant == "grid_dim":
         assert struct.unpack("<3I", instrumented.globals["GridDim"]) == (launch.grid, 1, 1)
