@@ -84,3 +84,6 @@ add_tool("filecheck", console_script("filecheck"))
 for tool in ("llvm-mc", "llvm-objdump", "llvm-readelf", "ld.lld"):
     add_tool(tool, quote(shutil.which(f"{tool}-19") or f"{tool}-19"))
 config.substitutions.append(("%python", quote(sys.executable)))
+# HIP hook files (.hip) compile with clang-19 (scripts/setup.sh installs it).
+if shutil.which("clang-19"):
+    config.available_features.add("clang-19")

@@ -46,7 +46,7 @@ BINARY_GLOBS = (
 # The branchy kernels of test/corpus/bench/ are relaxation benchmarks made after the record
 # (instrumenting them takes minutes); bench_relaxation.py and the relaxation tests use them.
 ASSEMBLY_GLOBS = ("test/corpus/kernels/*.s",)
-HOOK_GLOBS = ("examples/hooks/*.mlir", "examples/hooks/*.py")
+HOOK_GLOBS = ("examples/hooks/*.mlir", "examples/hooks/*.py", "examples/hooks/*.hip")
 #: Output formats of an unchanged input (the -o extension picks the format).
 PLAIN_FORMATS = ("co", "s", "o", "mlir")
 INSTRUMENT_FLAGS = ("--lift", "--inline-hooks", "--emit-preamble")

@@ -13,7 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from luthier.frontend.hip.compile import DEFAULT_PROCESSOR, llvm_text_of
 from luthier.frontend.hip.importer import import_llvm_hooks
-from luthier.frontend.hip.llvm_text import LLVMTextError, read_llvm_text
+from luthier.frontend.hip.llvm_text import read_llvm_text
+from luthier.frontend.hip.llvm_types import LLVMTextError
 
 
 def load_hip_hooks(ctx: Context, path: str, processor: str | None = None) -> ModuleOp:

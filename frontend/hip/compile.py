@@ -70,8 +70,25 @@ def compile_command(path: str, processor: str = DEFAULT_PROCESSOR) -> list[str]:
             "-fno-discard-value-names", "-I", str(INCLUDE_DIR), "-o", "-", path]
 
 
+#: Compiled files of this process, by (path, size, modification time, target): a batch
+#: of code objects instrumented with one tool compiles it once.
+_COMPILED: dict[tuple[str, int, int, str], str] = {}
+
+
 def llvm_text_of(path: str, processor: str = DEFAULT_PROCESSOR) -> str:
     """The LLVM IR text of hook file ``path`` (``.hip``, ``.ll`` or ``.bc``)."""
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise HipCompileError(f"{path}: cannot read it: {error.strerror}") from None
+    key = (os.path.abspath(path), status.st_size, status.st_mtime_ns, processor)
+    text = _COMPILED.get(key)
+    if text is None:
+        text = _COMPILED[key] = _llvm_text(path, processor)
+    return text
+
+
+def _llvm_text(path: str, processor: str) -> str:
     extension = os.path.splitext(path)[1]
     if extension == ".ll":
         try:

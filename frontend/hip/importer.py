@@ -35,22 +35,24 @@ from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.divergence import divergent_values
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.frontend.hip.llvm_text import (
-    ArrayType,
     ConstOffset,
     Function,
     GlobalRef,
     GlobalVar,
     Instruction,
     IntConst,
-    IntType,
     LLVMModule,
     Local,
     Operand,
+    Undefined,
+    Unsupported,
+)
+from luthier.frontend.hip.llvm_types import (
+    ArrayType,
+    IntType,
     PtrType,
     StructType,
     Type,
-    Undefined,
-    Unsupported,
     struct_offsets,
     type_size,
 )
@@ -65,6 +67,8 @@ INSERT_SECTION = ".luthier.inserts"
 #: Instructions translated per hook, duplicates included, before the importer gives up
 #: (a block reached by both sides of a branch is translated on each).
 MAX_TRANSLATED = 20_000
+#: How deep branches may nest (each level is a few Python frames of the translation).
+MAX_NESTING = 100
 
 
 class HipImportError(LuthierError):
@@ -237,6 +241,8 @@ class _Hook:
 
         def side(target: str) -> Callable[[], tuple[Value, ...]]:
             def build() -> tuple[Value, ...]:
+                if self.depth >= MAX_NESTING:
+                    raise _Refusal(f"branches nest deeper than {MAX_NESTING}")
                 saved = dict(self.env)
                 self.depth += 1
                 try:
@@ -768,6 +774,8 @@ class HipImporter:
             raise self._error(f"hook @{name}: a loop is not supported in hooks",
                               self._line(loop.branch)) from None
         except KeyError as missing:
+            if not missing.args[0]:
+                raise self._error(f"hook @{name} has no body", line) from None
             raise self._error(f"hook @{name}: a branch to %{missing.args[0]}, which is "
                               "not a block") from None
         translation: list[_Hook] = []

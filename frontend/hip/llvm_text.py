@@ -20,113 +20,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from luthier.amdgpu_dialects.errors import LuthierError
-
-
-class LLVMTextError(LuthierError):
-    """Text that is not LLVM IR as this reader knows it; the message names the line."""
-
-
-# ---------------------------------------------------------------------------------------
-# Types
-# ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IntType:
-    bits: int
-
-    def __str__(self) -> str:
-        return f"i{self.bits}"
-
-
-@dataclass(frozen=True)
-class PtrType:
-    addrspace: int = 0
-
-    def __str__(self) -> str:
-        return "ptr" if not self.addrspace else f"ptr addrspace({self.addrspace})"
-
-
-@dataclass(frozen=True)
-class ArrayType:
-    count: int
-    element: Type
-
-    def __str__(self) -> str:
-        return f"[{self.count} x {self.element}]"
-
-
-@dataclass(frozen=True)
-class StructType:
-    fields: tuple[Type, ...]
-    packed: bool = False
-
-    def __str__(self) -> str:
-        inner = ", ".join(str(f) for f in self.fields)
-        return f"<{{ {inner} }}>" if self.packed else f"{{ {inner} }}"
-
-
-@dataclass(frozen=True)
-class OtherType:
-    """A type the importer has no use for (``void``, ``label``, floats, vectors)."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-Type = IntType | PtrType | ArrayType | StructType | OtherType
-VOID = OtherType("void")
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
-
-
-def type_alignment(type_: Type) -> int:
-    """ABI alignment in bytes (AMDGPU's data layout: integers and pointers by size)."""
-    match type_:
-        case IntType(bits):
-            return max(1, min(8, (bits + 7) // 8))
-        case PtrType(addrspace):
-            return 4 if addrspace in (2, 3, 5, 6) else 8
-        case ArrayType(_, element):
-            return type_alignment(element)
-        case StructType(fields, packed):
-            return 1 if packed or not fields else max(type_alignment(f) for f in fields)
-        case OtherType(name):
-            raise LLVMTextError(f"the size of {name} is not known here")
-
-
-def type_size(type_: Type) -> int:
-    """Allocation size in bytes (LLVM's ``getTypeAllocSize`` for these types)."""
-    match type_:
-        case IntType(bits):
-            return _align_up((bits + 7) // 8, type_alignment(type_))
-        case PtrType(addrspace):
-            return 4 if addrspace in (2, 3, 5, 6) else 8
-        case ArrayType(count, element):
-            return count * type_size(element)
-        case StructType(fields, _):
-            return _align_up(struct_offsets(type_)[-1], type_alignment(type_)) \
-                if fields else 0
-        case OtherType(name):
-            raise LLVMTextError(f"the size of {name} is not known here")
-
-
-def struct_offsets(type_: StructType) -> list[int]:
-    """Each field's byte offset, then the end of the last field."""
-    offsets: list[int] = []
-    offset = 0
-    for field_type in type_.fields:
-        if not type_.packed:
-            offset = _align_up(offset, type_alignment(field_type))
-        offsets.append(offset)
-        offset += type_size(field_type)
-    return [*offsets, offset]
-
+from luthier.frontend.hip.llvm_types import (
+    VOID,
+    ArrayType,
+    IntType,
+    LLVMTextError,
+    OtherType,
+    PtrType,
+    StructType,
+    Type,
+    gep_offset,
+)
 
 # ---------------------------------------------------------------------------------------
 # Values
@@ -515,24 +419,6 @@ def _parse_constant_expression(cursor: _Cursor, word: str) -> Operand:
     return ConstOffset(base.base, base.offset + gep_offset(element, indices, cursor.line))
 
 
-def gep_offset(element: Type, indices: list[int], line: int = 0) -> int:
-    """The byte offset of ``getelementptr element, base, indices...`` (constant indices)."""
-    if not indices:
-        return 0
-    offset = indices[0] * type_size(element)
-    current = element
-    for index in indices[1:]:
-        if isinstance(current, ArrayType):
-            offset += index * type_size(current.element)
-            current = current.element
-        elif isinstance(current, StructType):
-            offset += struct_offsets(current)[index]
-            current = current.fields[index]
-        else:
-            raise LLVMTextError(f"line {line}: getelementptr indexes into {current}")
-    return offset
-
-
 def _parse_value(cursor: _Cursor) -> Operand:
     token = cursor.next()
     if token.startswith("%"):
@@ -820,6 +706,17 @@ def _function_header(text: str, line: int) -> tuple[Function, bool]:
 def read_llvm_text(text: str) -> LLVMModule:
     """The globals, functions and line metadata of LLVM IR ``text``; raises
     :class:`LLVMTextError` naming the line it cannot read."""
+    return _read(text)
+
+
+def _unreadable(number: int, error: Exception) -> LLVMTextError:
+    """A token where another kind was due (a name where a number goes...), in one line."""
+    if isinstance(error, LLVMTextError):
+        return error
+    return LLVMTextError(f"line {number}: cannot read it ({error})")
+
+
+def _read(text: str) -> LLVMModule:
     module = LLVMModule()
     lines = text.splitlines()
     number = 0
@@ -830,10 +727,16 @@ def read_llvm_text(text: str) -> LLVMModule:
         if not stripped or stripped.startswith(";"):
             continue
         if stripped.startswith("@"):
-            _global(module, _tokens(stripped, number), number)
+            try:
+                _global(module, _tokens(stripped, number), number)
+            except (ValueError, IndexError) as error:
+                raise _unreadable(number, error) from None
         elif stripped.startswith(("define ", "declare ")):
             header = stripped[:-1].rstrip() if stripped.endswith("{") else stripped
-            function, defining = _function_header(header, number)
+            try:
+                function, defining = _function_header(header, number)
+            except (ValueError, IndexError) as error:
+                raise _unreadable(number, error) from None
             if not defining:
                 module.declarations[function.name] = function.return_type
                 continue
@@ -865,5 +768,8 @@ def _body(function: Function, lines: list[str], number: int) -> int:
                 function.blocks.append(block)
             block = BasicBlock(_unquote("%" + label.group(1)))
             continue
-        block.instructions.append(_instruction(_tokens(stripped, number), number))
+        try:
+            block.instructions.append(_instruction(_tokens(stripped, number), number))
+        except (ValueError, IndexError) as error:
+            raise _unreadable(number, error) from None
     raise LLVMTextError(f"line {number}: @{function.name} has no closing brace")

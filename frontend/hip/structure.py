@@ -38,7 +38,10 @@ class LoopError(ValueError):
 
 def control_flow(function: Function) -> ControlFlow:
     """The CFG of ``function``; raises :class:`LoopError` on a cycle and ``KeyError`` on
-    a branch to a label the function does not have."""
+    a branch to a label the function does not have (or, with the empty label, on a
+    function without blocks)."""
+    if not function.blocks:
+        raise KeyError("")
     blocks = {block.label: block for block in function.blocks}
     successors: dict[str, list[str]] = {}
     for block in function.blocks:
