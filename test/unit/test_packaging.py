@@ -132,3 +132,6 @@ def test_build_holds_every_module_and_table(tmp_path: Path) -> None:
     built_tables = build / Path(*TABLE_PACKAGE.split(".")) / "tables"
     for table in table_files():
         assert (built_tables / table.name).is_file(), f"the build lacks the table {table.name}"
+    # The HIP hook header, which clang-19 includes from the installed package.
+    assert (build / "luthier" / "frontend" / "hip" / "include" / "luthier_hooks.h").read_bytes() \
+        == (ROOT / "frontend" / "hip" / "include" / "luthier_hooks.h").read_bytes()
