@@ -90,13 +90,6 @@ _IGNORED_CALLS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume",
 _DIMENSIONS = "xyz"
 
 
-class _Returned:
-    """What a walk gives when its path ends in ``ret``."""
-
-
-_RETURNED = _Returned()
-
-
 @dataclass(frozen=True)
 class _String:
     """The address of a constant string (a register name for an intrinsic)."""
@@ -148,6 +141,8 @@ class _Hook:
         self.current: Instruction | None = None
         #: Branches entered: EXEC may be written only outside them.
         self.depth = 0
+        #: Helpers being inlined, one inside the other.
+        self.inlined = 0
         #: After ``luthier_write_exec(1)``: one lane runs, until EXEC is written back.
         self.one_lane = False
         #: Stores and atomics made while one lane runs (each runs once per wave: its
@@ -192,9 +187,10 @@ class _Hook:
             values.append(self._value(incoming[0], _int_type(instruction.type, "a phi")))
         return tuple(values)
 
-    def _walk(self, label: str, stop: str, pred: str | None) -> tuple[Value, ...] | _Returned:
+    def _walk(self, label: str, stop: str, pred: str | None) -> tuple[Value, ...]:
         """Translate from block ``label`` (entered from ``pred``) until ``stop``; gives the
-        values of ``stop``'s phis, or :data:`_RETURNED` when the path returns."""
+        values of ``stop``'s phis, or, when ``stop`` is the exit, what the function returns
+        (nothing for a hook; a helper's value)."""
         while True:
             if pred is not None:
                 self._bind_phis(label, pred)
@@ -205,9 +201,10 @@ class _Hook:
             last = block.instructions[-1]
             self.current = last
             if last.opcode == "ret":
-                if last.operands:
-                    raise _Refusal("a hook returns nothing (void)")
-                return _RETURNED
+                if not last.operands:
+                    return ()
+                return (self._value(last.operands[0],
+                                    _int_type(last.types[0], "a returned value")),)
             if last.opcode != "br":
                 self._instruction(last)  # refuses it: a terminator we do not know
                 raise _Refusal(f"'{last.opcode}' ends a block")
@@ -218,9 +215,9 @@ class _Hook:
                 label, pred = target, label
                 continue
             join = self.flow.ipdom[label]
-            self._branch(label, last, join)
+            returned = self._branch(label, last, join)
             if join == EXIT:
-                return _RETURNED
+                return returned
             if join == stop:
                 return tuple(self._phi_value(instruction)
                              for instruction in self.flow.blocks[join].instructions
@@ -233,7 +230,9 @@ class _Hook:
         assert isinstance(bound, Value)
         return bound
 
-    def _branch(self, label: str, branch: Instruction, join: str) -> None:
+    def _branch(self, label: str, branch: Instruction, join: str) -> tuple[Value, ...]:
+        """The ``scf.if`` of a conditional branch, its sides running to ``join``; binds the
+        join's phis to its results, or, when the sides return, gives what they return."""
         if self.one_lane:
             raise _Refusal("a branch while luthier_write_exec(1) holds is not supported "
                            "(write EXEC back first)")
@@ -247,27 +246,27 @@ class _Hook:
                 self.depth += 1
                 try:
                     if target == join:
-                        found: tuple[Value, ...] | _Returned = \
-                            () if join == EXIT else self._edge_values(join, label)
-                    else:
-                        found = self._walk(target, join, label)
+                        return self._edge_values(join, label)
+                    return self._walk(target, join, label)
                 finally:
                     self.env = saved
                     self.depth -= 1
-                return () if isinstance(found, _Returned) else found
             return build
 
         self.current = branch
-        # Both sides give the join's phi values (none when the sides return): the scf.if
-        # gives them (nothing, None, when there are none).
+        # Both sides give the join's phi values (or what they return): the scf.if gives
+        # them (nothing, None, when there are none).
         results = self.h.if_else(condition, side(branch.targets[0]), side(branch.targets[1]))
-        if join == EXIT or not results:
-            return
+        if not results:
+            return ()
+        if join == EXIT:
+            return results
         phis = [instruction for instruction in self.flow.blocks[join].instructions
                 if instruction.opcode == "phi"]
         for instruction, result in zip(phis, results, strict=True):
             assert instruction.result is not None
             self.env[instruction.result] = result
+        return ()
 
     # -- values ---------------------------------------------------------------------------
 
@@ -483,16 +482,41 @@ class _Hook:
             raise _Refusal(f"calls hook @{callee}: recursion and calls between hooks are "
                            "not supported")
         if callee in module.functions:
-            shown = self.importer.display(callee)
-            if self.importer.recursive(callee):
-                raise _Refusal(f"calls {shown}, which is recursive: hooks cannot recurse "
-                               "(they have no stack)")
-            raise _Refusal(f"calls {shown}, which clang did not inline: hooks are one "
-                           "function (mark helpers LUTHIER_DEVICE, which always inlines)")
+            return self._inline(instruction, module.functions[callee])
         if callee.startswith("llvm."):
             raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
         raise _Refusal(f"calls @{callee}, which is neither a Luthier intrinsic nor a "
                        "function of this file")
+
+    def _inline(self, instruction: Instruction, function: Function) -> _Bound | None:
+        """A call to a helper of the file that clang left: its body, translated here with
+        the arguments bound (what a hook calls becomes part of the hook)."""
+        shown = self.importer.display(function.name)
+        if self.importer.recursive(function.name):
+            raise _Refusal(f"calls {shown}, which is recursive: hooks cannot recurse (they "
+                           "have no stack)")
+        if self.inlined >= MAX_NESTING:
+            raise _Refusal(f"helpers call helpers deeper than {MAX_NESTING}")
+        try:
+            flow = control_flow(function)
+        except LoopError:
+            raise _Refusal(f"calls {shown}, which loops: a loop is not supported in "
+                           "hooks") from None
+        except KeyError:
+            raise _Refusal(f"calls {shown}, whose body cannot be followed") from None
+        bound: dict[str, _Bound] = {}
+        for (name, type_, _), operand in zip(function.params, instruction.operands,
+                                             strict=False):
+            bound[name] = self._bound(operand, _int_type(type_, f"a parameter of {shown}"))
+        saved = (self.flow, self.env)
+        self.flow, self.env = flow, bound
+        self.inlined += 1
+        try:
+            returned = self._walk(function.blocks[0].label, EXIT, None)
+        finally:
+            self.flow, self.env = saved
+            self.inlined -= 1
+        return returned[0] if returned else None
 
     def _string_argument(self, instruction: Instruction, index: int) -> str:
         bound = self._bound(instruction.operands[index], IntegerType(64))

@@ -17,9 +17,9 @@
 //   LUTHIER_INSERT(count, at = "instruction", args = [#instr.const<1 : i1>]);
 //
 // A hook runs before the instruction it instruments, once per wave, with the wave's EXEC;
-// values every lane agrees on are computed once (SALU), the others per lane. Helpers must
-// inline (LUTHIER_DEVICE); loops, inline assembly, stack arrays, floating point and
-// division are refused with the hook's name and source line.
+// values every lane agrees on are computed once (SALU), the others per lane. Helpers are
+// inlined (LUTHIER_DEVICE); loops, recursion, inline assembly, stack arrays, floating point
+// and division are refused with the hook's name and source line.
 #ifndef LUTHIER_HOOKS_H
 #define LUTHIER_HOOKS_H
 

@@ -72,6 +72,13 @@ LUTHIER_HOOK void hook() { atomicAdd(&Counter, 1u); }
 LUTHIER_INSERT(missing, at = "instruction");
 #endif
 
+#ifdef UNSUPPORTED_INTRINSIC
+LUTHIER_HOOK void hook() {
+  __builtin_amdgcn_s_sleep(1);
+  atomicAdd(&Counter, 1u);
+}
+#endif
+
 #ifdef NO_HOOK
 __attribute__((device)) void helper() {}
 #endif

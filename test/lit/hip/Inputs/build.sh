@@ -11,7 +11,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 INCLUDE="$(cd "$HERE/../../../../frontend/hip/include" && pwd)"
 BAD_CASES=(INLINE_ASM FLOAT DIVISION LOOP RECURSION ALLOCA POINTER UNDEFINED_GLOBAL
            INITIALIZED_GLOBAL UNKNOWN_FUNCTION REGISTER_WIDTH INSERT_SELECTOR INSERT_UNKNOWN_HOOK
-           NO_HOOK)
+           UNSUPPORTED_INTRINSIC NO_HOOK)
 
 compile() {  # compile SOURCE OUT [DEFINE]
     clang-19 -x hip --offload-device-only -nogpulib -nogpuinc -O2 --offload-arch=gfx90a \

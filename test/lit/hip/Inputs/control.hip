@@ -1,6 +1,6 @@
-// Hooks for the import goldens (control.test): branches that join with values, early
-// returns, a table indexed at run time, and the intrinsics. build.sh compiles this file to
-// control.ll, which the test reads (so it needs no clang).
+// Hooks for the import goldens (import.test): branches that join with values, early
+// returns, a table indexed at run time, the intrinsics, and a helper clang left as a call.
+// build.sh compiles this file to control.ll, which the test reads (so it needs no clang).
 #include "luthier_hooks.h"
 
 LUTHIER_GLOBAL unsigned long long Totals[4];
@@ -39,7 +39,17 @@ LUTHIER_HOOK void intrinsics() {
   Totals[1] = Pair + Arg + First + Group + luthier_block_dim(0);
 }
 
+// A helper clang does not inline: the importer does, returns and all.
+__attribute__((device, noinline)) unsigned int bump(unsigned int X) {
+  if (X & 1)
+    return atomicAdd(&Flags, X);
+  return X * 3;
+}
+
+LUTHIER_HOOK void helpers(unsigned int X) { Totals[2] = bump(X) + bump(X + 1); }
+
 LUTHIER_INSERT(joins, at = "instruction", mnemonic = "global_load*",
                args = [#instr.const<7 : i32>]);
 LUTHIER_INSERT(early, at = "kernel_entry", args = [#instr.reg<"s8">]);
 LUTHIER_INSERT(intrinsics, at = "before_return");
+LUTHIER_INSERT(helpers, at = "block_entry", args = [#instr.const<5 : i32>]);

@@ -11,8 +11,9 @@ target triple = "amdgcn-amd-amdhsa"
 @__luthier_insert_0 = protected addrspace(4) externally_initialized constant [84 x i8] c"joins at = \22instruction\22, mnemonic = \22global_load*\22, args = [#instr.const<7 : i32>]\00", section ".luthier.inserts", align 16
 @__luthier_insert_1 = protected addrspace(4) externally_initialized constant [53 x i8] c"early at = \22kernel_entry\22, args = [#instr.reg<\22s8\22>]\00", section ".luthier.inserts", align 16
 @__luthier_insert_2 = protected addrspace(4) externally_initialized constant [32 x i8] c"intrinsics at = \22before_return\22\00", section ".luthier.inserts", align 16
+@__luthier_insert_3 = protected addrspace(4) externally_initialized constant [59 x i8] c"helpers at = \22block_entry\22, args = [#instr.const<5 : i32>]\00", section ".luthier.inserts", align 16
 @__hip_cuid_eda6547d839c814e = addrspace(1) global i8 0
-@llvm.compiler.used = appending addrspace(1) global [9 x ptr] [ptr addrspacecast (ptr addrspace(1) @Flags to ptr), ptr addrspacecast (ptr addrspace(1) @Totals to ptr), ptr addrspacecast (ptr addrspace(1) @__hip_cuid_eda6547d839c814e to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_0 to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_1 to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_2 to ptr), ptr @early, ptr @intrinsics, ptr @joins], section "llvm.metadata"
+@llvm.compiler.used = appending addrspace(1) global [11 x ptr] [ptr addrspacecast (ptr addrspace(1) @Flags to ptr), ptr addrspacecast (ptr addrspace(1) @Totals to ptr), ptr addrspacecast (ptr addrspace(1) @__hip_cuid_eda6547d839c814e to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_0 to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_1 to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_2 to ptr), ptr addrspacecast (ptr addrspace(4) @__luthier_insert_3 to ptr), ptr @early, ptr @helpers, ptr @intrinsics, ptr @joins], section "llvm.metadata"
 
 ; Function Attrs: mustprogress nofree norecurse nounwind willreturn memory(readwrite, argmem: none, inaccessiblemem: none)
 define internal void @joins(i32 noundef %Kind) #0 section ".luthier.hooks" !dbg !9 {
@@ -60,20 +61,20 @@ return:                                           ; preds = %if.end, %entry, %if
 ; Function Attrs: convergent mustprogress nounwind
 define internal void @intrinsics() #1 section ".luthier.hooks" !dbg !43 {
 entry:
-  %call = tail call i32 @luthier_read_reg32(ptr noundef addrspacecast (ptr addrspace(4) @.str to ptr)) #6, !dbg !44
-  %call1 = tail call i64 @luthier_read_reg64(ptr noundef addrspacecast (ptr addrspace(4) @.str.1 to ptr)) #6, !dbg !45
-  %call2 = tail call i32 @luthier_kernarg32(i32 noundef 8) #6, !dbg !46
+  %call = tail call i32 @luthier_read_reg32(ptr noundef addrspacecast (ptr addrspace(4) @.str to ptr)) #8, !dbg !44
+  %call1 = tail call i64 @luthier_read_reg64(ptr noundef addrspacecast (ptr addrspace(4) @.str.1 to ptr)) #8, !dbg !45
+  %call2 = tail call i32 @luthier_kernarg32(i32 noundef 8) #8, !dbg !46
   %0 = tail call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0), !dbg !47
   %1 = tail call noundef i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %0), !dbg !50
   %2 = tail call i32 @llvm.amdgcn.readfirstlane.i32(i32 %1), !dbg !51
   %3 = tail call noundef range(i32 0, 1024) i32 @llvm.amdgcn.workitem.id.x(), !dbg !52
   %4 = tail call noundef i32 @llvm.amdgcn.workgroup.id.y(), !dbg !55
   %add = add i32 %call, %3, !dbg !58
-  tail call void @luthier_write_reg32(ptr noundef addrspacecast (ptr addrspace(4) @.str.2 to ptr), i32 noundef %add) #6, !dbg !59
+  tail call void @luthier_write_reg32(ptr noundef addrspacecast (ptr addrspace(4) @.str.2 to ptr), i32 noundef %add) #8, !dbg !59
   %conv = zext i32 %call2 to i64, !dbg !60
   %conv7 = zext i32 %2 to i64, !dbg !61
   %conv9 = zext i32 %4 to i64, !dbg !62
-  %call11 = tail call i32 @luthier_block_dim(i32 noundef 0) #6, !dbg !63
+  %call11 = tail call i32 @luthier_block_dim(i32 noundef 0) #8, !dbg !63
   %conv12 = zext i32 %call11 to i64, !dbg !63
   %add6 = add i64 %call1, %conv9, !dbg !64
   %add8 = add i64 %add6, %conv, !dbg !65
@@ -101,32 +102,67 @@ declare !dbg !73 hidden void @luthier_write_reg32(ptr noundef, i32 noundef) loca
 ; Function Attrs: convergent nounwind
 declare !dbg !74 hidden i32 @luthier_block_dim(i32 noundef) local_unnamed_addr #2
 
-; Function Attrs: mustprogress nocallback nofree nosync nounwind willreturn memory(none)
-declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32) #4
+; Function Attrs: mustprogress nofree noinline norecurse nounwind willreturn memory(readwrite, argmem: none, inaccessiblemem: none)
+define internal fastcc noundef i32 @_Z4bumpj(i32 noundef %X) unnamed_addr #4 !dbg !75 {
+entry:
+  %and = and i32 %X, 1, !dbg !76
+  %tobool.not = icmp eq i32 %and, 0, !dbg !77
+  br i1 %tobool.not, label %if.end, label %if.then, !dbg !77
+
+if.then:                                          ; preds = %entry
+  %0 = atomicrmw add ptr addrspace(1) @Flags, i32 %X syncscope("agent-one-as") monotonic, align 4, !dbg !78
+  br label %return, !dbg !80
+
+if.end:                                           ; preds = %entry
+  %mul = mul i32 %X, 3, !dbg !81
+  br label %return, !dbg !82
+
+return:                                           ; preds = %if.end, %if.then
+  %retval.0 = phi i32 [ %0, %if.then ], [ %mul, %if.end ], !dbg !83
+  ret i32 %retval.0, !dbg !84
+}
+
+; Function Attrs: mustprogress nofree norecurse nounwind willreturn memory(readwrite, inaccessiblemem: none)
+define internal void @helpers(i32 noundef %X) #5 section ".luthier.hooks" !dbg !85 {
+entry:
+  %call = tail call fastcc noundef i32 @_Z4bumpj(i32 noundef %X) #9, !dbg !86
+  %add = add i32 %X, 1, !dbg !87
+  %call1 = tail call fastcc noundef i32 @_Z4bumpj(i32 noundef %add) #9, !dbg !88
+  %add2 = add i32 %call1, %call, !dbg !89
+  %conv = zext i32 %add2 to i64, !dbg !86
+  store i64 %conv, ptr addrspace(1) getelementptr inbounds (i8, ptr addrspace(1) @Totals, i64 16), align 16, !dbg !90, !tbaa !27
+  ret void, !dbg !91
+}
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind willreturn memory(none)
-declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32) #4
+declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32) #6
+
+; Function Attrs: mustprogress nocallback nofree nosync nounwind willreturn memory(none)
+declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32) #6
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef i32 @llvm.amdgcn.workitem.id.x() #5
+declare noundef i32 @llvm.amdgcn.workitem.id.x() #7
 
 ; Function Attrs: mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef i32 @llvm.amdgcn.workgroup.id.y() #5
+declare noundef i32 @llvm.amdgcn.workgroup.id.y() #7
 
 attributes #0 = { mustprogress nofree norecurse nounwind willreturn memory(readwrite, argmem: none, inaccessiblemem: none) "amdgpu-no-agpr" "amdgpu-no-completion-action" "amdgpu-no-default-queue" "amdgpu-no-dispatch-id" "amdgpu-no-dispatch-ptr" "amdgpu-no-heap-ptr" "amdgpu-no-hostcall-ptr" "amdgpu-no-implicitarg-ptr" "amdgpu-no-lds-kernel-id" "amdgpu-no-multigrid-sync-arg" "amdgpu-no-queue-ptr" "amdgpu-no-workgroup-id-x" "amdgpu-no-workgroup-id-y" "amdgpu-no-workgroup-id-z" "amdgpu-no-workitem-id-x" "amdgpu-no-workitem-id-y" "amdgpu-no-workitem-id-z" "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
 attributes #1 = { convergent mustprogress nounwind "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
 attributes #2 = { convergent nounwind "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
 attributes #3 = { convergent mustprogress nocallback nofree nounwind willreturn memory(none) }
-attributes #4 = { mustprogress nocallback nofree nosync nounwind willreturn memory(none) }
-attributes #5 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
-attributes #6 = { convergent nounwind }
+attributes #4 = { mustprogress nofree noinline norecurse nounwind willreturn memory(readwrite, argmem: none, inaccessiblemem: none) "amdgpu-no-agpr" "amdgpu-no-completion-action" "amdgpu-no-default-queue" "amdgpu-no-dispatch-id" "amdgpu-no-dispatch-ptr" "amdgpu-no-heap-ptr" "amdgpu-no-hostcall-ptr" "amdgpu-no-implicitarg-ptr" "amdgpu-no-lds-kernel-id" "amdgpu-no-multigrid-sync-arg" "amdgpu-no-queue-ptr" "amdgpu-no-workgroup-id-x" "amdgpu-no-workgroup-id-y" "amdgpu-no-workgroup-id-z" "amdgpu-no-workitem-id-x" "amdgpu-no-workitem-id-y" "amdgpu-no-workitem-id-z" "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
+attributes #5 = { mustprogress nofree norecurse nounwind willreturn memory(readwrite, inaccessiblemem: none) "amdgpu-no-agpr" "amdgpu-no-completion-action" "amdgpu-no-default-queue" "amdgpu-no-dispatch-id" "amdgpu-no-dispatch-ptr" "amdgpu-no-heap-ptr" "amdgpu-no-hostcall-ptr" "amdgpu-no-implicitarg-ptr" "amdgpu-no-lds-kernel-id" "amdgpu-no-multigrid-sync-arg" "amdgpu-no-queue-ptr" "amdgpu-no-workgroup-id-x" "amdgpu-no-workgroup-id-y" "amdgpu-no-workgroup-id-z" "amdgpu-no-workitem-id-x" "amdgpu-no-workitem-id-y" "amdgpu-no-workitem-id-z" "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
+attributes #6 = { mustprogress nocallback nofree nosync nounwind willreturn memory(none) }
+attributes #7 = { mustprogress nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+attributes #8 = { convergent nounwind }
+attributes #9 = { nounwind }
 
 !llvm.dbg.cu = !{!0}
 !llvm.module.flags = !{!2, !3, !4, !5, !6, !7}
 !llvm.ident = !{!8}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "control.hip", directory: ".", checksumkind: CSK_MD5, checksum: "91089c632ec3e6f61bda5da0ecb098c1")
+!1 = !DIFile(filename: "control.hip", directory: ".", checksumkind: CSK_MD5, checksum: "76db212a1506c2d30909a002ff24125f")
 !2 = !{i32 1, !"amdhsa_code_object_version", i32 500}
 !3 = !{i32 1, !"amdgpu_printf_kind", !"hostcall"}
 !4 = !{i32 7, !"Dwarf Version", i32 5}
@@ -141,7 +177,7 @@ attributes #6 = { convergent nounwind }
 !13 = !DILocation(line: 13, column: 7, scope: !9)
 !14 = !DILocation(line: 99, column: 1, scope: !15, inlinedAt: !17)
 !15 = distinct !DISubprogram(name: "atomicAdd", scope: !16, file: !16, line: 99, type: !10, scopeLine: 99, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagLocalToUnit | DISPFlagDefinition | DISPFlagOptimized, unit: !0)
-!16 = !DIFile(filename: "/work/main/frontend/hip/include/luthier_hooks.h", directory: "", checksumkind: CSK_MD5, checksum: "5c3cc6f5c38764f770038949c60e238d")
+!16 = !DIFile(filename: "/work/main/frontend/hip/include/luthier_hooks.h", directory: "", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
 !17 = distinct !DILocation(line: 14, column: 11, scope: !9)
 !18 = !DILocation(line: 14, column: 5, scope: !9)
 !19 = !DILocation(line: 104, column: 1, scope: !20, inlinedAt: !21)
@@ -200,3 +236,20 @@ attributes #6 = { convergent nounwind }
 !72 = !DISubprogram(name: "luthier_kernarg32", scope: !16, file: !16, line: 59, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
 !73 = !DISubprogram(name: "luthier_write_reg32", scope: !16, file: !16, line: 54, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
 !74 = !DISubprogram(name: "luthier_block_dim", scope: !16, file: !16, line: 63, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
+!75 = distinct !DISubprogram(name: "bump", scope: !1, file: !1, line: 43, type: !10, scopeLine: 43, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)
+!76 = !DILocation(line: 44, column: 9, scope: !75)
+!77 = !DILocation(line: 44, column: 7, scope: !75)
+!78 = !DILocation(line: 99, column: 1, scope: !15, inlinedAt: !79)
+!79 = distinct !DILocation(line: 45, column: 12, scope: !75)
+!80 = !DILocation(line: 45, column: 5, scope: !75)
+!81 = !DILocation(line: 46, column: 12, scope: !75)
+!82 = !DILocation(line: 46, column: 3, scope: !75)
+!83 = !DILocation(line: 0, scope: !75)
+!84 = !DILocation(line: 47, column: 1, scope: !75)
+!85 = distinct !DISubprogram(name: "helpers", scope: !1, file: !1, line: 49, type: !10, scopeLine: 49, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)
+!86 = !DILocation(line: 49, column: 57, scope: !85)
+!87 = !DILocation(line: 49, column: 74, scope: !85)
+!88 = !DILocation(line: 49, column: 67, scope: !85)
+!89 = !DILocation(line: 49, column: 65, scope: !85)
+!90 = !DILocation(line: 49, column: 55, scope: !85)
+!91 = !DILocation(line: 49, column: 80, scope: !85)
