@@ -23,6 +23,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from io import StringIO
+from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -159,6 +160,40 @@ class HookModule:
                 properties[key] = IntegerAttr(index, _I64)
         properties["args"] = ArrayAttr(arg.attr() for arg in args)
         self._ops.append(ops.InsertOp.build(properties=properties))
+
+    # -- other hook files ------------------------------------------------------------
+
+    def include(self, module: ModuleOp) -> dict[str, Hook | Global]:
+        """Take the globals, hooks and insertions of an ``instr`` module (a hook file
+        loaded by :func:`luthier.load_hooks`: MLIR, or HIP compiled by clang-19) as this
+        module's own, so that Python can insert its hooks or build beside them; returns
+        the handles by name::
+
+            hooks = HookModule()
+            names = hooks.include(luthier.load_hooks("instr_count_vector.hip"))
+            hooks.insert(names["countInstructionsVector"], at="instruction",
+                         mnemonic="global_store*", args=[Const(0, i1)])
+        """
+        handles: dict[str, Hook | Global] = {}
+        for op in module.ops:
+            if isinstance(op, ops.GlobalOp):
+                name = op.sym_name.data
+                self._claim("global", name)
+                variable = Global(name, op.size.value.data, owner=self)
+                self._globals[name] = variable
+                handles[name] = variable
+            elif isinstance(op, ops.HookOp):
+                name = op.sym_name.data
+                self._claim("hook", name)
+                types = tuple(cast(IntegerType, t) for t in op.function_type.inputs.data)
+                hook = Hook(name, types, owner=self)
+                self._hooks[name] = hook
+                handles[name] = hook
+            elif not isinstance(op, ops.InsertOp):
+                raise ValueError(f"{op.name} is not a hook file's op (instr.global, "
+                                 "instr.hook, instr.insert)")
+            self._ops.append(op.clone())
+        return handles
 
     # -- results ---------------------------------------------------------------------
 
