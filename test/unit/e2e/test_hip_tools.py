@@ -24,9 +24,8 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,13 @@ import pytest
 from luthier.emulator.api import RunResult, load_program, run_kernel
 
 from .cases import LAUNCHES, OBJECTS, TARGETS, Launch
-from .test_instrumented_corpus import application_globals, original_run
+from .test_instrumented_corpus import (
+    Job,
+    application_globals,
+    finished_output,
+    original_run,
+    run_instrumentation,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
@@ -82,7 +87,7 @@ class HipInstrumenter:
                 text.replace(f"#instr.const<{shipped}>", f"#instr.const<{flipped}>"))
         (folder / "simt_count.hip").write_text(SIMT_COUNT)
         self.pool = ThreadPoolExecutor(max_workers=2)
-        self.jobs: dict[Key, Future[tuple[Path, subprocess.CompletedProcess[str]]]] = {
+        self.jobs: dict[Key, Job] = {
             (obj, target, variant): self.pool.submit(self._run, obj, target, variant)
             for obj in OBJECTS for target in TARGETS for variant in _variants(obj)}
 
@@ -93,19 +98,12 @@ class HipInstrumenter:
 
     def _run(self, obj: str, target: str,
              variant: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
-        output = self.folder / f"{obj}.{target}.{variant}.co"
-        command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--no-progress",
-                   "--lift", "--inline-hooks", "--emit-preamble",
-                   str(CORPUS / f"{obj}.{target}.co"), "--hooks", str(self._hooks(variant)),
-                   "-o", str(output)]
-        return output, subprocess.run(command, capture_output=True, text=True, check=False)
+        return run_instrumentation(CORPUS / f"{obj}.{target}.co", self._hooks(variant),
+                                   self.folder / f"{obj}.{target}.{variant}.co")
 
     def output(self, obj: str, target: str, variant: str) -> Path:
-        path, done = self.jobs[(obj, target, variant)].result()
-        assert done.returncode == 0 and path.is_file(), (
-            f"luthier-opt on {obj}.{target}.co with {variant}.hip failed "
-            f"(exit {done.returncode}):\n{done.stderr}")
-        return path
+        return finished_output(self.jobs[(obj, target, variant)], f"{obj}.{target}.co",
+                               f"{variant}.hip")
 
 
 @pytest.fixture(scope="module")

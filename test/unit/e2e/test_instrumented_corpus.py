@@ -85,7 +85,7 @@ class Instrumenter:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.pool = ThreadPoolExecutor(max_workers=2)
-        self.jobs: dict[Key, Future[tuple[Path, subprocess.CompletedProcess[str]]]] = {}
+        self.jobs: dict[Key, Job] = {}
         # ask for the objects in the order the tests use them
         for hook in HOOKS:
             for obj in OBJECTS:
@@ -102,18 +102,33 @@ class Instrumenter:
 
     def _run(self, obj: str, target: str, hook: str,
              hooks: Path | None = None) -> tuple[Path, subprocess.CompletedProcess[str]]:
-        output = self.folder / f"{obj}.{target}.{hook}.co"
-        command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                   "--inline-hooks", "--emit-preamble", str(CORPUS / f"{obj}.{target}.co"),
-                   "--hooks", str(hooks or HOOK_DIR / f"{hook}.mlir"), "-o", str(output)]
-        return output, subprocess.run(command, capture_output=True, text=True, check=False)
+        return run_instrumentation(CORPUS / f"{obj}.{target}.co",
+                                   hooks or HOOK_DIR / f"{hook}.mlir",
+                                   self.folder / f"{obj}.{target}.{hook}.co")
 
     def output(self, obj: str, target: str, hook: str) -> Path:
-        path, done = self.jobs[(obj, target, hook)].result()
-        assert done.returncode == 0 and path.is_file(), (
-            f"luthier-opt on {obj}.{target}.co with {hook}.mlir failed "
-            f"(exit {done.returncode}):\n{done.stderr}")
-        return path
+        return finished_output(self.jobs[(obj, target, hook)], f"{obj}.{target}.co", hook)
+
+
+Job = Future[tuple[Path, subprocess.CompletedProcess[str]]]
+
+
+def run_instrumentation(code_object: Path, hooks: Path,
+                        output: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The user's command: ``luthier-opt --lift --inline-hooks --emit-preamble``."""
+    command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--no-progress",
+               "--lift", "--inline-hooks", "--emit-preamble", str(code_object),
+               "--hooks", str(hooks), "-o", str(output)]
+    return output, subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def finished_output(job: Job, code_object: str, tool: str) -> Path:
+    """The output of an instrumentation job, which must have succeeded."""
+    path, done = job.result()
+    assert done.returncode == 0 and path.is_file(), (
+        f"luthier-opt on {code_object} with {tool} failed (exit {done.returncode}):\n"
+        f"{done.stderr}")
+    return path
 
 
 @pytest.fixture(scope="session")
