@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from io import StringIO
 
+from luthier.amdgpu_dialects.errors import report_internal_error
 from luthier.drivers.batch import (
     BatchError,
     Engine,
@@ -107,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"luthier-batch: error: {error.filename or ''}: {error.strerror or error}",
               file=sys.stderr)
         return 1
+    except Exception as error:  # a bug of ours: one line naming the input, not a traceback
+        return report_internal_error("luthier-batch", argv, error)
     return 0
 
 

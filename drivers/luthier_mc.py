@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from luthier.amdgpu_dialects.errors import report_internal_error
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError, load_target
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
@@ -135,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"luthier-mc: error: cannot write output: {error.strerror}\n")
         _silence_stdout()
         return 1
+    except Exception as error:  # a bug of ours: one line naming the input, not a traceback
+        return report_internal_error("luthier-mc", argv, error)
 
 
 def _silence_stdout() -> None:

@@ -37,8 +37,9 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
-from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.amdgpu_dialects.errors import LuthierError, report_internal_error
 from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
+from luthier.amdgpu_dialects.instr.ssa import check_defined_before_use
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.codeobj import read_code_objects
@@ -603,6 +604,9 @@ def load_hooks(ctx: Context, path: str, processor: str | None = None) -> ModuleO
     else:
         raise UserError(f"{path}: --hooks takes a .mlir, .py, .hip, .ll or .bc file")
     try:
+        for op in module.ops:
+            if isinstance(op, HookOp):
+                check_defined_before_use(op, f"hook @{op.sym_name.data}")
         module.verify()
     except (VerifyException, DiagnosticException) as error:
         raise UserError(f"{path}: {one_line(error)}") from None
@@ -732,4 +736,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"luthier-opt: error: {error.filename or ''}: {error.strerror or error}",
               file=sys.stderr)
         return 1
+    except Exception as error:  # a bug of ours: one line naming the input, not a traceback
+        return report_internal_error("luthier-opt", argv, error)
     return 0

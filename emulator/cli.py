@@ -38,7 +38,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 import numpy.typing as npt
 
-from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.amdgpu_dialects.errors import LuthierError, report_internal_error
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel
 from luthier.lowering.figure import check_path
 from luthier.lowering.output import write_atomically
@@ -341,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(error).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 1
+    except Exception as error:  # a bug of ours: one line naming the input, not a traceback
+        return report_internal_error(PROG, argv, error)
 
 
 if __name__ == "__main__":

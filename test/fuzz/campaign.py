@@ -10,7 +10,8 @@ limit and an address-space limit. Each run is classified:
 * ``accepted``: exit 0;
 * ``refused``: exit 1 (2 for a usage error) with exactly one ``error:`` line on standard
   error and no output file: what the developers' guide asks of bad input;
-* a failure: ``traceback`` (an exception escaped, or one was printed), ``hang`` (past the
+* a failure: ``traceback`` (an exception escaped, or one was printed), ``internal`` (a
+  tool reported a bug of its own, exit 70), ``hang`` (past the
   time limit), ``memory`` (MemoryError, or the child died under the address-space
   limit), ``partial-output`` (refused, yet the output file exists), ``clobbered-input``
   (the input file changed), ``message`` (a refusal without exactly one error line),
@@ -48,13 +49,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutators import mutate_args, mutate_bundle, mutate_elf, mutate_text  # noqa: E402
 
+from luthier.amdgpu_dialects.errors import EXIT_INTERNAL  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "sample" / "vector_add.gfx90a.co"
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 HOOKS = ROOT / "examples" / "hooks"
 REPRODUCERS = ROOT / "build" / "fuzz"
-FAILURES = ("traceback", "hang", "memory", "partial-output", "clobbered-input", "message",
-            "exit-code", "crash")
+FAILURES = ("traceback", "internal", "hang", "memory", "partial-output", "clobbered-input",
+            "message", "exit-code", "crash")
 
 
 @dataclass
@@ -153,6 +156,8 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
         return "memory", stderr
     if code == 98 or "Traceback (most recent call last)" in stderr:
         return "traceback", stderr
+    if code == EXIT_INTERNAL or "internal error:" in stderr:
+        return "internal", stderr
     if code == 0:
         return "accepted", stderr
     if code not in (1, 2):
