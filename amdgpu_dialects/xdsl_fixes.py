@@ -11,6 +11,8 @@ has them.
   later block) was defined, so a second definition of that label is a ``KeyError`` out of
   its bookkeeping instead of "re-declaration of block": checked before xDSL's own
   ``_parse_block`` runs.
+* A block label that is not a valid name (``^0x10``: it starts with a digit) reaches the
+  block's name setter, which raises a bare ``ValueError``: refused as a parse error first.
 
 :func:`apply` is called when luthier's dialects are first looked up
 (:mod:`luthier.amdgpu_dialects.dialects`), before any of luthier's tools parse MLIR; it is
@@ -33,6 +35,7 @@ STRING_LITERAL = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 def apply() -> None:
     """Install the fixes into xDSL's classes (once)."""
+    from xdsl.ir import Block as BlockClass
     from xdsl.parser import Parser
     from xdsl.utils.exceptions import ParseError
     from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
@@ -48,6 +51,10 @@ def apply() -> None:
             name = token.text[1:]
             if name in self.blocks and name not in self.forward_block_references:
                 raise ParseError(token.span, f"re-declaration of block '{name}'")
+            if not BlockClass.is_default_block_name(name) and not BlockClass.is_valid_name(name):
+                # xDSL's setter raises a bare ValueError for these.
+                raise ParseError(token.span, f"'^{name}' is not a block name (letters, digits "
+                                 "and _$.- not starting with a digit, or bb<N>)")
         return parse_block(self)
 
     checked_parse_block.luthier_checked = True  # type: ignore[attr-defined]
