@@ -1,9 +1,9 @@
 """The AMDGPU metadata note (a msgpack map) as builtin attributes, and back.
 
 Maps become ``DictionaryAttr`` (key order kept), arrays ``ArrayAttr``, strings
-``StringAttr``, booleans ``i1`` integers, integers ``i64`` integers and floats ``f64``: the
-note is then ordinary IR that passes can read and rewrite (register counts, segment sizes)
-and that any MLIR tool prints. Converting back gives the same Python values, so packing them
+``StringAttr``, booleans ``i1`` integers, integers ``i64`` integers, floats ``f64`` and nil
+``unit``: the note is then ordinary IR that passes can read and rewrite (register counts,
+segment sizes) and that any MLIR tool prints. Converting back gives the same Python values, so packing them
 gives back an equivalent note.
 """
 
@@ -20,18 +20,24 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    UnitAttr,
     f64,
     i64,
 )
 from xdsl.ir import Attribute
 
+from luthier.amdgpu_dialects.errors import LuthierError
 
-class MetadataConversionError(ValueError):
+
+class MetadataConversionError(LuthierError, ValueError):
     """A value the attribute form cannot carry (a map with non-string keys, bytes)."""
 
 
 def metadata_to_attr(value: object) -> Attribute:
-    """The attribute form of a decoded msgpack value."""
+    """The attribute form of a decoded msgpack value (msgpack's nil, or YAML's empty value,
+    is ``unit``)."""
+    if value is None:
+        return UnitAttr()
     if isinstance(value, bool):
         return BoolAttr.from_bool(value)
     if isinstance(value, int):
@@ -68,4 +74,6 @@ def attr_to_metadata(attr: Attribute) -> Any:
         return [attr_to_metadata(item) for item in cast(ArrayAttr[Attribute], attr).data]
     if isinstance(attr, DictionaryAttr):
         return {key: attr_to_metadata(item) for key, item in attr.data.items()}
+    if isinstance(attr, UnitAttr):
+        return None
     raise MetadataConversionError(f"{attr} is not a metadata value")
