@@ -3,8 +3,8 @@
 Maps become ``DictionaryAttr`` (key order kept), arrays ``ArrayAttr``, strings
 ``StringAttr``, booleans ``i1`` integers, integers ``i64`` integers, floats ``f64`` and nil
 ``unit``: the note is then ordinary IR that passes can read and rewrite (register counts,
-segment sizes) and that any MLIR tool prints. Converting back gives the same Python values, so packing them
-gives back an equivalent note.
+segment sizes) and that any MLIR tool prints. Converting back gives the same Python
+values, so packing them gives back an equivalent note.
 """
 
 from __future__ import annotations
