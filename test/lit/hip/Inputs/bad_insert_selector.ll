@@ -35,6 +35,6 @@ attributes #0 = { mustprogress nofree norecurse nounwind willreturn memory(readw
 !11 = !{}
 !12 = !DILocation(line: 99, column: 1, scope: !13, inlinedAt: !15)
 !13 = distinct !DISubprogram(name: "atomicAdd", scope: !14, file: !14, line: 99, type: !10, scopeLine: 99, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagLocalToUnit | DISPFlagDefinition | DISPFlagOptimized, unit: !0)
-!14 = !DIFile(filename: "/work/main/frontend/hip/include/luthier_hooks.h", directory: "", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
+!14 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
 !15 = distinct !DILocation(line: 66, column: 28, scope: !9)
 !16 = !DILocation(line: 66, column: 53, scope: !9)

@@ -48,4 +48,4 @@ attributes #2 = { convergent nounwind }
 !17 = !{!"Simple C++ TBAA"}
 !18 = !DILocation(line: 62, column: 68, scope: !9)
 !19 = !DISubprogram(name: "luthier_read_reg32", scope: !20, file: !20, line: 52, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
-!20 = !DIFile(filename: "/work/main/frontend/hip/include/luthier_hooks.h", directory: "", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
+!20 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")

@@ -41,6 +41,6 @@ attributes #1 = { mustprogress nocallback nofree nosync nounwind willreturn }
 !12 = !DILocation(line: 77, column: 3, scope: !9)
 !13 = !DILocation(line: 99, column: 1, scope: !14, inlinedAt: !16)
 !14 = distinct !DISubprogram(name: "atomicAdd", scope: !15, file: !15, line: 99, type: !10, scopeLine: 99, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagLocalToUnit | DISPFlagDefinition | DISPFlagOptimized, unit: !0)
-!15 = !DIFile(filename: "/work/main/frontend/hip/include/luthier_hooks.h", directory: "", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
+!15 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
 !16 = distinct !DILocation(line: 78, column: 3, scope: !9)
 !17 = !DILocation(line: 79, column: 1, scope: !9)
