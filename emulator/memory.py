@@ -9,8 +9,10 @@ one per distinct buffer otherwise (never one per lane).
 Address map (the apertures are the ones the hardware reports through ``src_shared_base`` /
 ``src_private_base`` on GFX9 Linux: only their high halves matter to code):
 
-* ``0x0000_1000_0000_0000`` up: global buffers (arguments, code object globals, kernarg
-  segment, dispatch packet); the code object's text is placed at :data:`TEXT_BASE`.
+* :data:`GLOBAL_BASE` (``0x0000_1000_0000_0000``) up: the buffers a launch allocates
+  (arguments, kernarg segment, dispatch packet, queue), in allocation order.
+* :data:`TEXT_BASE` (``0x0000_7000_0000_0000``): the code object's text, then its global
+  variables (mapped where PC-relative code reaches them, not among the allocations).
 * ``SCRATCH_BACKING``: the base of the scratch V# (never mapped; MUBUF accesses through a
   V# with this base go to the lane's scratch).
 * ``SHARED_APERTURE`` (4 GiB): flat addresses that reach the workgroup's LDS.
@@ -104,7 +106,10 @@ class GlobalMemory:
             raise EmulationError(f"buffer {buffer.name} at {buffer.base:#x} overlaps another")
         self._bases.insert(at, buffer.base)
         self._buffers.insert(at, buffer)
-        self._next = max(self._next, buffer.end + GUARD)
+        if buffer.base < TEXT_BASE:
+            # Allocations continue after it; a buffer mapped at the text (a code object's
+            # globals) does not move them there.
+            self._next = max(self._next, buffer.end + GUARD)
         return buffer
 
     def find(self, address: int, nbytes: int = 1) -> Buffer | None:

@@ -286,16 +286,11 @@ class _Compiler:
                            wave_size=self.program.wave_size, program=self.program)
 
     def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
-        """A slot's value as the semantics read it: MC operands, literals as plain ints,
-        symbolic operands resolved against the program's layout."""
+        """A slot's value as the semantics read it: symbolic operands resolved against the
+        program's layout, every other one as :func:`operand_value` gives it."""
         if isinstance(attr, SymbolOperandAttr):
             return self._resolve(attr, literal_address, where)
-        try:
-            value = mc_operand(attr)
-        except NotMCOperandError as error:
-            raise EmulationError(f"{where}: {error}: allocate registers before "
-                                 "running") from None
-        return int(value) if isinstance(value, Literal) else value
+        return operand_value(attr, where)
 
     def _kernel_metadata(self) -> None:
         metadata = self.module.metadata
@@ -307,6 +302,19 @@ class _Compiler:
             info = self.program.kernels.get(name)
             if info is not None:
                 info.metadata = entry
+
+
+def operand_value(attr: Attribute, where: str) -> Any:
+    """An operand as the semantics read it: the MC layer's value (the decoder's, for lifted
+    code: signed offsets already signed, registers by name, inline constants as the
+    integers they encode) with literals as plain ints. The emulator never reads encoding
+    fields itself, so there is one view of every operand (a test walks every instruction
+    definition and checks it against the ISA's field meanings)."""
+    try:
+        value = mc_operand(attr)
+    except NotMCOperandError as error:
+        raise EmulationError(f"{where}: {error}: allocate registers before running") from None
+    return int(value) if isinstance(value, Literal) else value
 
 
 def _next_index_mode(inst: Instruction, mode: int) -> int:

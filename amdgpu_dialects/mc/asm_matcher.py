@@ -183,6 +183,7 @@ class Matcher:
         self.gfx90a = isa.is_gfx90a
         self.wave64 = isa.wavefront_size == 64
         self.has_gds = isa.has_feature("FeatureGDS")
+        self.flat_offset_bits = isa.subtarget.flat_offset_bits
         #: Mnemonic -> its candidates as (instruction, alias AsmString or None), in
         #: variant order; a candidate's Pattern is made when its mnemonic is first looked
         #: up (a one-line assembly needs a few of the target's 3,000-odd patterns).
@@ -448,7 +449,7 @@ class Matcher:
             raise MatchError("invalid operand for instruction", item.column, 2)
         method = kind.print_method
         if method == "printSMEMOffset":
-            check_offset_range(pattern.inst, item.value, item.column)
+            check_offset_range(pattern.inst, item.value, item.column, self.flat_offset_bits)
         if operand_type == "OPERAND_PCREL" and not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("expected a 16-bit signed jump offset", item.column, 60)
         if method == "printU16ImmOperand":
@@ -897,15 +898,17 @@ def _offset_handler(m: Matcher, inst: InstrDef, index: int, key: str, item: Item
     if item.kind != "named" or key != "offset":
         return False
     value = _int_arg(item)
-    check_offset_range(inst, value, item.column)
+    check_offset_range(inst, value, item.column, m.flat_offset_bits)
     return _set(operands, assigned, index, value)
 
 
-def check_offset_range(inst: InstrDef, value: int, column: int) -> None:
-    """The offset ranges LLVM's parser enforces, with its messages."""
+def check_offset_range(inst: InstrDef, value: int, column: int, flat_bits: int) -> None:
+    """The offset ranges LLVM's parser enforces, with its messages (``flat_bits``: the
+    target's signed global/scratch offset width)."""
     classes = inst.classes
     if classes & {"FlatGlobal", "FlatScratch"}:
-        ok, message = -(1 << 12) <= value < (1 << 12), "expected a 13-bit signed offset"
+        half = 1 << (flat_bits - 1)
+        ok, message = -half <= value < half, f"expected a {flat_bits}-bit signed offset"
     elif "FLAT" in classes:
         ok, message = 0 <= value < (1 << 12), "expected a 12-bit unsigned offset"
     elif "SMRD" in classes:

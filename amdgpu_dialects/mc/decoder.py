@@ -294,6 +294,7 @@ class Decoder:
                 _zero_operand(inst, "tfe") if isa.is_gfx90a and inst.classes & {
                     "MUBUF", "MTBUF"} else None,
                 self._mimg_variant(inst),
+                _signed_flat_offset(inst, isa.subtarget.flat_offset_bits),
             ) if f is not None)
             self._fixup_cache[inst.name] = fixups
         return fixups
@@ -401,6 +402,23 @@ def _agpr_data_follows_dst(inst: InstrDef) -> Fixup | None:
                 mc.operands[follower] = "a" + value[1:]
 
     return to_agpr
+
+
+def _signed_flat_offset(inst: InstrDef, bits: int) -> Fixup | None:
+    """Global and scratch instructions hold a signed immediate offset: the MC operand is
+    its value (``offset:-28`` is -28, as the parser makes it), not the encoded field, so
+    every reader (the emulator, an address computed for a hook) sees one number."""
+    if not inst.classes & {"FlatGlobal", "FlatScratch"} or not inst.has("offset"):
+        return None
+    index = inst.index["offset"]
+    sign = 1 << (bits - 1)
+
+    def sign_extend(mc: MCInst) -> None:
+        value = mc.operands[index]
+        if isinstance(value, int) and value & sign:
+            mc.operands[index] = (value & (2 * sign - 1)) - 2 * sign
+
+    return sign_extend
 
 
 def _zero_operand(inst: InstrDef, name: str) -> Fixup | None:

@@ -167,6 +167,7 @@ class InstPrinter:
         self.isa = isa
         self.gfx90a = isa.is_gfx90a
         self.gfx940 = isa.is_gfx940
+        self.flat_offset_bits = isa.subtarget.flat_offset_bits
         self.vcc = "vcc" if isa.wavefront_size == 64 else "vcc_lo"
         self._programs: dict[str, list[str | tuple[int, PrintMethod]]] = {}
         self._memo: dict[tuple[object, ...], str] = {}
@@ -371,8 +372,9 @@ def _print_flat_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str])
     if not value:
         return
     if inst.desc.classes & {"FlatGlobal", "FlatScratch"}:
-        value &= 0x1FFF
-        out.append(f" offset:{value - 0x2000 if value & 0x1000 else value}")
+        field = 1 << p.flat_offset_bits
+        value &= field - 1
+        out.append(f" offset:{value - field if value & (field >> 1) else value}")
     else:
         out.append(f" offset:{value & 0xFFFF}")
 

@@ -143,6 +143,14 @@ class Subtarget:
         """Lanes of a wave unless a kernel asks otherwise: 64 before GFX10, 32 from it."""
         return 64 if self.major < 10 else 32
 
+    @property
+    def flat_offset_bits(self) -> int:
+        """Width of the signed immediate offset of global and scratch instructions
+        (``getNumFlatOffsetBits``): 13 on GFX9 and GFX11, 12 on GFX10, 24 on GFX12. One
+        value for the decoder (which sign-extends it), the printer and the parser's range
+        check."""
+        return {10: 12, 12: 24}.get(self.major, 13)
+
     def vgpr_encoding_granule(self, wave32: bool) -> int:
         """VGPRs per GRANULATED_WORKITEM_VGPR_COUNT step (``getVGPREncodingGranule``)."""
         if self.has_gfx90a_insts:

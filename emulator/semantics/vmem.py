@@ -54,7 +54,13 @@ def merge_d16(old: Vec, value: Vec, high: bool) -> Vec:
     return (old & U32(0xFFFF0000)) | half
 
 def _signed_offset(inst: Instruction) -> int:
-    return int(inst.get("offset", 0))
+    """The byte offset the access adds: the decoder's value (signed for global and scratch
+    instructions); a FLAT-segment instruction's offset is 12 bits unsigned, and the
+    hardware ignores the field's top bit, which LLVM still decodes and prints."""
+    offset = int(inst.get("offset", 0))
+    if "FLAT" in inst.desc.classes and not inst.desc.classes & {"FlatGlobal", "FlatScratch"}:
+        return offset & 0xFFF
+    return offset
 
 
 def global_address(inst: Instruction) -> Addresses:

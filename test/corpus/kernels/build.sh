@@ -33,7 +33,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 PYTHON="${PYTHON:-python3}"
 TARGETS=(gfx90a gfx942)
-THEMES=(elementwise lds control_flow calls scratch mfma globals atomics)
+THEMES=(elementwise lds control_flow calls scratch mfma globals atomics edges)
 # theme.target pairs that also get an .s and an llvm-mc object.
 ASM=(control_flow.gfx90a globals.gfx942 calls.gfx942)
 CLANG_FLAGS=(-x hip --offload-device-only -nogpulib -nogpuinc -O2)
