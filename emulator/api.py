@@ -35,6 +35,11 @@ Dim3 = tuple[int, int, int]
 DYNAMIC_STACK_BYTES = 16 * 1024
 #: Default limit of instructions per wave (catches kernels that never end).
 MAX_INSTRUCTIONS = 50_000_000
+#: Default limit of instructions of a whole launch, all waves together: a billion is half
+#: an hour to two hours of emulation at the 150k-600k instructions per second the emulator
+#: runs (bench/bench_emulator.py), past which a run is a mistake (a grid meant for a GPU)
+#: more often than a wish; the per-wave limit cannot catch it when every wave ends.
+MAX_LAUNCH_INSTRUCTIONS = 1_000_000_000
 #: Work-items per dimension a dispatch packet holds (a u32).
 MAX_GRID_ITEMS = 0xFFFFFFFF
 #: Work-items per workgroup on every supported target.
@@ -183,18 +188,24 @@ def parse_ir(path: Path) -> CodeObjectOp:
 def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
                block: int | tuple[int, ...], args: list[KernelArgument], *,
                dynamic_lds: int = 0, scratch_per_lane: int | None = None,
-               max_instructions: int = MAX_INSTRUCTIONS, trace: bool = False) -> RunResult:
+               max_instructions: int = MAX_INSTRUCTIONS,
+               max_launch_instructions: int = MAX_LAUNCH_INSTRUCTIONS,
+               trace: bool = False) -> RunResult:
     """Run ``kernel`` over ``grid`` workgroups of ``block`` work-items (HIP's gridDim and
     blockDim) with ``args``, and return the buffers and instruction counts; with ``trace``,
     also what each instruction executed (:class:`~luthier.emulator.trace.ExecutionTrace`),
-    which slows the run down, so it is off unless asked for."""
+    which slows the run down, so it is off unless asked for. A wave stops after
+    ``max_instructions`` and the launch after ``max_launch_instructions`` (all waves
+    together), each with a one-line :class:`EmulationError` saying where. Workgroups are
+    announced as a progress stage (:func:`luthier.lowering.progress.reporting` shows it)."""
     program = load_program(code)
     info = program.kernels.get(kernel)
     if info is None:
         raise EmulationError(f"no kernel named {kernel} (kernels: "
                              f"{', '.join(sorted(program.kernels)) or 'none'})")
     grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
-    _check_launch(kernel, info, grid3, block3, dynamic_lds, scratch_per_lane, max_instructions)
+    _check_launch(kernel, info, grid3, block3, dynamic_lds, scratch_per_lane, max_instructions,
+                  max_launch_instructions)
     memory = GlobalMemory()
     globals_ = program.map_globals(memory)
     specs = explicit_specs(info.metadata)
@@ -232,20 +243,21 @@ def run_kernel(code: str | Path | Any, kernel: str, grid: int | tuple[int, ...],
     recorded = ExecutionTrace(program) if trace else None
     setup = DispatchSetup(grid3, block3, kernarg.base, packet.base, queue.base, dynamic_lds,
                           scratch, max_instructions,
-                          None if recorded is None else traced_steps(program, recorded))
-    groups = dispatch(program, kernel, setup, memory)
+                          None if recorded is None else traced_steps(program, recorded),
+                          max_launch_instructions)
+    dispatched = dispatch(program, kernel, setup, memory)
     out: list[npt.NDArray[Any] | None] = [None] * len(args)
     for position, buffer, array in buffers:
         out[position] = buffer.data[:array.nbytes].view(array.dtype).reshape(
             array.shape).copy()
     final_globals = {name: buffer.data.tobytes() for name, buffer in globals_.items()}
-    counts = [wave.executed for group in groups for wave in group.waves]
-    lanes = groups[0].waves[0].lanes if groups and groups[0].waves else program.wave_size
-    return RunResult(out, final_globals, counts, lanes, recorded, memory, program.processor)
+    return RunResult(out, final_globals, dispatched.wave_instructions.tolist(),
+                     dispatched.wave_size, recorded, memory, program.processor)
 
 
 def _check_launch(kernel: str, info: Any, grid: Dim3, block: Dim3, dynamic_lds: int,
-                  scratch_per_lane: int | None, max_instructions: int) -> None:
+                  scratch_per_lane: int | None, max_instructions: int,
+                  max_launch_instructions: int) -> None:
     """What the hardware and HIP refuse to launch, refused here in one line before any
     memory is set aside: sizes the dispatch packet cannot hold, a workgroup larger than the
     kernel allows, more LDS or scratch than there is, no step limit."""
@@ -273,6 +285,9 @@ def _check_launch(kernel: str, info: Any, grid: Dim3, block: Dim3, dynamic_lds: 
     if max_instructions < 1:
         raise EmulationError(f"a limit of {max_instructions} instructions per wave: give at "
                              "least 1")
+    if max_launch_instructions < 1:
+        raise EmulationError(f"a launch budget of {max_launch_instructions} instructions: "
+                             "give at least 1")
 
 
 def _dispatch_packet(grid: Dim3, block: Dim3, info: Any, dynamic_lds: int,

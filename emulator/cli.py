@@ -21,6 +21,12 @@ its size is a multiple of 8 (counters), else the widest unsigned type that divid
 printed by mnemonic, most counted first. ``--plot FILE`` draws the same as a figure.
 ``--json`` prints everything the run reports as one JSON object instead of text. Bad input
 is reported on one line (``luthier-run: error: ...``) with exit status 1.
+
+A wave stops after ``--max-instructions`` and the launch after ``--max-launch-instructions``
+(all waves together), each with one line saying where. A launch that runs for more than
+half a second shows its workgroups done / total on stderr while it runs, on a terminal
+only (``--progress``: also off a terminal, from the start, and left in place at the end;
+``--no-progress``: never).
 """
 
 from __future__ import annotations
@@ -33,15 +39,23 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TextIO, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from luthier.amdgpu_dialects.errors import LuthierError, report_internal_error
-from luthier.emulator.api import KernelArgument, RunResult, run_kernel
+from luthier.emulator.api import (
+    MAX_INSTRUCTIONS,
+    MAX_LAUNCH_INSTRUCTIONS,
+    KernelArgument,
+    RunResult,
+    load_program,
+    run_kernel,
+)
 from luthier.lowering.figure import check_path
 from luthier.lowering.output import write_atomically
+from luthier.lowering.progress import Reporter, Stage, reporting
 
 PROG = "luthier-run"
 
@@ -85,8 +99,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--scratch", type=int, default=None, metavar="BYTES",
                         help="scratch bytes per lane (default: the kernel's private "
                         "segment size, 16 KiB with a dynamic stack)")
-    parser.add_argument("--max-instructions", type=int, default=50_000_000, metavar="N",
-                        help="stop a wave after N instructions")
+    parser.add_argument("--max-instructions", type=int, default=MAX_INSTRUCTIONS,
+                        metavar="N", help="stop a wave after N instructions")
+    parser.add_argument("--max-launch-instructions", type=int,
+                        default=MAX_LAUNCH_INSTRUCTIONS, metavar="N",
+                        help="stop the launch after N instructions of all its waves "
+                        f"(default {MAX_LAUNCH_INSTRUCTIONS})")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="show the workgroups done on stderr even off a terminal")
+    shown.add_argument("--no-progress", action="store_true",
+                       help="no progress line on stderr, not even on a terminal")
     parser.add_argument("--seed", type=int, default=0, help="seed of rand: buffers")
     parser.add_argument("--counts", action="store_true",
                         help="print each wave's executed-instruction count")
@@ -278,6 +301,56 @@ def _json_values(array: npt.NDArray[Any] | np.generic) -> object:
     return plain(array.tolist())
 
 
+#: Seconds a launch runs before its progress line appears on a terminal, so that short
+#: runs stay quiet (as luthier-opt's bars do).
+PROGRESS_DELAY_SECONDS = 0.5
+#: Seconds between redraws of the progress line: a few times a second on a terminal; once a
+#: second off a terminal (``--progress``), where every redraw stays in the log.
+REDRAW_SECONDS = 0.25
+LOGGED_REDRAW_SECONDS = 1.0
+
+
+class _Line:
+    """One stage (the launch's workgroups) as a tqdm line."""
+
+    def __init__(self, line: Any) -> None:
+        self.line = line
+
+    def advance(self, n: int = 1) -> None:
+        self.line.update(n)
+
+    def close(self) -> None:
+        self.line.close()
+
+
+class ProgressLine:
+    """The reporter of ``luthier-run``: the dispatch announces its workgroups as a stage of
+    :mod:`luthier.lowering.progress` and this shows it as one tqdm line on ``stream``. On a
+    terminal the line appears after :data:`PROGRESS_DELAY_SECONDS` and vanishes when the
+    launch ends, so the summary (or an error) is the only thing left; ``always`` (off a
+    terminal: a log) shows it from the start and leaves its last state in place."""
+
+    def __init__(self, stream: TextIO, always: bool) -> None:
+        self.stream = stream
+        self.always = always
+
+    def stage(self, name: str, total: int, unit: str) -> Stage:
+        from tqdm import tqdm
+
+        return _Line(tqdm(total=total, desc=name, unit=unit, file=self.stream,
+                          leave=self.always, delay=0 if self.always else PROGRESS_DELAY_SECONDS,
+                          mininterval=REDRAW_SECONDS if self.stream.isatty()
+                          else LOGGED_REDRAW_SECONDS, dynamic_ncols=True))
+
+
+def progress_reporter(options: argparse.Namespace, stream: TextIO) -> Reporter | None:
+    """Whom the launch's progress goes to: ``stream`` on a terminal unless
+    ``--no-progress``, anywhere with ``--progress``; else nobody."""
+    if options.no_progress or not (options.progress or stream.isatty()):
+        return None
+    return ProgressLine(stream, options.progress)
+
+
 def run(argv: list[str]) -> int:
     options = _parser().parse_args(argv)
     grid = parse_dim3(options.grid, "grid")
@@ -294,9 +367,13 @@ def run(argv: list[str]) -> int:
     requests = [GlobalRequest.parse(text) for text in options.globals]
     if options.plot is not None:
         check_path(options.plot)
-    result = run_kernel(options.code_object, options.kernel, grid, block, values,
-                        dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,
-                        max_instructions=options.max_instructions)
+    # Compiled before the progress line is installed: it shows the launch, not the lift.
+    program = load_program(options.code_object)
+    with reporting(progress_reporter(options, sys.stderr)):
+        result = run_kernel(program, options.kernel, grid, block, values,
+                            dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,
+                            max_instructions=options.max_instructions,
+                            max_launch_instructions=options.max_launch_instructions)
     printed = {label: _buffer(labels, result.buffers, label, result.globals)
                for label in options.print_labels}
     read = [(request, request.read(result)) for request in requests]

@@ -11,12 +11,22 @@ into v0 (10 bits each) on targets with packed work-item ids (GFX90A, GFX940).
 Workgroups run one after another; the waves of a workgroup run round-robin, each until it
 ends or reaches ``s_barrier``. When every wave that has not ended waits at the barrier,
 they are all released, which is the barrier's meaning (ended waves no longer count).
+
+Memory follows the waves in flight, not the grid: a finished workgroup leaves behind only
+its waves' instruction counts (8 bytes each, in :class:`Dispatched`); its waves, their
+registers and scratch, and its LDS are freed as soon as the next workgroup starts, by
+reference counting (a finished wave lets go of its workgroup, so no cycle waits for the
+garbage collector). Time is bounded twice: per wave (``max_instructions``, a kernel that
+never ends) and per launch (``max_launch_instructions``, a grid too big to emulate in
+useful time). The launch announces its workgroups as a progress stage
+(:mod:`luthier.lowering.progress`), which ``luthier-run`` shows on a terminal.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +42,7 @@ from luthier.emulator.memory import (
 from luthier.emulator.program import KernelInfo, Program
 from luthier.emulator.semantics.registry import BARRIER, END, Step
 from luthier.emulator.state import M0, Wave
+from luthier.lowering.progress import stage
 
 #: Bits 31:16 of V# dword 1 hold the stride; dword 3 of the scratch V# LLVM expects
 #: (ADD_TID_ENABLE, INDEX_STRIDE 64, ELEMENT_SIZE 4): only its presence matters here.
@@ -63,6 +74,28 @@ class DispatchSetup:
     max_instructions: int
     #: The step table to run (the program's, or traced steps); None: the program's own.
     steps: list[Step] | None = None
+    #: Instructions the whole launch may execute, all waves together; None: no limit.
+    max_launch_instructions: int | None = None
+
+
+@dataclass
+class Dispatched:
+    """What a finished launch leaves: the instructions each wave executed, in dispatch
+    order (workgroup, then wave), as a compact array rather than the waves themselves, and
+    the lanes of a wave."""
+
+    wave_instructions: array[int]
+    wave_size: int
+
+
+class InstructionLimit(EmulationError):
+    """A wave reached the instructions it was allowed (:func:`run_wave`). Its message names
+    the per-wave limit; :func:`dispatch` words it as the launch's budget instead when that
+    is what ran out. ``where`` is the instruction it stopped at."""
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def _user_sgprs(wave: Wave, info: KernelInfo, setup: DispatchSetup, memory: GlobalMemory,
@@ -159,9 +192,9 @@ def run_wave(wave: Wave, program: Program, budget: int,
     try:
         while pc >= 0:
             if count >= budget:
-                raise EmulationError(f"wave {wave.index} ran more than the limit of "
-                                     f"instructions; stopped at "
-                                     f"{program.instructions[pc].where}")
+                where = program.instructions[pc].where
+                raise InstructionLimit(f"wave {wave.index} ran more than the limit of "
+                                       f"instructions; stopped at {where}", where)
             pc = steps[pc](wave)
             count += 1
     except EmulationError:
@@ -180,22 +213,48 @@ def run_wave(wave: Wave, program: Program, budget: int,
         raise EmulationError(f"wave {wave.index} stopped with pc {pc}")
 
 
+class _LaunchBudgetSpent(Exception):
+    """The launch's instruction budget ran out in ``wave`` at ``where`` (turned into the
+    one-line :class:`EmulationError` by :func:`dispatch`, which knows the kernel)."""
+
+    def __init__(self, wave: Wave, where: str) -> None:
+        super().__init__(where)
+        self.wave = wave
+        self.where = where
+
+
 def run_workgroup(group: Workgroup, program: Program, budget: int,
-                  steps: list[Step] | None = None) -> None:
+                  steps: list[Step] | None = None, launch_budget: int | None = None) -> int:
+    """Run the waves of ``group`` to their end, each within ``budget`` instructions and all
+    together within ``launch_budget`` (None: no such limit); returns the instructions the
+    group executed."""
+    spent = 0
     while True:
         for wave in group.waves:
             if not wave.done and not wave.at_barrier:
-                run_wave(wave, program, budget - wave.executed, steps)
+                allowed, by_launch = budget - wave.executed, False
+                if launch_budget is not None and launch_budget - spent < allowed:
+                    allowed, by_launch = launch_budget - spent, True
+                before = wave.executed
+                try:
+                    run_wave(wave, program, allowed, steps)
+                except InstructionLimit as error:
+                    if by_launch:
+                        raise _LaunchBudgetSpent(wave, error.where) from None
+                    raise
+                finally:
+                    spent += wave.executed - before
         live = [wave for wave in group.waves if not wave.done]
         if not live:
-            return
+            return spent
         for wave in live:
             wave.at_barrier = False
 
 
 def dispatch(program: Program, kernel: str, setup: DispatchSetup,
-             memory: GlobalMemory) -> list[Workgroup]:
-    """Run every workgroup of the grid; returns them (their waves hold the counts)."""
+             memory: GlobalMemory) -> Dispatched:
+    """Run every workgroup of the grid; returns the instructions each wave executed. Only
+    one workgroup's waves exist at a time: a finished one is reduced to its counts."""
     info = program.kernels.get(kernel)
     if info is None:
         raise EmulationError(f"no kernel named {kernel} (kernels: "
@@ -226,26 +285,44 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
         # Arguments").
         address = program.instructions[entry].address + 256
         entry = program.pc_at(address, f"kernel {kernel} (preloaded arguments)")
-    groups: list[Workgroup] = []
+    counts: array[int] = array("q")
+    launch_left = setup.max_launch_instructions
+    total = setup.grid[0] * setup.grid[1] * setup.grid[2]
+    running = stage(f"run {kernel}", total, "workgroup")
     wave_number = 0
-    for gz, gy, gx in itertools.product(range(setup.grid[2]), range(setup.grid[1]),
-                                        range(setup.grid[0])):
-        group = Workgroup((gx, gy, gz), LocalMemory(lds_size, "LDS"))
-        for w in range(waves_per_group):
-            wave = Wave(lanes, group, wave_number)
-            wave_number += 1
-            wave.memory = memory
-            wave.private = PrivateMemory(lanes, scratch)
-            _user_sgprs(wave, info, setup, memory, scratch)
-            _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
-            wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
-            wave.s[M0] = 0xFFFFFFFF
-            wave.hwregs[1] = mode
-            wave.pc = entry
-            group.waves.append(wave)
-        run_workgroup(group, program, setup.max_instructions, setup.steps)
-        for wave in group.waves:
-            wave.release()
-        group.lds = _NO_LDS  # finished: its LDS is not read again
-        groups.append(group)
-    return groups
+    try:
+        for done, (gz, gy, gx) in enumerate(itertools.product(
+                range(setup.grid[2]), range(setup.grid[1]), range(setup.grid[0]))):
+            group = Workgroup((gx, gy, gz), LocalMemory(lds_size, "LDS"))
+            for w in range(waves_per_group):
+                wave = Wave(lanes, group, wave_number)
+                wave_number += 1
+                wave.memory = memory
+                wave.private = PrivateMemory(lanes, scratch)
+                _user_sgprs(wave, info, setup, memory, scratch)
+                _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
+                wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
+                wave.s[M0] = 0xFFFFFFFF
+                wave.hwregs[1] = mode
+                wave.pc = entry
+                group.waves.append(wave)
+            try:
+                spent = run_workgroup(group, program, setup.max_instructions, setup.steps,
+                                      launch_left)
+            except _LaunchBudgetSpent as stop:
+                raise EmulationError(
+                    f"kernel {kernel} reached the launch's budget of "
+                    f"{setup.max_launch_instructions} instructions (max_launch_instructions; "
+                    "luthier-run --max-launch-instructions N raises it): stopped in "
+                    f"workgroup {group.ids}, wave {stop.wave.index}, at {stop.where}, with "
+                    f"{done} of {total} workgroups done") from None
+            if launch_left is not None:
+                launch_left -= spent
+            counts.extend(wave.executed for wave in group.waves)
+            for wave in group.waves:
+                wave.release()
+            group.lds = _NO_LDS  # finished: its LDS is not read again
+            running.advance()
+    finally:
+        running.close()
+    return Dispatched(counts, lanes)

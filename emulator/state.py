@@ -54,6 +54,7 @@ def bits_of(mask: Mask) -> int:
 
 #: The register files of a released wave (:meth:`Wave.release`).
 _NO_LANES: npt.NDArray[np.uint32] = np.zeros((0, 0), np.uint32)
+_NO_LANE_IDS: npt.NDArray[np.intp] = np.zeros(0, np.intp)
 
 
 class Wave:
@@ -92,13 +93,17 @@ class Wave:
 
     def release(self) -> None:
         """Drop what a finished wave no longer needs (its register files, about 200 KiB, and
-        its scratch), keeping what the run reports (``executed``, ``lanes``): a grid of
-        thousands of waves then holds a few hundred bytes per wave, not its registers."""
+        its scratch), keeping what the run reports (``executed``, ``lanes``). It also lets
+        go of its workgroup, which holds it: without that cycle, the wave and its workgroup
+        are freed by reference counting the moment the dispatch drops them, instead of
+        waiting for the garbage collector."""
         self.v = _NO_LANES
         self.a = _NO_LANES
         self.private = None
         self.s = []
         self.hwregs = {}
+        self.workgroup = None
+        self.lane_ids = _NO_LANE_IDS
 
     # -- EXEC ------------------------------------------------------------------------------
 
