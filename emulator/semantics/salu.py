@@ -94,12 +94,15 @@ def _bfe_u(bits: int) -> Binary:
 
 
 def _bfe_i(bits: int) -> Binary:
+    """``tmp = (S0.i >> offset) & mask; signext_from_bit(tmp, width)``: the shift is
+    arithmetic, so a field reaching past the top bit is sign-extended from it."""
     def op(a: int, b: int, c: int) -> tuple[int, int]:
         offset, width = b & (bits - 1), (b >> 16) & 0x7F
         if width == 0:
             return 0, 0
         width = min(width, bits)
-        field = (a >> offset) & ((1 << width) - 1)
+        signed = a - (1 << bits) if a >> (bits - 1) else a
+        field = (signed >> offset) & ((1 << width) - 1)
         if field & (1 << (width - 1)):
             field -= 1 << width
         r = field & ((1 << bits) - 1)
@@ -120,7 +123,9 @@ SOP2: dict[str, tuple[int, Binary]] = {
     "s_max_u32": (32, lambda a, b, c: (a, 1) if a > b else (b, 0)),
     "s_cselect_b32": (32, lambda a, b, c: (a if c else b, KEEP)),
     "s_cselect_b64": (64, lambda a, b, c: (a if c else b, KEEP)),
-    "s_absdiff_i32": (32, _logic(lambda a, b: abs(s32(a) - s32(b)), M32)),
+    # D = S0.i - S1.i in 32 bits, negated if negative (ISA examples: (0x80000000, 1) =>
+    # 0x7fffffff, (0x80000000, 0) => 0x80000000)
+    "s_absdiff_i32": (32, _logic(lambda a, b: abs(s32((a - b) & M32)), M32)),
     "s_lshl1_add_u32": (32, lambda a, b, c: (((a << 1) + b) & M32, int((a << 1) + b > M32))),
     "s_lshl2_add_u32": (32, lambda a, b, c: (((a << 2) + b) & M32, int((a << 2) + b > M32))),
     "s_lshl3_add_u32": (32, lambda a, b, c: (((a << 3) + b) & M32, int((a << 3) + b > M32))),
@@ -262,9 +267,8 @@ SOP1: dict[str, tuple[int, int, bool, Callable[[int], int]]] = {
     "s_ff1_i32_b32": (32, 32, False, _ff1(32)),
     "s_ff1_i32_b64": (32, 64, False, _ff1(64)),
     "s_flbit_i32_b32": (32, 32, False, _flbit(32)),
-    "s_flbit_i32": (32, 32, False, _flbit(32)),
+    "s_flbit_i32": (32, 32, False, _flbit_i32),
     "s_flbit_i32_b64": (32, 64, False, _flbit(64)),
-    "s_flbit_i32_i32": (32, 32, False, _flbit_i32),
     "s_sext_i32_i8": (32, 32, False, lambda a: (a & 0xFF) - ((a & 0x80) << 1) & M32),
     "s_sext_i32_i16": (32, 32, False, lambda a: (a & 0xFFFF) - ((a & 0x8000) << 1) & M32),
     "s_abs_i32": (32, 32, True, lambda a: abs(s32(a)) & M32),

@@ -5,15 +5,18 @@ hardware does with denormals enabled (the mode every corpus kernel runs in). FMA
 once: NumPy has none, so :func:`fma32` computes the exact product in float64 and rounds the
 sum to odd before the final rounding to float32 (53 >= 24 + 2 bits makes that exact), and
 :func:`fma64` uses Boldo and Melquiond's emulation (error-free product and sum, then one
-round-to-odd addition). ``v_min``/``v_max`` follow IEEE mode: a NaN operand yields the other
-operand. Float-to-integer conversions truncate, saturate and send NaN to 0.
-Transcendental approximations (``v_rcp``, ``v_sqrt``...) are computed correctly rounded,
-within the hardware's documented error of 1 ulp.
+round-to-odd addition) where its hypotheses hold, exact rational arithmetic elsewhere.
+``v_min``/``v_max`` follow IEEE mode: a NaN operand yields the other operand.
+Float-to-integer conversions truncate, saturate and send NaN to 0. Transcendental
+approximations (``v_rcp``, ``v_sqrt``...) are computed correctly rounded, within the
+hardware's documented error of 1 ulp.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -91,16 +94,64 @@ def _two_sum(a: Vec, b: Vec) -> tuple[Vec, Vec]:
     return total, (a - (total - back)) + (b - back)
 
 
+#: Magnitudes within which the error-free transformations of :func:`fma64` are exact: no
+#: overflow in the Veltkamp split (2**27 |x|) or the sums, and no underflow: the product's
+#: error term is a multiple of ulp(a) ulp(b), and the result must be a normal number.
+_FMA64_LOW = F64(2.0**-900)
+_FMA64_HIGH = F64(2.0**960)
+
+
+def _fma64_lane(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once, to nearest even: exact rational arithmetic (CPython's integer
+    true division is correctly rounded, subnormals included, and raises OverflowError past
+    the largest finite value). Non-finite operands keep NumPy's result (NaN propagation as
+    before), except a finite product plus an infinity, which is that infinity."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c
+    if not math.isfinite(c):
+        return c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        # an exact zero sum is +0 in round-to-nearest, but -0 + -0 is -0 (IEEE 754 6.3)
+        negative_product = (a == 0 or b == 0) and math.copysign(1.0, a) != math.copysign(1.0, b)
+        return -0.0 if negative_product and math.copysign(1.0, c) < 0 else 0.0
+    try:
+        value = exact.numerator / exact.denominator
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+    return value if value != 0 else (0.0 if exact > 0 else -0.0)  # underflow keeps the sign
+
+
 def fma64(a: Vec, b: Vec, c: Vec) -> Vec:
-    """a * b + c with one rounding to float64 (finite, non-extreme operands; overflowing
-    or non-finite cases fall back to the two-rounding result, which then agrees)."""
-    a, b, c = np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64)
-    product_high, product_low = _two_product(a, b)
-    sum_high, sum_low = _two_sum(c, product_high)
-    result = sum_high + _round_to_odd_sum(sum_low, product_low)
-    plain = a * b + c
-    exact = np.isfinite(result) & np.isfinite(product_low) & np.isfinite(sum_low)
-    return np.where(exact, result, plain)
+    """a * b + c with one rounding to float64.
+
+    Boldo and Melquiond's emulation (error-free product and sum, one round-to-odd
+    addition) where its hypotheses hold: operands, product and result of normal magnitude
+    away from overflow (``_FMA64_LOW``..``_FMA64_HIGH``; c may be 0). Other lanes (zeros,
+    subnormals, huge values, infinities, NaNs: rare in kernels) go through
+    :func:`_fma64_lane`, one at a time. The emulation alone gets those wrong: a product
+    that overflows the split or the sum falls back to two roundings (``-max * 2**52 +
+    inf`` is NaN instead of inf), an error term in the subnormal range is not exact (an
+    ulp off), and a zero result loses its sign."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64))
+    with np.errstate(all="ignore"):
+        product_high, product_low = _two_product(a, b)
+        sum_high, sum_low = _two_sum(c, product_high)
+        result = np.asarray(sum_high + _round_to_odd_sum(sum_low, product_low), F64)
+
+    def normal(x: Vec) -> Vec:
+        magnitude = np.abs(x)
+        return (magnitude >= _FMA64_LOW) & (magnitude <= _FMA64_HIGH)
+
+    safe = normal(a) & normal(b) & normal(product_high) & (normal(c) | (c == 0)) \
+        & normal(result)
+    if np.all(safe):
+        return result
+    result = result.copy()
+    for index in np.flatnonzero(~safe).tolist():
+        result.flat[index] = _fma64_lane(float(a.flat[index]), float(b.flat[index]),
+                                         float(c.flat[index]))
+    return result
 
 
 def _max(a: Vec, b: Vec) -> Vec:

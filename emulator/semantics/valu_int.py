@@ -49,9 +49,12 @@ def _bfe_u32(a: Vec, b: Vec, c: Vec) -> Vec:
 
 
 def _bfe_i32(a: Vec, b: Vec, c: Vec) -> Vec:
+    """``tmp = (S0.i32 >> offset) & mask; signext_from_bit(tmp, width)`` (CDNA ISA): the
+    shift is arithmetic, so a field reaching past bit 31 is sign-extended from bit 31 (as
+    LLVM folds it: ``ashr(S0, offset)`` when offset + width >= 32)."""
     offset = (b & SH5).astype(I64)
     width = (c & SH5).astype(I64)
-    field = (a.astype(I64) >> offset) & ((I64(1) << width) - I64(1))
+    field = (_i32(a).astype(I64) >> offset) & ((I64(1) << width) - I64(1))
     sign = (field >> np.maximum(width - 1, 0)) & I64(1)
     signed = np.where((width > 0) & (sign == 1), field - (I64(1) << width), field)
     return _u32(np.where(width == 0, I64(0), signed) & I64(0xFFFFFFFF))

@@ -24,6 +24,8 @@ def _bfe(value: int, offset: int, width: int, signed: bool) -> int:
     offset, width = offset & 31, width & 31
     if width == 0:
         return 0
+    if signed:
+        value = s32(value)  # the ISA shifts the signed operand arithmetically
     field = (value >> offset) & ((1 << width) - 1)
     if signed and field >> (width - 1):
         field -= 1 << width
