@@ -12,10 +12,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     DataRelocationAttr,
+    ExternOp,
     FallthroughOp,
     FunctionOp,
     GlobalOp,
     KernelOp,
+    SectionOp,
 )
 
 
@@ -23,7 +25,8 @@ def make_dialect() -> Dialect:
     """The dialect with every instruction op (2000-odd cheap subclasses, ~25 ms)."""
     return Dialect(
         "amdgpu_mc",
-        [CodeObjectOp, KernelOp, FunctionOp, GlobalOp, FallthroughOp, PackedCodeOp,
+        [CodeObjectOp, KernelOp, FunctionOp, GlobalOp, ExternOp, SectionOp, FallthroughOp,
+         PackedCodeOp,
          *instruction_op_classes()],
         [PhysRegAttr, VirtRegAttr, LiteralAttr, SymbolOperandAttr, KernelDescriptorAttr,
          DataRelocationAttr, PackedCodeAttr],

@@ -196,13 +196,41 @@ def _check_alignment(what: str, alignment: int) -> None:
                               f"to {MAX_ALIGNMENT}")
 
 
+#: Symbol bindings and visibilities by the names ELF gives them without their prefix (the
+#: names of ``frontend/codeobj/elf_format.py``, which maps them to numbers).
+SYMBOL_BINDINGS = ("LOCAL", "GLOBAL", "WEAK")
+SYMBOL_VISIBILITIES = ("DEFAULT", "PROTECTED", "HIDDEN", "INTERNAL")
+#: Types an undefined symbol can have.
+EXTERN_SYMBOL_TYPES = ("NOTYPE", "OBJECT", "FUNC")
+
+
+def _check_choice(what: str, attr: StringAttr | None, choices: Sequence[str]) -> None:
+    if attr is not None and attr.data not in choices:
+        raise VerifyException(f"{what} is one of {', '.join(choices)}, not '{attr.data}'")
+
+
 @irdl_op_definition
 class KernelOp(FunctionLikeOp):
-    """A kernel: its entry function and its kernel descriptor (``<name>.kd``)."""
+    """A kernel: its entry function and its kernel descriptor (``<name>.kd``).
+
+    The descriptor symbol takes the kernel's binding and visibility, as LLVM gives it,
+    unless ``descriptor_binding``/``descriptor_visibility`` say otherwise: older compilers
+    left ``.kd`` symbols at default visibility beside protected kernels, and a round trip
+    keeps what the input had."""
 
     name = "amdgpu_mc.kernel"
 
     descriptor = prop_def(KernelDescriptorAttr)
+    descriptor_binding = opt_prop_def(StringAttr)
+    descriptor_visibility = opt_prop_def(StringAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        where = f"@{self.sym_name.data}"
+        _check_choice(f"{where}: descriptor_binding", self.descriptor_binding,
+                      SYMBOL_BINDINGS)
+        _check_choice(f"{where}: descriptor_visibility", self.descriptor_visibility,
+                      SYMBOL_VISIBILITIES)
 
 
 @irdl_op_definition
@@ -261,6 +289,147 @@ class GlobalOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ExternOp(IRDLOperation):
+    """A symbol the code object uses or exports without defining it (``SHN_UNDEF``):
+
+        amdgpu_mc.extern @name <{symbol_type = "NOTYPE", binding = "GLOBAL",
+                                 visibility = "DEFAULT"}>
+
+    A linked input can hold undefined symbols that no code refers to (an object linked
+    without ``--no-undefined``); they are kept, and exported as the input exported them, so
+    that the output's symbol tables say what the input's said."""
+
+    name = "amdgpu_mc.extern"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    #: ``NOTYPE`` when absent.
+    symbol_type = opt_prop_def(StringAttr)
+    #: ``GLOBAL`` when absent.
+    binding = opt_prop_def(StringAttr)
+    #: ``DEFAULT`` when absent.
+    visibility = opt_prop_def(StringAttr)
+
+    traits = traits_def(SymbolOpInterface())
+
+    @property
+    def elf_type(self) -> str:
+        return self.symbol_type.data if self.symbol_type is not None else "NOTYPE"
+
+    @property
+    def elf_binding(self) -> str:
+        return self.binding.data if self.binding is not None else "GLOBAL"
+
+    @property
+    def elf_visibility(self) -> str:
+        return self.visibility.data if self.visibility is not None else "DEFAULT"
+
+    def print(self, printer: Printer) -> None:
+        _print_symbol_props_region(self, printer, None)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExternOp:
+        return cls.create(properties=_parse_symbol_props(parser))
+
+    def verify_(self) -> None:
+        where = f"@{self.sym_name.data}"
+        _check_choice(f"{where}: symbol_type", self.symbol_type, EXTERN_SYMBOL_TYPES)
+        # An undefined local symbol could be resolved by nothing.
+        _check_choice(f"{where}: binding", self.binding, ("GLOBAL", "WEAK"))
+        _check_choice(f"{where}: visibility", self.visibility, SYMBOL_VISIBILITIES)
+
+
+#: ``SHT_NOBITS``: a section with a size and no bytes (ELF's number, as in ``elf_format``).
+_SHT_NOBITS = 8
+#: ``SHF_ALLOC``.
+_SHF_ALLOC = 0x2
+
+
+@irdl_op_definition
+class SectionOp(IRDLOperation):
+    """A section of the input that lifting does not interpret, carried to the output as
+    it was (``.debug_*``, ``.comment``, notes other than the metadata note, other tools'
+    sections):
+
+        amdgpu_mc.section ".debug_str" <{section_type = 1 : i64, flags = 48 : i64,
+                                         entry_size = 1 : i64, data = "6100"}>
+
+    ``data`` is the contents as lowercase hex (absent when empty; ``size`` gives the size
+    of an ``SHT_NOBITS`` section instead). ``layout`` marks contents that hold the input's
+    addresses: it is the digest of the input's symbol layout
+    (:func:`luthier.frontend.codeobj.carried.layout_digest`), and the writer keeps the
+    section only when its output has the same layout, so a section whose addresses the
+    instrumented code made stale is dropped (with a warning) rather than written wrong."""
+
+    name = "amdgpu_mc.section"
+
+    section = prop_def(StringAttr)
+    #: ``sh_type``.
+    section_type = prop_def(IntegerAttr)
+    #: ``sh_flags``.
+    flags = prop_def(IntegerAttr)
+    #: ``sh_addralign``; 1 when absent.
+    alignment = opt_prop_def(IntegerAttr)
+    #: ``sh_entsize``; 0 when absent.
+    entry_size = opt_prop_def(IntegerAttr)
+    data = opt_prop_def(StringAttr)
+    size = opt_prop_def(IntegerAttr)
+    layout = opt_prop_def(StringAttr)
+
+    @property
+    def contents(self) -> bytes:
+        return bytes.fromhex(self.data.data) if self.data is not None else b""
+
+    @property
+    def section_size(self) -> int:
+        if self.size is not None:
+            return self.size.value.data
+        return len(self.data.data) // 2 if self.data is not None else 0
+
+    @property
+    def section_alignment(self) -> int:
+        return self.alignment.value.data if self.alignment is not None else 1
+
+    @property
+    def section_entry_size(self) -> int:
+        return self.entry_size.value.data if self.entry_size is not None else 0
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.section.data)
+        rest = {name: value for name, value in self.properties.items() if name != "section"}
+        printer.print_string(" ")
+        print_properties(printer, rest)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SectionOp:
+        section = parser.parse_str_literal("the section's name, such as \".debug_str\"")
+        properties = parser.parse_optional_properties_dict()
+        properties["section"] = StringAttr(section)
+        return cls.create(properties=properties)
+
+    def verify_(self) -> None:
+        where = f"section {self.section.data}"
+        if not self.section.data:
+            raise VerifyException("a carried section has a name")
+        if self.alignment is not None:
+            _check_alignment(where, self.alignment.value.data)
+        if self.data is not None:
+            try:
+                bytes.fromhex(self.data.data)
+            except ValueError:
+                raise VerifyException(f"{where}: data is not hex") from None
+        nobits = self.section_type.value.data == _SHT_NOBITS
+        if nobits and self.data is not None:
+            raise VerifyException(f"{where}: an SHT_NOBITS section has no data")
+        if self.size is not None and not nobits:
+            raise VerifyException(f"{where}: size is for SHT_NOBITS sections (the data "
+                                  "gives the others')")
+        if self.layout is not None and self.flags.value.data & _SHF_ALLOC:
+            raise VerifyException(f"{where}: an allocated section cannot depend on the "
+                                  "layout (its own address is part of it)")
+
+
+@irdl_op_definition
 class FallthroughOp(IRDLOperation):
     """Control falls into the next block in layout order (emits no bytes).
 
@@ -299,7 +468,8 @@ class FallthroughOp(IRDLOperation):
 @irdl_op_definition
 class CodeObjectOp(IRDLOperation):
     """An AMDGPU code object: target, ELF-level facts, metadata; kernels, functions and
-    variables in its body, in layout order."""
+    variables in its body, in layout order, then the undefined symbols (``extern``) and the
+    sections carried from the input without being interpreted (``section``)."""
 
     name = "amdgpu_mc.code_object"
 

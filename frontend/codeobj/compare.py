@@ -111,3 +111,82 @@ def compare_code_objects(original: CodeObject, rewritten: CodeObject) -> Compari
             differences.append(Difference("variables", name, f"size {old_variables[name]}, "
                                           f"now {new_variables[name]}"))
     return result
+
+
+#: Section header fields a file comparison reports (where a section lies in the file, and
+#: ``sh_link``/``sh_info`` indices, follow from the sections before it: not differences of
+#: their own).
+_SECTION_FIELDS = ("type", "flags", "address", "size", "alignment", "entry_size")
+#: Program header fields a file comparison reports.
+_SEGMENT_FIELDS = ("type", "flags", "offset", "virtual_address", "file_size", "memory_size",
+                   "alignment")
+
+
+def _section_bytes(code_object: CodeObject, name: str) -> bytes:
+    section = code_object.section(name)
+    if section is None or not section.has_file_bytes:
+        return b""
+    return code_object.data[section.offset:section.offset + section.size]
+
+
+def file_differences(original: CodeObject, rewritten: CodeObject) -> list[Difference]:
+    """Every difference between two files, section by section, segment by segment and
+    symbol by symbol: what ``luthier-opt --report`` lists for an identity round trip that
+    is not byte-identical (``file``, ``section``, ``segment`` and ``symbol`` differences),
+    so that each one can be told apart from the layout changes it causes."""
+    differences: list[Difference] = []
+    if len(original.data) != len(rewritten.data):
+        differences.append(Difference("file", "size", f"{len(original.data)} bytes, now "
+                                      f"{len(rewritten.data)}"))
+    before = {section.name: section for section in original.sections[1:]}
+    after = {section.name: section for section in rewritten.sections[1:]}
+    _compare_names("section", set(before), set(after), differences)
+    for name in [name for name in before if name in after]:
+        old, new = before[name], after[name]
+        changed = [f"{field} {getattr(old, field):#x}, now {getattr(new, field):#x}"
+                   for field in _SECTION_FIELDS if getattr(old, field) != getattr(new, field)]
+        if _section_bytes(original, name) != _section_bytes(rewritten, name) \
+                and old.size == new.size:
+            changed.append("bytes differ")
+        if changed:
+            differences.append(Difference("section", name, "; ".join(changed)))
+    for index in range(max(len(original.segments), len(rewritten.segments))):
+        if index >= len(rewritten.segments) or index >= len(original.segments):
+            where = "original" if index >= len(rewritten.segments) else "rewritten"
+            differences.append(Difference("segment", str(index), f"only in the {where} object"))
+            continue
+        old_segment, new_segment = original.segments[index], rewritten.segments[index]
+        changed = [f"{field} {getattr(old_segment, field):#x}, now "
+                   f"{getattr(new_segment, field):#x}" for field in _SEGMENT_FIELDS
+                   if getattr(old_segment, field) != getattr(new_segment, field)]
+        if changed:
+            differences.append(Difference("segment", str(index), "; ".join(changed)))
+    differences += _symbol_differences(original, rewritten)
+    return differences
+
+
+def _symbol_facts(code_object: CodeObject) -> dict[str, dict[str, object]]:
+    """``table:name`` -> what a symbol says (its section by name: indices shift)."""
+    facts: dict[str, dict[str, object]] = {}
+    for symbol in code_object.symbols:
+        if not symbol.name:
+            continue
+        index = symbol.section_index
+        section = code_object.sections[index].name \
+            if isinstance(index, int) and 0 < index < len(code_object.sections) else index
+        facts[f"{symbol.table}:{symbol.name}"] = {
+            "value": symbol.value, "size": symbol.size, "type": symbol.type,
+            "binding": symbol.binding, "visibility": symbol.visibility, "section": section}
+    return facts
+
+
+def _symbol_differences(original: CodeObject, rewritten: CodeObject) -> list[Difference]:
+    differences: list[Difference] = []
+    before, after = _symbol_facts(original), _symbol_facts(rewritten)
+    _compare_names("symbol", set(before), set(after), differences)
+    for name in sorted(before.keys() & after.keys()):
+        changed = [f"{key} {value}, now {after[name][key]}"
+                   for key, value in before[name].items() if after[name][key] != value]
+        if changed:
+            differences.append(Difference("symbol", name, "; ".join(changed)))
+    return differences

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.mc.relocations import relocation_kind
 from luthier.frontend.codeobj.elf_format import (
+    SHF_ALLOC,
     SHF_MERGE,
     SHF_STRINGS,
     SHT_NOBITS,
@@ -34,6 +35,10 @@ from luthier.frontend.codeobj.elf_format import (
 
 #: ``SymbolSpec.section`` of an absolute symbol (``SHN_ABS``); no real section has this name.
 ABSOLUTE_SECTION = "*ABS*"
+
+#: What ``ld.lld-19`` (Debian's build) puts first in ``.comment``: the shared writer adds it,
+#: and the lifter recognises a ``.comment`` that the writer will give back by it.
+LLD_COMMENT = "Linker: Debian LLD 19.1.7"
 
 
 class ElfWriteError(LuthierError):
@@ -154,6 +159,15 @@ class SectionSpec:
     """``len(data)``, except for ``SHT_NOBITS`` where it is the size in memory."""
     relocations: tuple[RelocationSpec, ...] | RelocationTable = ()
     entry_size: int = 0
+    verbatim: bool = False
+    """Contents of an already linked file, written as they are: a mergeable section
+    (``.debug_str``) is not merged again, since other sections hold offsets into it."""
+    layout: str | None = None
+    """For a non-allocated section whose bytes hold the addresses of a linked input (debug
+    line tables, ranges, frames): the :func:`~luthier.frontend.codeobj.carried.layout_digest`
+    of that input's symbols. The shared writer writes it only when its output has the same
+    layout and leaves it out otherwise (see ``link_shared_object``); the relocatable
+    writer, whose output has no addresses yet, refuses it."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +206,10 @@ class ObjectSpec:
     sections: tuple[SectionSpec, ...]
     symbols: tuple[SymbolSpec, ...]
     comment: str | None = None
+    no_undefined: bool = True
+    """Refuse undefined global symbols, as clang's link (``ld.lld --no-undefined``) does.
+    False for a relink of an object linked without it, whose undefined symbols (referenced
+    by nothing we link) are kept and exported as that link exported them."""
 
 
 def comment_section(text: str) -> SectionSpec:
@@ -236,6 +254,9 @@ def check_section(section: SectionSpec) -> None:
         raise ElfWriteError(f"invalid section name {name!r}")
     if section.alignment < 0 or (section.alignment & (section.alignment - 1)) != 0:
         raise ElfWriteError(f"section {name}: alignment {section.alignment} is not a power of 2")
+    if section.layout is not None and section.flags & SHF_ALLOC:
+        raise ElfWriteError(f"section {name}: an allocated section cannot depend on the "
+                            "layout (its own address is part of it)")
     if section.type == SHT_NOBITS:
         if section.data:
             raise ElfWriteError(f"section {name}: SHT_NOBITS section has data")

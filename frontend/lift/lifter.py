@@ -44,6 +44,7 @@ from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
+from luthier.frontend.lift.carry import carry, check_descriptors
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
 from luthier.frontend.lift.errors import LiftError
 
@@ -231,6 +232,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     if code_object.text is None:
         raise LiftError(code_object.name, "the code object has no executable section")
     text = code_object.text
+    check_descriptors(code_object)
     kernels = list(code_object.kernels)
     if options.kernels:
         # Each kernel once, however often and by whichever of its names it is asked for.
@@ -268,6 +270,11 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
             properties["padding_fill"] = StringAttr(fills[symbol.name])
         if kernel is not None:
             properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
+            descriptor = kernel.descriptor_symbol
+            if descriptor.binding != symbol.binding:
+                properties["descriptor_binding"] = StringAttr(descriptor.binding)
+            if descriptor.visibility != symbol.visibility:
+                properties["descriptor_visibility"] = StringAttr(descriptor.visibility)
             op: Operation = KernelOp.create(properties=properties, regions=[region])
         else:
             op = FunctionOp.create(properties=properties, regions=[region])
@@ -294,17 +301,19 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         properties["text_leading_padding"] = int_attr(leading)
     if padding:
         properties["text_padding"] = int_attr(padding)
-    ident = _compiler_ident(code_object)
-    if ident is not None:
-        properties["ident"] = StringAttr(ident)
+    carried = carry(code_object)
+    if carried.ident is not None:
+        properties["ident"] = StringAttr(carried.ident)
+    externs = set(carried.externs)
     properties["symbol_order"] = ArrayAttr([
         StringAttr(symbol.name) for symbol in code_object.symbols
-        if symbol.table == ".symtab" and symbol.type in ("FUNC", "OBJECT")])
+        if symbol.table == ".symtab"
+        and (symbol.type in ("FUNC", "OBJECT") or symbol.name in externs)])
     if code_object.metadata is not None:
         properties["metadata"] = metadata_to_attr(code_object.metadata.raw)
-    body = Block([op for _, op in result_ops] + globals_)
+    body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
-    return LiftResult(module, lifter.warnings, count)
+    return LiftResult(module, lifter.warnings + carried.warnings, count)
 
 
 def _padding_fills(code_object: CodeObject, symbols: list[Symbol],
@@ -428,14 +437,3 @@ def _global_op(code_object: CodeObject, variable: Symbol,
     if relocations:
         properties["relocations"] = ArrayAttr(relocations)
     return GlobalOp.create(properties=properties)
-
-
-def _compiler_ident(code_object: CodeObject) -> str | None:
-    """The compiler's ``.comment`` string (``.ident``), without the linker's."""
-    section = code_object.section(".comment")
-    if section is None or not section.has_file_bytes:
-        return None
-    raw = code_object.data[section.offset:section.offset + section.size]
-    strings = [text.decode(errors="replace") for text in raw.split(b"\0") if text]
-    compiler = [text for text in strings if not text.startswith("Linker:")]
-    return compiler[0] if compiler else None

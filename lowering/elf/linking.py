@@ -153,7 +153,7 @@ class LinkState:
             out = by_name.get(name) or self._new(name, section, by_name)
             if out.entsize != section.entry_size:
                 out.entsize = 0
-            if is_mergeable(section):
+            if is_mergeable(section) and not section.verbatim:
                 add_mergeable(out, section).members.append(section)
             else:
                 items.append((out, section))

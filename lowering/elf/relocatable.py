@@ -106,8 +106,15 @@ def order_symbols(spec: ObjectSpec, sections: tuple[SectionSpec, ...]) -> list[S
 
 
 def write_relocatable(spec: ObjectSpec) -> bytes:
-    """``spec`` as the bytes of an ``ET_REL`` AMDGPU object, in ``llvm-mc``'s layout."""
+    """``spec`` as the bytes of an ``ET_REL`` AMDGPU object, in ``llvm-mc``'s layout.
+
+    A section holding a linked layout's addresses (``SectionSpec.layout``) is refused: an
+    object that is still to be linked has no addresses for it to be right about."""
     sections = effective_sections(spec)
+    for section in sections:
+        if section.layout is not None:
+            raise ElfWriteError(f"section {section.name}: it holds a linked object's "
+                                "addresses, which a relocatable object cannot keep")
     symbols = order_symbols(spec, sections)
 
     # Section header order: null, .strtab, each section then its .rela, .symtab.

@@ -10,6 +10,9 @@ lists where and why it can differ.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from luthier.frontend.codeobj.carried import layout_digest
 from luthier.frontend.codeobj.elf_format import (
     DYN,
     EHDR,
@@ -33,6 +36,7 @@ from luthier.frontend.codeobj.elf_format import (
 )
 from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
+    LLD_COMMENT,
     ElfWriteError,
     ObjectSpec,
     SymbolSpec,
@@ -63,21 +67,32 @@ from luthier.lowering.elf.layout import (
 )
 from luthier.lowering.elf.linking import LinkState, preemptible
 
-#: What ``ld.lld-19`` (Debian's build) puts first in ``.comment``; matching it makes our output
-#: byte-identical to lld's. Pass ``linker_comment=`` to say something else.
-LLD_COMMENT = "Linker: Debian LLD 19.1.7"
 _A = SHF_ALLOC
+
+__all__ = ["LLD_COMMENT", "SharedObject", "link_shared", "link_shared_object"]
+
+
+@dataclass(frozen=True)
+class SharedObject:
+    """A linked code object and what the link left out of it."""
+
+    data: bytes
+    #: Sections of the spec whose bytes hold a layout (``SectionSpec.layout``) this link
+    #: did not reproduce, left out rather than written with stale addresses, in spec order.
+    stale_sections: tuple[str, ...] = ()
 
 
 def _exported(state: LinkState) -> list[SymbolSpec]:
     """``.dynsym`` members in ``.dynstr`` order: non-local symbols that other modules (and the
-    loader) may see, i.e. default or protected visibility, defined or weak undefined."""
+    loader) may see, i.e. default or protected visibility, defined or undefined (weak ones,
+    and global ones in a link without ``--no-undefined``)."""
+    undefined = ("WEAK",) if state.spec.no_undefined else ("WEAK", "GLOBAL")
     return [
         s
         for s in state.spec.symbols
         if s.binding != "LOCAL"
         and s.visibility in ("DEFAULT", "PROTECTED")
-        and (state.kept(s) or (s.section is None and s.binding == "WEAK"))
+        and (state.kept(s) or (s.section is None and s.binding in undefined))
     ]
 
 
@@ -87,11 +102,21 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
     ``linker_comment`` is the first string of the output's ``.comment`` (lld's is the default;
     ``None`` keeps only the input's strings). Raises :class:`ElfWriteError` for undefined
     symbols, relocations that cannot be resolved in a shared object, and malformed specs.
+    Sections whose layout the link does not reproduce are left out: use
+    :func:`link_shared_object` to learn which.
     """
+    return link_shared_object(spec, linker_comment=linker_comment).data
+
+
+def link_shared_object(spec: ObjectSpec, *,
+                       linker_comment: str | None = LLD_COMMENT) -> SharedObject:
+    """:func:`link_shared`, saying which sections it left out because their bytes hold
+    addresses of a layout other than the one it made (``SectionSpec.layout``)."""
     state = LinkState(spec, linker_comment)
-    for symbol in spec.symbols:
-        if symbol.section is None and symbol.binding == "GLOBAL":
-            raise ElfWriteError(f"undefined symbol {symbol.name!r} (nothing can define it)")
+    if spec.no_undefined:
+        for symbol in spec.symbols:
+            if symbol.section is None and symbol.binding == "GLOBAL":
+                raise ElfWriteError(f"undefined symbol {symbol.name!r} (nothing can define it)")
     state.scan()
 
     # .dynsym: undefined symbols first (not hashed), then in .gnu.hash bucket order.
@@ -143,7 +168,8 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
     symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM.size)
     shstrtab = synthetic(".shstrtab", SHT_STRTAB, 0, 1, 0)
     strtab = synthetic(".strtab", SHT_STRTAB, 0, 1, 0)
-    non_alloc = [s for s in state.outputs if not s.flags & SHF_ALLOC]
+    stale = _stale_sections(state)
+    non_alloc = [s for s in state.outputs if not s.flags & SHF_ALLOC and s.name not in stale]
     ordered = [OutSection("", 0, 0, 0, 0), *alloc, *non_alloc, symtab, shstrtab, strtab]
     for index, section in enumerate(ordered):
         section.index = index
@@ -212,7 +238,23 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -
             section.align,
             section.entsize,
         )
-    return bytes(out)
+    return SharedObject(bytes(out), tuple(stale))
+
+
+def _stale_sections(state: LinkState) -> list[str]:
+    """The spec's sections that hold a symbol layout other than the one this link made.
+
+    Called once addresses are assigned. Non-allocated sections take no address and come
+    after every allocated one in the file, so leaving them out changes nothing else."""
+    bound = [s for s in state.inputs if s.layout is not None]
+    if not bound:
+        return []
+    layout = layout_digest(
+        (s.name, state.address(s), s.size) for s in state.spec.symbols
+        if s.name and s.section is not None and s.section != ABSOLUTE_SECTION
+        and s.type not in ("SECTION", "FILE") and state.kept(s)
+        and state.placement[s.section][0].flags & SHF_ALLOC)
+    return [s.name for s in bound if s.layout != layout]
 
 
 def _shndx(state: LinkState, symbol: SymbolSpec) -> int:

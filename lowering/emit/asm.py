@@ -40,9 +40,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     S_NOP_0,
     CodeObjectOp,
+    ExternOp,
     FunctionLikeOp,
     GlobalOp,
     KernelOp,
+    SectionOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
@@ -57,6 +59,17 @@ from luthier.amdgpu_dialects.mc.relocations import (
     relocation_named,
 )
 from luthier.amdgpu_dialects.target.target_id import Target, decode_e_flags
+from luthier.frontend.codeobj.carried import kept_unlinked
+from luthier.frontend.codeobj.elf_format import (
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHF_MERGE,
+    SHF_STRINGS,
+    SHF_WRITE,
+    SHT_NOBITS,
+    SHT_NOTE,
+    SHT_PROGBITS,
+)
 from luthier.lowering.asm import (
     DirectiveError,
     kernel_descriptor_directives,
@@ -64,6 +77,7 @@ from luthier.lowering.asm import (
     target_directives,
 )
 from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.object_spec import UNLINKED, carried_dropped_warning
 
 TOP = "\t"
 #: What the assembler reads as one symbol name without quoting, and not as a local label.
@@ -97,11 +111,19 @@ class AssemblyOutput:
     text: str
     instructions: int
     fallbacks: tuple[Fallback, ...] = ()
+    #: What the text leaves out of the IR, one line per kind (carried sections that hold
+    #: the linked input's addresses).
+    warnings: tuple[str, ...] = ()
 
 
-def emit_assembly(module: ModuleOp | CodeObjectOp) -> str:
-    """The code object of ``module`` as llvm-mc assembly; raises :class:`EmitError`."""
-    return assemble_listing(module).text
+def emit_assembly(module: ModuleOp | CodeObjectOp, *,
+                  warnings: list[str] | None = None) -> str:
+    """The code object of ``module`` as llvm-mc assembly; raises :class:`EmitError`. What
+    it leaves out is appended to ``warnings``, one line per kind."""
+    output = assemble_listing(module)
+    if warnings is not None:
+        warnings.extend(output.warnings)
+    return output.text
 
 
 def assemble_listing(module: ModuleOp | CodeObjectOp, *, force_raw: bool = False) -> AssemblyOutput:
@@ -344,7 +366,7 @@ class _FunctionWriter:
         out = [
             f"{TOP}.text",
             *_symbol_directives(
-                name, self.writer.binding(self.op), self.writer.visibility(self.op)
+                name, self.writer.binding(self.op), self.writer.declared_visibility(self.op)
             ),
             self._align_line(alignment),
             f"{TOP}.type\t{name},@function",
@@ -375,11 +397,15 @@ class _AsmWriter:
         self.parser: AsmParser = parser_for(processor)
         self.target = self._target()
         self.fallbacks: list[Fallback] = []
+        self.warnings: list[str] = []
         self.instructions = 0
         ops = list(code_object.body.ops)
         self.functions = [op for op in ops if isinstance(op, FunctionLikeOp)]
         self.variables = [op for op in ops if isinstance(op, GlobalOp)]
-        others = [op.name for op in ops if not isinstance(op, FunctionLikeOp | GlobalOp)]
+        self.externs = [op for op in ops if isinstance(op, ExternOp)]
+        self.sections = [op for op in ops if isinstance(op, SectionOp)]
+        others = [op.name for op in ops
+                  if not isinstance(op, FunctionLikeOp | GlobalOp | ExternOp | SectionOp)]
         if others:
             raise EmitError(f"'{others[0]}' cannot be emitted in a code object")
 
@@ -406,6 +432,26 @@ class _AsmWriter:
     def visibility(op: FunctionLikeOp | GlobalOp) -> str:
         return op.visibility.data if op.visibility else "DEFAULT"
 
+    def declared_visibility(self, function: FunctionLikeOp) -> str:
+        """The visibility to declare ``function`` with. llvm-mc gives a kernel's ``.kd`` the
+        visibility the kernel has when its descriptor is written, then makes a default
+        kernel protected: so a protected kernel with a default ``.kd`` (what older compilers
+        made) is declared default, and other pairs that differ cannot be assembled."""
+        visibility = self.visibility(function)
+        if not isinstance(function, KernelOp):
+            return visibility
+        binding = function.descriptor_binding
+        if binding is not None and binding.data != self.binding(function):
+            raise EmitError(f"kernel {function.sym_name.data}: a descriptor binding other "
+                            "than the kernel's cannot be assembled")
+        wanted = function.descriptor_visibility
+        if wanted is None or wanted.data == visibility:
+            return visibility
+        if wanted.data == "DEFAULT" and visibility == "PROTECTED":
+            return "DEFAULT"
+        raise EmitError(f"kernel {function.sym_name.data}: a {wanted.data.lower()} descriptor "
+                        f"of a {visibility.lower()} kernel cannot be assembled")
+
     def write(self) -> AssemblyOutput:
         try:
             lines = [
@@ -420,9 +466,11 @@ class _AsmWriter:
                 lines.append(f"{TOP}.ident\t{_quoted(self.code_object.ident.data)}")
             if self.code_object.metadata is not None:
                 lines += metadata_directives(attr_to_metadata(self.code_object.metadata))
+            lines += self._carried_lines()
         except DirectiveError as error:
             raise EmitError(str(error)) from None
-        return AssemblyOutput("\n".join(lines) + "\n", self.instructions, tuple(self.fallbacks))
+        return AssemblyOutput("\n".join(lines) + "\n", self.instructions, tuple(self.fallbacks),
+                              tuple(self.warnings))
 
     def _defined_symbols(self) -> dict[str, str]:
         """Every symbol this object defines -> its ELF type, in emitter order."""
@@ -437,13 +485,42 @@ class _AsmWriter:
         return symbols
 
     def _symbol_declarations(self) -> list[str]:
-        """``.type`` for every defined symbol, in the original symbol table's order: the
-        assembler numbers symbols in the order it first meets them."""
+        """``.type`` for every defined symbol and the directives of every undefined one, in
+        the original symbol table's order: the assembler numbers symbols in the order it
+        first meets them."""
         symbols = self._defined_symbols()
+        externs = {_check_symbol(op.sym_name.data): op for op in self.externs}
         order = self.code_object.symbol_order
         rank = {name.data: index for index, name in enumerate(order.data)} if order else {}
-        names = sorted(symbols, key=lambda name: rank.get(name, len(rank)))
-        return [f"{TOP}.type\t{name},{symbols[name]}" for name in names]
+        names = sorted([*symbols, *externs], key=lambda name: rank.get(name, len(rank)))
+        lines: list[str] = []
+        for name in names:
+            extern = externs.get(name)
+            if extern is None:
+                lines.append(f"{TOP}.type\t{name},{symbols[name]}")
+                continue
+            # An undefined symbol is declared by its binding directive alone.
+            lines += _symbol_directives(name, extern.elf_binding, extern.elf_visibility)
+            kind = _EXTERN_TYPES[extern.elf_type]
+            if kind is not None:
+                lines.append(f"{TOP}.type\t{name},{kind}")
+        return lines
+
+    def _carried_lines(self) -> list[str]:
+        """The sections carried from the input, as data, but for those an object still to
+        be linked cannot keep (:func:`kept_unlinked`), named in one warning."""
+        lines: list[str] = []
+        dropped: list[SectionOp] = []
+        for section in self.sections:
+            if not kept_unlinked(section.section.data, section.layout is not None):
+                dropped.append(section)
+                continue
+            lines += _carried_section_lines(section)
+        if dropped:
+            self.warnings.append(carried_dropped_warning(
+                [op.section.data for op in dropped], [op.section_size for op in dropped],
+                UNLINKED))
+        return lines
 
     def _text_lines(self) -> list[str]:
         lines: list[str] = []
@@ -519,6 +596,36 @@ def _section_directive(name: str) -> tuple[str, bool]:
     if name.startswith(".rodata"):
         return f'{TOP}.section\t{quoted},"a",@progbits', True
     return f'{TOP}.section\t{quoted},"aw",@progbits', True
+
+
+#: ``.type`` of an undefined symbol by its ELF type (none for ``NOTYPE``).
+_EXTERN_TYPES = {"NOTYPE": None, "OBJECT": "@object", "FUNC": "@function"}
+#: ``.section`` type of a carried section by ``sh_type``.
+_SECTION_TYPES = {SHT_PROGBITS: "@progbits", SHT_NOBITS: "@nobits", SHT_NOTE: "@note"}
+#: ``.section`` flag letters by ``sh_flags`` bit.
+_SECTION_FLAGS = ((SHF_ALLOC, "a"), (SHF_WRITE, "w"), (SHF_EXECINSTR, "x"), (SHF_MERGE, "M"),
+                  (SHF_STRINGS, "S"))
+
+
+def _carried_section_lines(section: SectionOp) -> list[str]:
+    """A carried section: its ``.section`` line, alignment and bytes."""
+    name = section.section.data
+    kind = _SECTION_TYPES.get(section.section_type.value.data)
+    if kind is None:
+        raise EmitError(f"section {name}: type {section.section_type.value.data} has no "
+                        "assembler spelling")
+    flags = section.flags.value.data
+    letters = "".join(letter for bit, letter in _SECTION_FLAGS if flags & bit)
+    if flags & ~sum(bit for bit, _ in _SECTION_FLAGS):
+        raise EmitError(f"section {name}: flags {flags:#x} have no assembler spelling")
+    quoted = _quoted(name) if not _PLAIN_SYMBOL.fullmatch(name) else name
+    head = f'{TOP}.section\t{quoted},"{letters}",{kind}'
+    if flags & SHF_MERGE:
+        head += f",{section.section_entry_size}"
+    lines = [head, f"{TOP}.p2align\t{_p2align(section.section_alignment, name)}, 0x0"]
+    if kind == "@nobits":
+        return lines + [f"{TOP}.zero\t{section.section_size}"]
+    return lines + _byte_lines(section.contents)
 
 
 def _variable_lines(variable: GlobalOp) -> list[str]:

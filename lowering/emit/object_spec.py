@@ -3,16 +3,19 @@ the ELF bytes of it: relocatable, or linked into a loadable code object."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
+    ExternOp,
     FunctionLikeOp,
     GlobalOp,
     KernelOp,
+    SectionOp,
 )
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import load_target
@@ -20,6 +23,7 @@ from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.amdgpu_dialects.mc.relocations import R_AMDGPU_REL64, relocation_named
 from luthier.amdgpu_dialects.target.kernel_descriptor import CODE_ENTRY_FIELD_OFFSET
 from luthier.amdgpu_dialects.target.target_id import ELFOSABI_AMDGPU_HSA
+from luthier.frontend.codeobj.carried import kept_unlinked
 from luthier.frontend.codeobj.elf_format import (
     SHF_ALLOC,
     SHF_EXECINSTR,
@@ -36,7 +40,7 @@ from luthier.frontend.codeobj.spec import (
     SectionSpec,
     SymbolSpec,
 )
-from luthier.lowering.elf import link_shared, write_relocatable
+from luthier.lowering.elf import link_shared_object, write_relocatable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import EncodedFunction, encode_text
 
@@ -110,10 +114,7 @@ def object_spec(code_object: CodeObjectOp,
                                                  R_AMDGPU_REL64.number, placed.name,
                                                  CODE_ENTRY_FIELD_OFFSET))
         symbols.append(SymbolSpec(f"{placed.name}.kd", ".rodata", offset, len(descriptor),
-                                  "OBJECT", symbols[[s.name for s in symbols]
-                                                    .index(placed.name)].binding,
-                                  placed.op.visibility.data if placed.op.visibility
-                                  else "PROTECTED"))
+                                  "OBJECT", *_descriptor_binding(placed.op)))
     for variable in (op for op in code_object.body.ops if isinstance(op, GlobalOp)):
         section = sections.setdefault(variable.section.data,
                                       _DataSection(variable.section.data))
@@ -140,13 +141,47 @@ def object_spec(code_object: CodeObjectOp,
     if code_object.metadata is not None:
         note = metadata_note(attr_to_metadata(code_object.metadata))
         out_sections.append(SectionSpec(".note", SHT_NOTE, SHF_ALLOC, 4, note, len(note)))
+    externs = [op for op in code_object.body.ops if isinstance(op, ExternOp)]
+    symbols += [SymbolSpec(op.sym_name.data, None, 0, 0, op.elf_type, op.elf_binding,
+                           op.elf_visibility) for op in externs]
+    out_sections += [_carried_section(op) for op in code_object.body.ops
+                     if isinstance(op, SectionOp)]
     comment = code_object.ident.data if code_object.ident is not None else None
     if code_object.symbol_order is not None:
         rank = {name.data: index for index, name in enumerate(code_object.symbol_order.data)}
         symbols.sort(key=lambda symbol: rank.get(symbol.name, len(rank)))
     return ObjectSpec(code_object.e_flags.value.data, ELFOSABI_AMDGPU_HSA,
                       code_object.abi_version.value.data, tuple(out_sections),
-                      tuple(symbols), comment)
+                      tuple(symbols), comment,
+                      no_undefined=not any(op.elf_binding == "GLOBAL" for op in externs))
+
+
+def _descriptor_binding(kernel: KernelOp) -> tuple[str, str]:
+    """(binding, visibility) of ``kernel``'s ``.kd`` symbol: the kernel's, as LLVM gives
+    them, unless the kernel op names others (what an older compiler gave the input)."""
+    binding = kernel.binding.data if kernel.binding else "GLOBAL"
+    visibility = kernel.visibility.data if kernel.visibility else "PROTECTED"
+    if kernel.descriptor_binding is not None:
+        binding = kernel.descriptor_binding.data
+    if kernel.descriptor_visibility is not None:
+        visibility = kernel.descriptor_visibility.data
+    return binding, visibility
+
+
+def _carried_section(op: SectionOp) -> SectionSpec:
+    """A section carried from the input, written as it was. Only ``.comment`` is merged
+    again, as a linker merges every input's ``.comment`` and adds its own string; other
+    mergeable sections (``.debug_str``) hold strings other sections point into by offset."""
+    name = op.section.data
+    return SectionSpec(name, op.section_type.value.data, op.flags.value.data,
+                       op.section_alignment, op.contents, op.section_size,
+                       entry_size=op.section_entry_size, verbatim=name != ".comment",
+                       layout=op.layout.data if op.layout is not None else None)
+
+
+def carried_dropped_warning(names: Sequence[str], sizes: Sequence[int], why: str) -> str:
+    """The one warning line that names the carried sections a writer left out, and why."""
+    return f"dropped {', '.join(names)} ({sum(sizes)} bytes): {why}"
 
 
 def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
@@ -159,23 +194,53 @@ def _single_code_object(module: ModuleOp | CodeObjectOp) -> CodeObjectOp:
     return found[0]
 
 
+#: Why a relocatable output (object or assembly) leaves out carried sections.
+UNLINKED = ("the linked input's debug information and sections holding its addresses, "
+            "which an object still to be linked cannot keep")
+#: Why a loadable output leaves out sections holding addresses.
+MOVED = "they hold the input's code and data addresses, and the code or data moved"
+
+
 def emit_relocatable(module: ModuleOp | CodeObjectOp,
-                     encoded: Mapping[str, EncodedFunction] | None = None) -> bytes:
+                     encoded: Mapping[str, EncodedFunction] | None = None, *,
+                     warnings: list[str] | None = None) -> bytes:
     """An ``ET_REL`` object, as ``llvm-mc -filetype=obj`` writes it (``encoded``: see
-    :func:`object_spec`)."""
+    :func:`object_spec`). Carried sections an object still to be linked cannot keep
+    (:func:`~luthier.frontend.codeobj.carried.kept_unlinked`) are left out, named in one
+    line appended to ``warnings``."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
-            return write_relocatable(object_spec(_single_code_object(module), encoded))
+            spec = object_spec(_single_code_object(module), encoded)
+            carried = {op.section.data for op in _single_code_object(module).body.ops
+                       if isinstance(op, SectionOp)}
+            dropped = [section for section in spec.sections if section.name in carried
+                       and not kept_unlinked(section.name, section.layout is not None)]
+            if dropped and warnings is not None:
+                warnings.append(carried_dropped_warning(
+                    [section.name for section in dropped],
+                    [section.size for section in dropped], UNLINKED))
+            names = {section.name for section in dropped}
+            kept = tuple(section for section in spec.sections if section.name not in names)
+            return write_relocatable(dataclasses.replace(spec, sections=kept))
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
 
 
 def emit_code_object(module: ModuleOp | CodeObjectOp,
-                     encoded: Mapping[str, EncodedFunction] | None = None) -> bytes:
+                     encoded: Mapping[str, EncodedFunction] | None = None, *,
+                     warnings: list[str] | None = None) -> bytes:
     """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it (``encoded``: see
-    :func:`object_spec`)."""
+    :func:`object_spec`). Carried sections that hold the input's addresses are kept when
+    every symbol is where it was (an identity round trip) and left out otherwise, named in
+    one line appended to ``warnings``."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
-            return link_shared(object_spec(_single_code_object(module), encoded))
+            spec = object_spec(_single_code_object(module), encoded)
+            linked = link_shared_object(spec)
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
+    if linked.stale_sections and warnings is not None:
+        sizes = {section.name: section.size for section in spec.sections}
+        warnings.append(carried_dropped_warning(
+            linked.stale_sections, [sizes[name] for name in linked.stale_sections], MOVED))
+    return linked.data

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
+    ExternOp,
     FunctionLikeOp,
     KernelOp,
 )
@@ -66,7 +67,7 @@ def export_tool_globals(module: ModuleOp) -> list[str]:
     variables = [op for op in module.ops if isinstance(op, GlobalOp)]
     for code_object in code_objects:
         taken = {op.sym_name.data for op in code_object.body.ops
-                 if isinstance(op, FunctionLikeOp | MCGlobalOp)}
+                 if isinstance(op, FunctionLikeOp | MCGlobalOp | ExternOp)}
         taken |= {f"{op.sym_name.data}.kd" for op in code_object.body.ops
                   if isinstance(op, KernelOp)}
         for variable in variables:

@@ -34,6 +34,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     DataRelocationAttr,
     GlobalOp,
     KernelOp,
+    SectionOp,
     int_attr,
 )
 from luthier.frontend.codeobj import CodeObject, read_code_object
@@ -178,7 +179,16 @@ def test_third_party_code_object_reassembles(
 ) -> None:
     result = reassemble(path)
     linked = _link(result.object_path)
-    assert linked == emit_code_object(result.module)
+    # The text leaves out the debug sections carried from the input (an object still to be
+    # linked cannot keep them, and says so); emitted without them, the bytes are the same.
+    debug = [op.section.data for op in result.module.body.ops
+             if isinstance(op, SectionOp) and op.section.data.startswith(".debug")]
+    assert len(result.listing.warnings) == (1 if debug else 0)
+    without_debug = result.module.clone()
+    for op in list(without_debug.body.ops):
+        if isinstance(op, SectionOp) and op.section.data.startswith(".debug"):
+            without_debug.body.block.erase_op(op)
+    assert linked == emit_code_object(without_debug)
     relinked = read_code_object(result.object_path.with_suffix(".linked.co"))
     original = result.original
     assert _function_code(relinked) == _function_code(original)
