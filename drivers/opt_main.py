@@ -42,7 +42,7 @@ from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, Payloa
 from luthier.amdgpu_dialects.instr.ssa import check_defined_before_use
 from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
-from luthier.frontend.codeobj import read_code_objects
+from luthier.frontend.codeobj import CodeObject, ElfType, read_code_objects, read_elf
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
 from luthier.frontend.lift import LiftOptions, lift_code_object
@@ -101,6 +101,10 @@ class LuthierOptMain(xDSLOptMain):
     #: The functions that worker processes lowered, finalized and encoded (``--jobs``),
     #: to be emitted as they gave them; None when this process did it all.
     _encoded: dict[str, EncodedFunction] | None = None
+    #: The code objects the input held, as read (``--report`` compares the output with them).
+    _read: tuple[CodeObject, ...] = ()
+    #: Warning lines, printed when the run succeeds (a failed run says one line, its error).
+    _warnings: list[str] | None = None
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -144,6 +148,10 @@ class LuthierOptMain(xDSLOptMain):
                                 "bytes do not depend on it")
         group.add_argument("--no-progress", action="store_true",
                            help="no progress bar on stderr")
+        group.add_argument("--strict", action="store_true",
+                           help="make each warning about the input or what the output "
+                                "leaves out of it (sections, symbols, debug information "
+                                "whose addresses moved) an error: exit status 1, no output")
         group.add_argument("--list", action="store_true",
                            help="list the code objects a file holds (bundle entries with "
                                 "their --offload-arch IDs, targets, kernels) and stop")
@@ -200,6 +208,7 @@ class LuthierOptMain(xDSLOptMain):
         with timed("read"):
             code_objects = read_code_objects(data, offload_arch=self.args.offload_arch,
                                              name=name)
+        self._read = tuple(code_objects)
         progress = LiftProgress(f"lift {os.path.basename(name)}")
         options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
                               freeze_result=True)
@@ -209,8 +218,7 @@ class LuthierOptMain(xDSLOptMain):
                 with timed("lift"):
                     result = lift_code_object(code_object, options)
                 for warning in result.warnings:
-                    print(f"luthier-opt: warning: {code_object.name}: {warning}",
-                          file=sys.stderr)
+                    self._warn(code_object.name, warning)
                 modules.append(result.module)
         finally:
             progress.close()
@@ -316,6 +324,8 @@ class LuthierOptMain(xDSLOptMain):
                 if self._hooks is None:
                     self._hooks = load_hooks(self.ctx, self.args.hooks, _processor_of(prog))
                 merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
+        if any(isinstance(op, InsertOp) for op in prog.ops) and self._inserts():
+            self._warn_insertion_remarks(prog)
         in_workers = False
         if self.args.inline_hooks:
             if not any(isinstance(op, InsertOp) for op in prog.ops) \
@@ -358,6 +368,25 @@ class LuthierOptMain(xDSLOptMain):
         if self.args.report and self.args.json:
             sys.stderr.write(json.dumps(report) + "\n")
             sys.stderr.flush()
+
+    def _inserts(self) -> bool:
+        """Whether this run places the tool's payloads: ``--inline-hooks``, or
+        ``insert-hooks`` or ``lower-hooks`` among the ``-p`` passes."""
+        return self.args.inline_hooks or any(
+            stage.name in ("insert-hooks", "lower-hooks") for stage in self.pipeline.passes)
+
+    def _warn_insertion_remarks(self, prog: ModuleOp) -> None:
+        """What the insertions leave out (the instructions ``skip`` insertions match, per
+        function; nothing instrumented at all), counted before anything is inserted and
+        warned about like everything else not carried through (after a successful run;
+        errors under ``--strict``), in the lifter's style: a tool says what it did not see
+        rather than refusing the kernel or keeping silent. Here, on the whole module, and
+        not in ``insert-hooks``: a pass has no channel for warnings, and with ``--jobs`` each
+        worker sees a share of the functions."""
+        from luthier.passes.instrument.insert_hooks import insertion_remarks
+
+        for remark in insertion_remarks(prog):
+            self._warn(self.get_input_name(), remark)
 
     def _report(self, prog: ModuleOp) -> dict[str, object]:
         """``--report``: the tables on stderr, or (``--json``) their data, per code
@@ -489,21 +518,49 @@ class LuthierOptMain(xDSLOptMain):
         # One pause of the cyclic collector from the passes to the bytes (each stage pauses
         # it too; resuming between them cost a full collection each), and what is left is
         # frozen: the process ends after writing, and exit would walk it all again.
+        warnings: list[str] = []
         with collector_paused(freeze=True):
             self.apply_passes(module)
             try:
                 with timed("emit"):
                     if emit == "asm":
-                        data = emit_assembly(module).encode()
+                        data = emit_assembly(module, warnings=warnings).encode()
                     elif emit == "co":
-                        data = emit_code_object(module, self._encoded)
+                        data = emit_code_object(module, self._encoded, warnings=warnings)
                     else:
-                        data = emit_relocatable(module, self._encoded)
+                        data = emit_relocatable(module, self._encoded, warnings=warnings)
             except EmitError as error:
                 raise UserError(f"{self.get_input_name()}: {error}") from None
+        for warning in warnings:
+            self._warn(self.get_input_name(), warning)
+        if emit == "co" and self.args.report and not self.args.json and self.args.hooks is None:
+            self._report_file_differences(data)
         if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)
+
+    def _report_file_differences(self, data: bytes) -> None:
+        """``--report`` of an identity round trip (no ``--hooks``) of a linked code object:
+        each way the written file differs from the input, one line each (sections,
+        segments, symbols), so that what a relink could not give back byte for byte is
+        named."""
+        from luthier.frontend.codeobj.compare import file_differences
+
+        if len(self._read) != 1 or self._read[0].elf_type is not ElfType.ET_DYN:
+            return
+        differences = file_differences(self._read[0], read_elf(data, "<output>"))
+        lines = [f"file: {len(differences) or 'no'} differences from the input"]
+        lines += [f"  {difference}" for difference in differences]
+        sys.stderr.write("".join(line + "\n" for line in lines))
+
+    def _warn(self, where: str, warning: str) -> None:
+        """One warning line on stderr once the run has succeeded; with ``--strict``, the
+        error that ends the run before any output is written."""
+        if self.args.strict:
+            raise UserError(f"{where}: {warning} (--strict)")
+        if self._warnings is None:
+            self._warnings = []
+        self._warnings.append(f"luthier-opt: warning: {where}: {warning}")
 
     def _list(self) -> None:
         if self.args.input_file == "-":
@@ -519,6 +576,9 @@ class LuthierOptMain(xDSLOptMain):
         self._commit("".join(line + "\n" for line in list_contents(data, name)).encode())
 
     def _commit(self, data: bytes) -> None:
+        if self._warnings:
+            sys.stderr.write("".join(line + "\n" for line in self._warnings))
+            sys.stderr.flush()
         with timed("write"):
             self._write(data)
 

@@ -11,9 +11,13 @@ trace gives, per instruction of the program (per pc):
   instruction and reads the application's EXEC);
 * ``busy``: the issues with at least one lane active (what a hook counting from the first
   active lane adds, as the HIP vector instruction counter does);
-* for every ``global_*`` instruction, the addresses its active lanes access, computed from
-  the operands before the instruction executes (a load may overwrite its own address
-  registers), in issue order.
+* for every ``global_*`` and ``flat_*`` instruction (loads, stores and atomics: every one
+  has a 64-bit address operand), the addresses its active lanes access, computed from the
+  operands before the instruction executes (a load may overwrite its own address
+  registers), in issue order. A flat address is recorded as the lanes give it, whichever
+  aperture (global, LDS, scratch) it falls in, as a hook reading the address operand sees
+  it. ``buffer_*`` and ``scratch_*`` accesses are not recorded: their addresses are no
+  operand's (see ``examples/hooks/memory_trace.mlir``).
 
 Tracing wraps each step of the program in a closure that records, then runs the step; it
 is opt-in (``run_kernel(..., trace=True)``) because it slows every instruction down.
@@ -35,6 +39,10 @@ from luthier.emulator.semantics.registry import Instruction, Step
 from luthier.emulator.semantics.vmem import global_address
 from luthier.emulator.state import Wave
 
+#: The instructions whose lane addresses the trace records: those with a 64-bit address
+#: operand (``global_address`` computes both forms alike).
+TRACED_PREFIXES = ("global_", "flat_")
+
 
 @dataclass
 class ExecutionTrace:
@@ -48,7 +56,8 @@ class ExecutionTrace:
     #: Per pc: issues with at least one lane active (what a hook whose first active lane
     #: counts adds: with EXEC empty there is no such lane).
     busy: list[int] = field(default_factory=lambda: list[int]())
-    #: (pc, addresses of the active lanes) of each issued ``global_*`` instruction.
+    #: (pc, addresses of the active lanes) of each issued ``global_*`` or ``flat_*``
+    #: instruction.
     accesses: list[tuple[int, npt.NDArray[np.uint64]]] = field(
         default_factory=lambda: list[tuple[int, npt.NDArray[np.uint64]]]())
 
@@ -98,9 +107,10 @@ class ExecutionTrace:
 
     def global_addresses(self, *patterns: str,
                          functions: Collection[str] | None = None) -> Counter[int]:
-        """The multiset of lane addresses of the traced ``global_*`` instructions whose
-        mnemonic matches one of ``patterns`` (shell globs, as a hook's ``mnemonic``
-        selector; every ``global_*`` when none is given), of ``functions`` when given."""
+        """The multiset of lane addresses of the traced ``global_*`` and ``flat_*``
+        instructions whose mnemonic matches one of ``patterns`` (shell globs, as a hook's
+        ``mnemonic`` selector; every traced instruction when none is given), of
+        ``functions`` when given."""
         addresses: Counter[int] = Counter()
         instructions = self.program.instructions
         for pc, lanes in self.accesses:
@@ -125,7 +135,7 @@ def traced_steps(program: Program, trace: ExecutionTrace) -> list[Step]:
 def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
     pc = inst.pc
     waves, lanes, busy = trace.waves, trace.lanes, trace.busy
-    if not inst.mnemonic.startswith("global_"):
+    if not inst.mnemonic.startswith(TRACED_PREFIXES):
         def counted(wave: Wave) -> int:
             waves[pc] += 1
             active = wave.exec_bits.bit_count()

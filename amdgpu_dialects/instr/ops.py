@@ -432,6 +432,15 @@ class InsertOp(IRDLOperation):
     (instruction indexes within the function, inclusive). ``args`` are argument attributes
     (``#instr.const``, ``#instr.reg``, ``#instr.operand``, ``#instr.site``,
     ``#instr.address``): constants, registers, operands, facts about the site.
+
+    An insertion that matches nothing is an error (a misspelt selector instruments nothing
+    without a word otherwise), unless it is ``optional``: a tool whose hooks handle kinds
+    of instruction a kernel may lack (``memory_trace``'s atomics, ``flat_*`` accesses) is
+    then usable on every kernel. ``skip = "reason"`` places no payload: the insertion names
+    instructions the tool leaves out (``memory_trace`` cannot compute a ``buffer_*``
+    address), and ``luthier-opt`` warns, per function, how many it matched, with the
+    reason (``insertion_remarks`` of ``insert-hooks``), so the tool says what it did not
+    see instead of refusing or keeping silent; it may match nothing.
     """
 
     name = "instr.insert"
@@ -443,11 +452,18 @@ class InsertOp(IRDLOperation):
     first = opt_prop_def(IntegerAttr)
     last = opt_prop_def(IntegerAttr)
     args = prop_def(ArrayAttr)
+    #: Matching nothing is not an error.
+    optional = opt_prop_def(UnitAttr)
+    #: Why the matched instructions get no payload; they are counted and reported instead.
+    skip = opt_prop_def(StringAttr)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$hook attr-dict"
 
     def verify_(self) -> None:
         hook = self.hook.string_value()
+        if self.skip is not None and not self.skip.data.strip():
+            raise VerifyException(f"insertion of @{hook}: skip needs a reason (what the "
+                                  "report says of the instructions left out)")
         if self.at.data not in INSERTION_POINTS:
             raise VerifyException(f"insertion of @{hook}: at = \"{self.at.data}\" is not one "
                                   f"of {', '.join(INSERTION_POINTS)}")

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, Region
 from xdsl.printer import Printer
@@ -128,10 +129,13 @@ class HookModule:
     def insert(self, hook: Hook, at: str = "instruction", *, kernel: str | None = None,
                mnemonic: str | None = None, cls: str | None = None,
                first: int | None = None, last: int | None = None,
-               args: Sequence[InsertionArg] = ()) -> None:
+               args: Sequence[InsertionArg] = (), optional: bool = False,
+               skip: str | None = None) -> None:
         """``instr.insert @hook {...}``: run ``hook`` at every point the selector
         matches (see ``instr.insert``), passing ``args`` (``Const``, ``Reg``,
-        ``Operand``, ``Site``)."""
+        ``Operand``, ``Site``). With ``optional``, matching nothing is not an error; with
+        ``skip = "reason"``, nothing is placed: the matches are counted and reported, per
+        function, with the reason (what the tool leaves out)."""
         if self._hooks.get(hook.name) is not hook:
             raise ValueError(f"insertion of @{hook.name}: the hook is not from this hook "
                              "module")
@@ -150,6 +154,9 @@ class HookModule:
                 first is not None and last is not None and last < first:
             raise ValueError(f"insertion of @{hook.name}: the index range {first}..{last} "
                              "is empty")
+        if skip is not None and not skip.strip():
+            raise ValueError(f"insertion of @{hook.name}: skip needs a reason (what the "
+                             "report says of the instructions left out)")
         properties: dict[str, Attribute] = {"hook": SymbolRefAttr(hook.name),
                                             "at": StringAttr(at)}
         for key, text in (("kernel", kernel), ("mnemonic", mnemonic), ("class", cls)):
@@ -158,6 +165,10 @@ class HookModule:
         for key, index in (("first", first), ("last", last)):
             if index is not None:
                 properties[key] = IntegerAttr(index, _I64)
+        if optional:
+            properties["optional"] = UnitAttr()
+        if skip is not None:
+            properties["skip"] = StringAttr(skip)
         properties["args"] = ArrayAttr(arg.attr() for arg in args)
         self._ops.append(ops.InsertOp.build(properties=properties))
 

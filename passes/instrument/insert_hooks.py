@@ -28,7 +28,13 @@ instrument them). Instruction indexes count instructions in layout order from 0.
 
 Errors are diagnostics naming the insertion's hook, the function and the instruction: a
 hook that does not exist or whose arguments do not match, an operand the instruction does
-not have, an insertion that matches nothing.
+not have, an insertion that matches nothing (unless it is ``optional``).
+
+An insertion with ``skip = "reason"`` places nothing: it names instructions the tool leaves
+out. :func:`insertion_remarks` counts them per function (and says so when no insertion
+places anything), for the driver to print as warnings before it inserts: a pass has no
+channel for warnings, and with ``luthier-opt --jobs`` each worker inserts into a share of
+the functions, so the whole module is looked at once, in the driver's process.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, SymbolRefAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
+from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.layout import UnsizedError, function_layout
@@ -184,21 +190,40 @@ def _operand_arg(insert: InsertOp, function: FunctionLikeOp, op: InstructionOpBa
 
 def _address_arg(insert: InsertOp, op: InstructionOpBase, isa: TargetISA,
                  where: str) -> AddressArgAttr:
-    """``#instr.operand<"address">``: the per-lane address of a global/flat access, in
-    either encoding (a 64-bit ``vaddr``, or ``saddr`` + a 32-bit ``vaddr``)."""
+    """``#instr.operand<"address">``: the per-lane 64-bit address of a ``global_*`` or
+    ``flat_*`` access (load, store or atomic), in either encoding (a 64-bit ``vaddr``, or
+    ``saddr`` + a 32-bit ``vaddr``), plus the immediate offset.
+
+    Nothing else has one, and it is refused rather than approximated: a ``scratch_*``
+    address is an offset into the lane's private segment, which the hardware swizzles per
+    lane; a ``buffer_*`` address is what the V# in its SGPRs makes of its offsets (base,
+    stride, swizzle, range check: fields known only when the kernel runs, and lanes out of
+    range access nothing). Either, handed to a hook as a 64-bit address, would be a number
+    no host can map to the memory accessed."""
     desc = op.instr_def(isa)
-    slots = {slot.name: attr for slot, attr in
-             zip(desc.operands if desc is not None else (), op.mc_operands.data, strict=False)}
-    vaddr, saddr, offset = slots.get("vaddr"), slots.get("saddr"), slots.get("offset")
-    if not isinstance(vaddr, PhysRegAttr) or desc is None \
-            or not {"FLAT", "FlatGlobal"} & set(desc.classes) and "global" not in op.mnemonic \
-            and "flat" not in op.mnemonic:
+    classes = set(desc.classes) if desc is not None else set[str]()
+    if "FlatScratch" in classes:
+        raise _fail(insert, f"{where} is a scratch access: its address is an offset in the "
+                            "lane's private segment, not a 64-bit address operand")
+    if classes & {"MUBUF", "MTBUF"}:
+        raise _fail(insert, f"{where} is a buffer access: its address is made by the buffer "
+                            "resource (V#) it names when the kernel runs; there is no "
+                            "64-bit address operand")
+    if "FLAT" not in classes or desc is None:
         raise _fail(insert, f"{where} is not a global or flat memory access: it has no "
                             "address operand")
+    slots = {slot.name: attr for slot, attr in
+             zip(desc.operands, op.mc_operands.data, strict=False)}
+    vaddr, saddr, offset = slots.get("vaddr"), slots.get("saddr"), slots.get("offset")
     immediate = cast(int, offset.data) if isinstance(offset, IntAttr) else 0  # pyright: ignore[reportUnknownMemberType]
     if isinstance(saddr, PhysRegAttr):
-        return AddressArgAttr((saddr.data, vaddr.data, immediate))
-    return AddressArgAttr((vaddr.data, "", immediate))
+        if isinstance(vaddr, PhysRegAttr) and register_bits(vaddr.data) == 32 \
+                and register_bits(saddr.data) == 64:
+            return AddressArgAttr((saddr.data, vaddr.data, immediate))
+    elif isinstance(vaddr, PhysRegAttr) and register_bits(vaddr.data) == 64:
+        return AddressArgAttr((vaddr.data, "", immediate))
+    raise _fail(insert, f"{where}: the address operands (vaddr {vaddr}, saddr {saddr}) are "
+                        "neither a 64-bit vaddr nor a 64-bit saddr with a 32-bit vaddr")
 
 
 _opcode_indexes: dict[str, dict[str, int]] = {}
@@ -328,6 +353,19 @@ def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
 
 
 
+def _must_match(insert: InsertOp) -> bool:
+    """Whether matching nothing is an error: neither ``optional`` nor a ``skip``."""
+    return insert.optional is None and insert.skip is None
+
+
+def _matches(insert: InsertOp, tool: _Tool) -> bool:
+    """Whether ``insert`` selects a point anywhere in the tool's code objects."""
+    return any(_points(function, insert, load_target(code_object.processor))
+               for code_object in tool.code_objects
+               if code_object.processor in SUPPORTED_TARGETS
+               for function in _functions(code_object, insert))
+
+
 def check_insertions(module: ModuleOp) -> None:
     """Raise what ``insert-hooks`` raises about an insertion as a whole (no such hook,
     arguments that do not fit it, no point anywhere), placing nothing: for a driver that
@@ -336,11 +374,90 @@ def check_insertions(module: ModuleOp) -> None:
     tool = _inserts(module)
     for insert in tool.inserts:
         _check_insertion(insert, _hook_of(insert, tool.hooks), tool)
-        if not any(_points(function, insert, load_target(code_object.processor))
-                   for code_object in tool.code_objects
-                   if code_object.processor in SUPPORTED_TARGETS
-                   for function in _functions(code_object, insert)):
+        if _must_match(insert) and not _matches(insert, tool):
             raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
+
+
+def insertion_remarks(module: ModuleOp) -> list[str]:
+    """What ``insert-hooks`` will leave undone in ``module`` without failing, one line
+    each, for a driver to print as warnings before it inserts:
+
+    * per function, the instructions the ``skip`` insertions of each hook match, with
+      their reason: ``@private_array: @trace_address skips 2 buffer_load* and 32
+      buffer_store*: <reason>`` (one line per function, hook and reason, in the code
+      object's function order, the counts in insertion order);
+    * when no insertion places a payload anywhere (each is ``optional`` or a ``skip``, and
+      none matches), that nothing is instrumented: the output is the input's code with the
+      tool's globals beside it, which would otherwise pass for a run that saw nothing.
+
+    Nothing is said of a module whose insertions are wrong (one that does not verify, names
+    no hook, a point that cannot be instrumented): the verifier or ``insert-hooks`` reports
+    that instead, and a warning before the error would only be noise."""
+    tool = _inserts(module)
+    try:
+        for insert in tool.inserts:
+            insert.verify()
+            _check_insertion(insert, _hook_of(insert, tool.hooks), tool)
+    except (PassFailedException, VerifyException):
+        return []
+    if not tool.inserts:
+        return []
+    remarks: list[str] = []
+    skips = [insert for insert in tool.inserts if insert.skip is not None]
+    for code_object in tool.code_objects:
+        if not skips or code_object.processor not in SUPPORTED_TARGETS:
+            continue
+        isa = load_target(code_object.processor)
+        covered = [{id(function) for function in _functions(code_object, insert)}
+                   for insert in skips]
+        for function in code_object.body.ops:
+            if not isinstance(function, FunctionLikeOp):
+                continue
+            counts: dict[tuple[str, str], list[str]] = {}
+            # The function's mnemonics, once: most functions have none a skip names, and
+            # are then passed over without a walk per insertion (a library has thousands).
+            mnemonics = {op.mnemonic for op in instructions(function)}
+            for insert, functions in zip(skips, covered, strict=True):
+                if id(function) not in functions or insert.mnemonic is not None and not any(
+                        fnmatch.fnmatchcase(mnemonic, insert.mnemonic.data)
+                        for mnemonic in mnemonics):
+                    continue
+                try:
+                    found = len(_points(function, insert, isa))
+                except PassFailedException:
+                    continue  # insert-hooks says why
+                if found:
+                    assert insert.skip is not None
+                    key = (insert.hook.string_value(), insert.skip.data)
+                    counts.setdefault(key, []).append(f"{found} {_skipped(insert)}")
+            remarks.extend(f"@{function.sym_name.data}: @{hook} skips {_listed(found)}: "
+                           f"{reason}" for (hook, reason), found in counts.items())
+    placing = [insert for insert in tool.inserts if insert.skip is None]
+    if tool.code_objects and not any(_must_match(insert) for insert in placing):
+        try:
+            placed = any(_matches(insert, tool) for insert in placing)
+        except PassFailedException:
+            placed = True  # insert-hooks says why
+        if not placed:
+            selectors = "; ".join(f"@{insert.hook.string_value()}: {_selector(insert)}"
+                                  for insert in placing)
+            remarks.append("no insertion matches anything: nothing is instrumented"
+                           + (f" ({selectors})" if selectors else ""))
+    return remarks
+
+
+def _skipped(insert: InsertOp) -> str:
+    """What a ``skip`` insertion's count counts: its mnemonic pattern, else its class."""
+    if insert.mnemonic is not None:
+        return insert.mnemonic.data
+    if insert.instruction_class is not None:
+        return f"of class {insert.instruction_class.data}"
+    return f"at {insert.at.data}"
+
+
+def _listed(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 @dataclass(frozen=True)
@@ -349,8 +466,9 @@ class InsertHooksPass(ModulePass):
 
     name = "insert-hooks"
 
-    #: Whether an insertion that matches nothing is an error (off only for parts of a
-    #: module whose whole was checked: :func:`check_insertions`).
+    #: Whether an insertion that matches nothing is an error, unless it is ``optional``
+    #: or a ``skip`` (off only for parts of a module whose whole was checked:
+    #: :func:`check_insertions`).
     require_match: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -362,6 +480,10 @@ class InsertHooksPass(ModulePass):
             name = insert.hook.string_value()
             hook = _hook_of(insert, tool.hooks)
             _check_insertion(insert, hook, tool)
+            if insert.skip is not None:  # counted by insertion_remarks; nothing to place
+                insert.detach()
+                insert.erase()
+                continue
             placed = 0
             reference = SymbolRefAttr(name)
             # Arguments that need no point (constants, registers, addresses) are one
@@ -392,7 +514,7 @@ class InsertHooksPass(ModulePass):
                                     f"@{function.sym_name.data}, {point.mnemonic}: ")
                         _insert_before(point, PayloadOp.empty(reference, ArrayAttr(args)))
                         placed += 1
-            if placed == 0 and self.require_match:
+            if placed == 0 and self.require_match and _must_match(insert):
                 raise _fail(insert, f"the insertion matches nothing ({_selector(insert)})")
             insert.detach()
             insert.erase()

@@ -170,10 +170,40 @@ ELEMENTWISE = [
                       _i32(r, -100, 100, 16), _i32(r, -100, 100, 16), 100]),
 ]
 
+def _nonzero_divisors(rng: Rng, n: int) -> npt.NDArray[Any]:
+    """Divisors for signed_unsigned: never 0, never -1 (the dividends include INT_MIN)."""
+    values = _i32(rng, -2**31, 2**31, n)
+    values[(values == 0) | (values == -1)] = 3
+    return values
+
+
+EDGES = [
+    # Work-items 1000..1087 read 1000 elements below and above themselves (offset:-4000).
+    Launch("edges", "stencil_1d", 17, 64, lambda r: [_f32(r, 2100), _zeros(2100), 2100]),
+    Launch("edges", "narrow_halo", 1, 64,
+           lambda r: [r.integers(-128, 128, 64).astype(np.int8),
+                      r.integers(0, 256, 64).astype(np.uint8),
+                      r.integers(-32768, 32768, 64).astype(np.int16),
+                      r.integers(0, 65536, 64).astype(np.uint16),
+                      _zeros(256, np.int32), _zeros(64, np.int8), _zeros(64, np.int16), 64]),
+    Launch("edges", "signed_unsigned", 1, 64,
+           lambda r: [_i32(r, -2**31, 2**31, 64), _nonzero_divisors(r, 64),
+                      _zeros(512, np.int32), 64]),
+    Launch("edges", "wide_edges", 1, 64,
+           lambda r: [r.integers(-2**63, 2**63 - 1, 64, dtype=np.int64),
+                      r.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32),
+                      _zeros(384, np.int64), 64]),
+    Launch("edges", "wave_reduce", 1, 64,
+           lambda r: [_i32(r, -2**24, 2**24, 64), _zeros(1, np.int32), _zeros(1, np.int32),
+                      _zeros(1, np.int64)]),
+]
+
 #: Every launch of the suite, in code-object order.
-LAUNCHES: list[Launch] = [*CONTROL_FLOW, *CALLS, *ATOMICS, *LDS, *MFMA, *GLOBALS, *ELEMENTWISE]
+LAUNCHES: list[Launch] = [*CONTROL_FLOW, *CALLS, *ATOMICS, *LDS, *MFMA, *GLOBALS, *ELEMENTWISE,
+                          *EDGES]
 #: The instrumented code objects (``test/corpus/kernels/<object>.<target>.co``).
-OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise")
+OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise",
+           "edges")
 TARGETS = ("gfx90a", "gfx942")
 #: The example hooks (``examples/hooks/<hook>.mlir``): three that need no kernel state,
 #: and kernarg_reader, which reads it through the State Value Array.

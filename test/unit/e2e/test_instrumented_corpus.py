@@ -13,10 +13,11 @@ first ask for them). Then:
   instrumented kernel on the same arguments: every buffer ends bitwise identical, every
   application global too, and the hook's counters equal what the trace of the original run
   counted: instructions per wave and per active lane (``instr_count``), issues per opcode
-  (``opcode_histogram``), the multiset of global load/store lane addresses named by buffer
-  and offset, and a cursor equal to the number of lane accesses (``memory_trace``); the
-  launch's grid (in workgroups) and block sizes and the first 8 bytes of the kernel
-  argument segment (``kernarg_reader``, through the SVA the preamble fills).
+  (``opcode_histogram``), the multiset of lane addresses of global and flat loads, stores
+  and atomics named by buffer and offset, and a cursor equal to the number of lane
+  accesses (``memory_trace``); the launch's grid (in workgroups) and block sizes and the
+  first 8 bytes of the kernel argument segment (``kernarg_reader``, through the SVA the
+  preamble fills).
 
 The truth comes from the original run, so nothing a payload adds is counted against it.
 A hook without a ``kernel`` selector skips device functions, so those counts cover the
@@ -63,6 +64,8 @@ TOOL_GLOBALS = {
 }
 #: memory_trace's buffer holds this many u64 entries; the cursor counts past it.
 TRACE_CAPACITY = 65536
+#: The instructions memory_trace traces: loads, stores and atomics with a 64-bit address.
+MEMORY_TRACED = ("global_*", "flat_*")
 
 Key = tuple[str, str, str]  # object, target, hook
 #: instr_count placed in every kernel and, named one by one, every device function.
@@ -230,7 +233,7 @@ def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
         assert len(segment) == 1
         assert record[6] == int.from_bytes(bytes(segment[0].data[:8]), "little")
     else:
-        expected = trace.global_addresses("global_load*", "global_store*", functions=kernels)
+        expected = trace.global_addresses(*MEMORY_TRACED, functions=kernels)
         cursor = int(_u64(counters["trace_cursor"])[0])
         assert cursor == sum(expected.values())
         assert cursor <= TRACE_CAPACITY, "grow the capacity or shrink the launch"

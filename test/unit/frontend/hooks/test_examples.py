@@ -106,7 +106,7 @@ def _expected(name: str, mnemonics: dict[str, list[str]]) -> int:
         return sum(len(ops) for ops in mnemonics.values())
     if name == "memory_trace":
         return sum(1 for ops in mnemonics.values() for mnemonic in ops
-                   if mnemonic.startswith(("global_load", "global_store")))
+                   if mnemonic.startswith(("global_", "flat_")))  # loads, stores, atomics
     return len(mnemonics)  # kernarg_reader: kernel entries
 
 
