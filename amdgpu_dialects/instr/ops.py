@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    AnyFloatConstr,
     ArrayAttr,
+    Float32Type,
+    Float64Type,
     FunctionType,
     IntegerAttr,
     IntegerType,
@@ -35,6 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import (
+    BaseAttr,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -83,6 +87,17 @@ def _check_width(what: str, value: SSAValue | Attribute, widths: Sequence[int]) 
         allowed = " or ".join(f"i{w}" for w in widths)
         found = value.type if isinstance(value, SSAValue) else value
         raise VerifyException(f"{what} must be {allowed}, not {found}")
+
+
+def _check_memory_type(what: str, value: SSAValue) -> None:
+    """Memory operations move 32- or 64-bit integers or floats (``f32``, ``f64``); the
+    operand constraint admits any integer or float, so that another width is refused here,
+    with the types that are allowed."""
+    if isinstance(value.type, Float32Type | Float64Type):
+        return
+    width = _width(value)
+    if width not in (32, 64):
+        raise VerifyException(f"{what} must be i32, i64, f32 or f64, not {value.type}")
 
 
 @irdl_op_definition
@@ -352,11 +367,11 @@ class LoadOp(IRDLOperation):
 
     name = "instr.load"
     address = operand_def(i64)
-    result = result_def(IntegerType)
+    result = result_def(BaseAttr(IntegerType) | AnyFloatConstr)
     assembly_format = "$address attr-dict `:` type($result)"
 
     def verify_(self) -> None:
-        _check_width("instr.load's result", self.result, (32, 64))
+        _check_memory_type("instr.load's result", self.result)
 
 
 @irdl_op_definition
@@ -367,14 +382,14 @@ class StoreOp(IRDLOperation):
     every store so)."""
 
     name = "instr.store"
-    value = operand_def(IntegerType)
+    value = operand_def(BaseAttr(IntegerType) | AnyFloatConstr)
     address = operand_def(i64)
     per_lane = opt_prop_def(UnitAttr)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$value `,` $address attr-dict `:` type($value)"
 
     def verify_(self) -> None:
-        _check_width("instr.store's value", self.value, (32, 64))
+        _check_memory_type("instr.store's value", self.value)
 
 
 @irdl_op_definition

@@ -31,6 +31,7 @@ from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.lowering.isel.arith import lower_arith
 from luthier.lowering.isel.control import lower_if
+from luthier.lowering.isel.floats import lower_float
 from luthier.lowering.isel.intrinsics import lower_intrinsic
 from luthier.lowering.isel.memory import lower_atomic, lower_load, lower_store
 from luthier.lowering.isel.selector import SelectionError, Selector
@@ -62,7 +63,7 @@ def select_payload(payload: PayloadOp, processor: str) -> None:
             for result in op.results:
                 if width_of(result) not in _WIDTHS:
                     raise SelectionError(f"{op.name} gives {result.type}; hook values are "
-                                         "i1, i32 or i64")
+                                         "i1, i32, i64, f32 or f64")
             if isinstance(op, ReturnOp):
                 continue
             if isinstance(op, scf.IfOp):
@@ -73,7 +74,8 @@ def select_payload(payload: PayloadOp, processor: str) -> None:
                 lower_store(selector, op)
             elif isinstance(op, AtomicOp):
                 lower_atomic(selector, op)
-            elif not lower_arith(selector, op) and not lower_intrinsic(selector, op):
+            elif not lower_float(selector, op) and not lower_arith(selector, op) \
+                    and not lower_intrinsic(selector, op):
                 raise SelectionError(f"{op.name} is not supported in hooks")
 
     lower_ops(sel, ops)

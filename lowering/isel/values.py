@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import Float32Type, Float64Type
 from xdsl.ir import SSAValue
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
@@ -46,5 +47,17 @@ class Value:
 
 
 def width_of(value: SSAValue) -> int:
+    """Bits of a hook value: ``i1``/``i32``/``i64``, or ``f32``/``f64`` (whose registers
+    hold the IEEE bits; 0 for any other type)."""
     width = integer_width(value.type)
-    return width if width is not None else 0
+    if width is not None:
+        return width
+    if isinstance(value.type, Float32Type):
+        return 32
+    if isinstance(value.type, Float64Type):
+        return 64
+    return 0
+
+
+def is_float(value: SSAValue) -> bool:
+    return isinstance(value.type, Float32Type | Float64Type)

@@ -91,3 +91,22 @@ instr.global @g {size = 4294967297 : i64}
 
 instr.global @g {size = 8 : i64, alignment = 3 : i64}
 // CHECK: instr.global @g: alignment 3 is not a power of two up to 65536
+
+// -----
+
+instr.hook @h() {
+  %a = arith.constant 0 : i64
+  %v = arith.constant 1.0 : f16
+  instr.store %v, %a : f16
+  instr.return
+}
+// CHECK: instr.store's value must be i32, i64, f32 or f64, not f16
+
+// -----
+
+instr.hook @h() {
+  %a = arith.constant 0 : i64
+  %v = instr.load %a : i16
+  instr.return
+}
+// CHECK: instr.load's result must be i32, i64, f32 or f64, not i16

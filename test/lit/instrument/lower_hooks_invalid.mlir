@@ -43,7 +43,7 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
     amdgpu_mc.s_endpgm
   }
 }
-// CHECK: select-instructions: @h in @k before 's_endpgm' (#1): instr.read_reg gives i128; hook values are i1, i32 or i64
+// CHECK: select-instructions: @h in @k before 's_endpgm' (#1): instr.read_reg gives i128; hook values are i1, i32, i64, f32 or f64
 
 // -----
 

@@ -1,0 +1,211 @@
+"""``arith`` on ``f32``/``f64`` to VALU instructions.
+
+GFX9 has no scalar floating-point unit: every float operation is a VALU instruction. A
+per-lane operation runs for the active lanes, as the integer ones do. A uniform one (every
+operand the same in all lanes) must still give the wave one value even where the point's
+EXEC is empty, so it runs in lane 0 alone (EXEC = 1, saved and restored, as a once-per-wave
+store does) and ``v_readfirstlane_b32`` brings the result to an SGPR. Registers hold the
+IEEE bits, so constants are their bit patterns, a bitcast is free, and ``negf`` flips the
+sign bit with an integer XOR (SALU when uniform).
+
+Rounding is the hardware's: round to nearest even (the descriptor's float mode), one
+rounding per operation, as LLVM's ``fadd``/``fmul`` ask. ``arith.divf`` is refused: an
+IEEE quotient needs the div_scale/div_fmas/div_fixup sequence and VCC, which hooks do not
+have yet; a hook can multiply by a reciprocal constant instead.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr
+from xdsl.ir import Operation
+
+from luthier.amdgpu_dialects.amdgpu_mc.builder import BuildOperand
+from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.lowering.isel.memory import single_lane
+from luthier.lowering.isel.selector import SelectionError, Selector
+from luthier.lowering.isel.values import (
+    LANE_MASK_CLASS,
+    SGPR_CLASS,
+    VGPR_CLASS,
+    Value,
+    width_of,
+)
+
+_SIGN = {32: 1 << 31, 64: 1 << 63}
+
+#: arith.cmpf predicates -> VOPC conditions (``o``rdered ones false on NaN, ``u``nordered
+#: ones true: the ``n*`` conditions are the negations, true when either operand is NaN).
+_CONDITIONS = {
+    "oeq": "eq", "ogt": "gt", "oge": "ge", "olt": "lt", "ole": "le", "one": "lg",
+    "ord": "o", "uno": "u", "ueq": "nlg", "ugt": "nle", "uge": "nlt", "ult": "nge",
+    "ule": "ngt", "une": "neq",
+}
+
+#: Two-operand operations: (f32 instruction, f64 instruction or None).
+_BINARY: dict[type[Operation], tuple[str, str | None]] = {
+    arith.AddfOp: ("v_add_f32_e64", "v_add_f64"),
+    arith.SubfOp: ("v_sub_f32_e64", None),  # f64: an addition of the negated operand
+    arith.MulfOp: ("v_mul_f32_e64", "v_mul_f64"),
+    arith.MinnumfOp: ("v_min_f32_e64", "v_min_f64"),
+    arith.MaxnumfOp: ("v_max_f32_e64", "v_max_f64"),
+}
+
+#: Conversions: (op, source width, result width) -> instruction.
+_CONVERSIONS: dict[tuple[type[Operation], int, int], str] = {
+    (arith.SIToFPOp, 32, 32): "v_cvt_f32_i32_e32", (arith.UIToFPOp, 32, 32): "v_cvt_f32_u32_e32",
+    (arith.SIToFPOp, 32, 64): "v_cvt_f64_i32_e32", (arith.UIToFPOp, 32, 64): "v_cvt_f64_u32_e32",
+    (arith.FPToSIOp, 32, 32): "v_cvt_i32_f32_e32", (arith.FPToUIOp, 32, 32): "v_cvt_u32_f32_e32",
+    (arith.FPToSIOp, 64, 32): "v_cvt_i32_f64_e32", (arith.FPToUIOp, 64, 32): "v_cvt_u32_f64_e32",
+    (arith.ExtFOp, 32, 64): "v_cvt_f64_f32_e32", (arith.TruncFOp, 64, 32): "v_cvt_f32_f64_e32",
+}
+
+
+def float_bits(attr: FloatAttr) -> tuple[int, int]:
+    """(width, IEEE bits) of a float constant."""
+    width = width_of_type(attr)
+    value = float(attr.value.data)
+    if width == 32:
+        return 32, struct.unpack("<I", struct.pack("<f", value))[0]
+    return 64, struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def width_of_type(attr: FloatAttr) -> int:
+    bits = attr.type.bitwidth
+    if bits not in (32, 64):
+        raise SelectionError(f"arith.constant of {attr.type} is not supported (f32 or f64)")
+    return bits
+
+
+def _computed(sel: Selector, op: Operation, operands: list[Value],
+              compute: Callable[[VirtRegAttr], None]) -> None:
+    """Define ``op``'s result from ``compute(destination VGPRs)``: per lane for the active
+    lanes, or, for uniform operands, in lane 0 alone and then read into SGPRs."""
+    width = width_of(op.results[0])
+    dest = sel.new(VGPR_CLASS[width])
+    if not all(value.uniform for value in operands):
+        compute(dest)
+        sel.define(op.results[0], Value(width, False, reg=dest))
+        return
+    single_lane(sel, lambda: compute(dest))
+    scalar = sel.new(SGPR_CLASS[width])
+    halves = [(scalar, dest)] if width == 32 else [(scalar.part(i), dest.part(i)) for i in (0, 1)]
+    for to, source in halves:
+        sel.emit("v_readfirstlane_b32", [to, source])
+    sel.define(op.results[0], Value(width, True, reg=scalar))
+
+
+def _negated(sel: Selector, value: Value) -> Value:
+    """``-value`` (the sign bit flipped), uniform if ``value`` is."""
+    width = value.width
+    if value.const is not None:
+        return Value(width, True, const=value.const ^ _SIGN[width])
+    high = value.half(1) if width == 64 else value
+    if value.uniform:
+        reg = sel.new(SGPR_CLASS[width])
+        flipped = reg.part(1) if width == 64 else reg
+        if width == 64:
+            sel.emit("s_mov_b32", [reg.part(0), sel.ssrc(value.half(0))])
+        sel.emit("s_xor_b32", [flipped, sel.ssrc(high), _SIGN[32] - (1 << 32)])
+        return Value(width, True, reg=reg)
+    reg = sel.new(VGPR_CLASS[width])
+    flipped = reg.part(1) if width == 64 else reg
+    if width == 64:
+        sel.emit("v_mov_b32_e32", [reg.part(0), sel.vreg(value.half(0))])
+    sel.emit("v_xor_b32_e32", [flipped, _SIGN[32] - (1 << 32), sel.vreg(high)])
+    return Value(width, False, reg=reg)
+
+
+def _sources(sel: Selector, values: list[Value], width: int) -> list[BuildOperand]:
+    """VALU sources for a float operation. A constant other than +0.0 goes through a VGPR
+    (``v_mov_b32`` of its bits): an integer inline constant in a float slot would not mean
+    its bits on every operand width. Called inside the computation, so under a uniform
+    operation's EXEC = lane 0."""
+    placed = [Value(width, False, reg=sel.vreg(value))
+              if value.const is not None and value.const != 0 else value for value in values]
+    return sel.vsrcs(placed, width)
+
+
+def _binary(sel: Selector, op: Operation) -> None:
+    a, b = sel.value(op.operands[0]), sel.value(op.operands[1])
+    width = width_of(op.results[0])
+    f32, f64 = _BINARY[type(op)]
+    if width == 64 and isinstance(op, arith.SubfOp):
+        b, f64 = _negated(sel, b), "v_add_f64"
+    mnemonic = f32 if width == 32 else f64
+    assert mnemonic is not None
+
+    def compute(dest: VirtRegAttr) -> None:
+        sel.emit(mnemonic, [dest, *_sources(sel, [a, b], width)])
+
+    _computed(sel, op, [a, b], compute)
+
+
+def _conversion(sel: Selector, op: Operation) -> None:
+    source = sel.value(op.operands[0])
+    key = (type(op), source.width, width_of(op.results[0]))
+    mnemonic = _CONVERSIONS.get(key)
+    if mnemonic is None:
+        raise SelectionError(f"{op.name} from {op.operands[0].type} to {op.results[0].type} "
+                             "is not supported (conversions between 32-bit integers and "
+                             "f32/f64, and between f32 and f64)")
+
+    def compute(dest: VirtRegAttr) -> None:
+        operand: BuildOperand = _sources(sel, [source], source.width)[0]
+        sel.emit(mnemonic, [dest, operand])
+
+    _computed(sel, op, [source], compute)
+
+
+def _compare(sel: Selector, op: arith.CmpfOp) -> None:
+    predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+    if predicate in ("false", "true"):
+        sel.define(op.result, Value(1, True, const=int(predicate == "true")))
+        return
+    a, b = sel.value(op.lhs), sel.value(op.rhs)
+    width = width_of(op.lhs)
+    mnemonic = f"v_cmp_{_CONDITIONS[predicate]}_f{width}_e64"
+    if not (a.uniform and b.uniform):
+        mask = sel.new(LANE_MASK_CLASS)
+        sel.emit(mnemonic, [mask, *_sources(sel, [a, b], width)])
+        sel.define(op.result, Value(1, False, reg=mask))
+        return
+    mask = sel.new(LANE_MASK_CLASS)
+
+    def compare() -> None:
+        sel.emit(mnemonic, [mask, *_sources(sel, [a, b], width)])
+
+    single_lane(sel, compare)
+    truth = sel.new(SGPR_CLASS[1])
+    sel.emit("s_and_b32", [truth, mask.part(0), 1])  # lane 0's bit: 0 or 1
+    sel.define(op.result, Value(1, True, reg=truth))
+
+
+def lower_float(sel: Selector, op: Operation) -> bool:
+    """Lower ``op`` if it is a float ``arith`` operation; False otherwise."""
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, FloatAttr):
+        width, bits = float_bits(op.value)
+        sel.define(op.result, Value(width, True, const=bits))
+    elif type(op) in _BINARY:
+        _binary(sel, op)
+    elif isinstance(op, arith.NegfOp):
+        sel.define(op.result, _negated(sel, sel.value(op.operand)))
+    elif isinstance(op, arith.CmpfOp):
+        _compare(sel, op)
+    elif isinstance(op, arith.SIToFPOp | arith.UIToFPOp | arith.FPToSIOp | arith.FPToUIOp
+                    | arith.ExtFOp | arith.TruncFOp):
+        _conversion(sel, op)
+    elif isinstance(op, arith.BitcastOp):
+        if width_of(op.result) != width_of(op.input):
+            raise SelectionError(f"arith.bitcast from {op.input.type} to {op.result.type} "
+                                 "changes the width")
+        sel.define(op.result, sel.value(op.input))
+    elif isinstance(op, arith.DivfOp):
+        raise SelectionError("arith.divf is not supported in hooks (an IEEE quotient needs "
+                             "VCC); multiply by the reciprocal of a constant instead")
+    else:
+        return False
+    return True

@@ -1,0 +1,24 @@
+// select-instructions refuses the float operations it has no instructions for, in one line
+// naming the point: an IEEE division, and conversions from or to 64-bit integers.
+// RUN: not luthier-opt %s -p select-instructions 2>&1 | filecheck %s --check-prefix=DIVF
+// RUN: sed -e '/arith.divf/d' %s | not luthier-opt -p select-instructions 2>&1 \
+// RUN:   | filecheck %s --check-prefix=CONVERT
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    instr.payload @divide attributes {args = []} {
+      %lane = instr.lane_id : i32
+      %x = arith.uitofp %lane : i32 to f32
+      %q = arith.divf %x, %x : f32
+      instr.return
+    }
+    instr.payload @convert attributes {args = []} {
+      %exec = instr.read_reg "exec" : i64
+      %f = arith.sitofp %exec : i64 to f64
+      instr.return
+    }
+    amdgpu_mc.s_endpgm
+  }
+}
+// DIVF: luthier-opt: error: select-instructions: @divide in @k {{.*}}: arith.divf is not supported in hooks (an IEEE quotient needs VCC); multiply by the reciprocal of a constant instead
+// CONVERT: luthier-opt: error: select-instructions: @convert in @k {{.*}}: arith.sitofp from i64 to f64 is not supported (conversions between 32-bit integers and f32/f64, and between f32 and f64)
