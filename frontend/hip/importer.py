@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -36,6 +36,7 @@ from luthier.amdgpu_dialects.instr.divergence import divergent_values
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.frontend.hip.llvm_text import (
     ConstOffset,
+    FloatConst,
     Function,
     GlobalRef,
     GlobalVar,
@@ -49,7 +50,9 @@ from luthier.frontend.hip.llvm_text import (
 )
 from luthier.frontend.hip.llvm_types import (
     ArrayType,
+    FloatType,
     IntType,
+    OtherType,
     PtrType,
     StructType,
     Type,
@@ -57,10 +60,10 @@ from luthier.frontend.hip.llvm_types import (
     type_size,
 )
 from luthier.frontend.hip.structure import EXIT, ControlFlow, LoopError, control_flow
-from luthier.frontend.hooks.builder import HookBuilder
+from luthier.frontend.hooks.builder import FLOAT_PREDICATES, HookBuilder
 from luthier.frontend.hooks.module import HookModule
 from luthier.frontend.hooks.symbols import Global
-from luthier.frontend.hooks.values import Value
+from luthier.frontend.hooks.values import HookType, Value
 
 HOOK_SECTION = ".luthier.hooks"
 INSERT_SECTION = ".luthier.inserts"
@@ -83,6 +86,17 @@ _BINARY: dict[str, tuple[type[arith.SignlessIntegerBinaryOperation], str]] = {
 }
 _ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "swap"}
+_FLOAT_BINARY: dict[str, tuple[type[arith.FloatingPointLikeBinaryOperation], str]] = {
+    "fadd": (arith.AddfOp, "+"), "fsub": (arith.SubfOp, "-"), "fmul": (arith.MulfOp, "*"),
+}
+#: Float conversions: LLVM's cast -> the HookBuilder conversion (the same semantics:
+#: fptosi/fptoui give poison out of range, arith leaves the hardware's clamp).
+_FLOAT_CASTS = {"sitofp": "sitofp", "uitofp": "uitofp", "fptosi": "fptosi",
+                "fptoui": "fptoui", "fpext": "extf", "fptrunc": "truncf"}
+#: Math intrinsics that map to an arith op (HIP's fminf/fmaxf are llvm.minnum/maxnum).
+#: llvm.fmuladd (``#pragma clang fp contract(on)``) may round once or twice: its mul and
+#: add are what it becomes (selection has no fma).
+_FLOAT_INTRINSICS = ("llvm.minnum.", "llvm.maxnum.", "llvm.fabs.", "llvm.fmuladd.")
 _PREDICATES = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"})
 #: Calls that say nothing about what the hook computes.
 _IGNORED_CALLS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume",
@@ -118,12 +132,28 @@ class _Refusal(Exception):
 
 
 def _int_type(type_: Type, what: str) -> IntegerType:
+    """The hook type of an integer-only operand (integer arithmetic, atomics)."""
     if isinstance(type_, PtrType):
         return IntegerType(64)
     if isinstance(type_, IntType) and type_.bits in (1, 32, 64):
         return IntegerType(type_.bits)
+    if isinstance(type_, FloatType):
+        raise _Refusal(f"{what} is {type_}; it takes integers")
     raise _Refusal(f"{what} is {type_}; hook values are bool, 32-bit or 64-bit integers "
                    "and pointers to tool globals")
+
+
+def _value_type(type_: Type, what: str) -> HookType:
+    """The hook type of a value that may be a float too (phis, selects, loads...)."""
+    if isinstance(type_, FloatType):
+        return Float32Type() if type_.bits == 32 else Float64Type()
+    if isinstance(type_, OtherType) and type_.name in ("half", "bfloat"):
+        raise _Refusal(f"{what} is {type_}; hook floats are float and double")
+    try:
+        return _int_type(type_, what)
+    except _Refusal:
+        raise _Refusal(f"{what} is {type_}; hook values are bool, 32-bit or 64-bit "
+                       "integers, float, double and pointers to tool globals") from None
 
 
 class _Hook:
@@ -172,7 +202,7 @@ class _Hook:
             if not incoming or instruction.result is None:
                 raise _Refusal(f"a phi without a value from %{pred}")
             self.env[instruction.result] = self._value(
-                incoming[0], _int_type(instruction.type, "a phi"))
+                incoming[0], _value_type(instruction.type, "a phi"))
 
     def _edge_values(self, target: str, source: str) -> tuple[Value, ...]:
         """The values ``target``'s phis take on the edge from ``source``."""
@@ -184,7 +214,7 @@ class _Hook:
             incoming = [value for value, label in instruction.incoming if label == source]
             if not incoming:
                 raise _Refusal(f"a phi without a value from %{source}")
-            values.append(self._value(incoming[0], _int_type(instruction.type, "a phi")))
+            values.append(self._value(incoming[0], _value_type(instruction.type, "a phi")))
         return tuple(values)
 
     def _walk(self, label: str, stop: str, pred: str | None) -> tuple[Value, ...]:
@@ -204,7 +234,7 @@ class _Hook:
                 if not last.operands:
                     return ()
                 return (self._value(last.operands[0],
-                                    _int_type(last.types[0], "a returned value")),)
+                                    _value_type(last.types[0], "a returned value")),)
             if last.opcode != "br":
                 self._instruction(last)  # refuses it: a terminator we do not know
                 raise _Refusal(f"'{last.opcode}' ends a block")
@@ -270,16 +300,22 @@ class _Hook:
 
     # -- values ---------------------------------------------------------------------------
 
-    def _bound(self, operand: Operand, type_: IntegerType) -> _Bound:
+    def _bound(self, operand: Operand, type_: HookType) -> _Bound:
         match operand:
             case Local(name):
                 if name not in self.env:
                     raise _Refusal(f"%{name} is used where it is not defined")
                 return self.env[name]
             case IntConst(number):
+                if not isinstance(type_, IntegerType):  # zeroinitializer of a float
+                    return self.h.const(float(number), type_)
                 return self.h.const(_wrapped(number, type_.bitwidth), type_)
+            case FloatConst(number):
+                if isinstance(type_, IntegerType):
+                    raise _Refusal(f"the float constant {number!r} is used as an {type_}")
+                return self.h.const(number, type_)
             case Undefined():
-                return self.h.const(0, type_)
+                return self.h.const(0.0 if not isinstance(type_, IntegerType) else 0, type_)
             case GlobalRef(name):
                 return self._global(name, 0)
             case ConstOffset(base, offset):
@@ -287,15 +323,15 @@ class _Hook:
             case Unsupported(text):
                 raise _Refusal(f"the constant {text} is not supported")
 
-    def _value(self, operand: Operand, type_: IntegerType) -> Value:
+    def _value(self, operand: Operand, type_: HookType) -> Value:
         bound = self._bound(operand, type_)
         if isinstance(bound, _Exec):
             return bound.value
         if not isinstance(bound, Value):
             what = "a string" if isinstance(bound, _String) else "llvm.amdgcn.mbcnt.lo"
             raise _Refusal(f"{what} is used as a value (only intrinsics take it)")
-        if bound.width != type_.bitwidth:
-            raise _Refusal(f"an i{bound.width} is used as an i{type_.bitwidth}")
+        if bound.type != type_:
+            raise _Refusal(f"an {bound.type} is used as an {type_}")
         return bound
 
     def _global(self, name: str, offset: int) -> _Bound:
@@ -348,6 +384,52 @@ class _Hook:
         right = self._value(instruction.operands[1], type_)
         return self.h.binary(op_type, symbol, left, right)
 
+    def float_binary(self, instruction: Instruction) -> Value:
+        """fadd/fsub/fmul: one IEEE operation, rounded to nearest even (fast-math flags
+        are read past: the result is the exact-semantics one, which they allow)."""
+        op_type, symbol = _FLOAT_BINARY[instruction.opcode]
+        type_ = self._float_type(instruction.type, f"'{instruction.opcode}'")
+        return self.h.float_binary(op_type, symbol,
+                                   self._value(instruction.operands[0], type_),
+                                   self._value(instruction.operands[1], type_))
+
+    def fneg(self, instruction: Instruction) -> Value:
+        type_ = self._float_type(instruction.type, "'fneg'")
+        return self.h.negate(self._value(instruction.operands[0], type_))
+
+    def fcmp(self, instruction: Instruction) -> Value:
+        if instruction.predicate not in FLOAT_PREDICATES:
+            raise _Refusal(f"fcmp {instruction.predicate} is not supported")
+        type_ = self._float_type(instruction.types[0], "an fcmp's operand")
+        return self.h.compare_float(instruction.predicate,
+                                    self._value(instruction.operands[0], type_),
+                                    self._value(instruction.operands[1], type_))
+
+    @staticmethod
+    def _float_type(type_: Type, what: str) -> HookType:
+        hook_type = _value_type(type_, what)
+        if isinstance(hook_type, IntegerType):
+            raise _Refusal(f"{what} is {type_}; it takes float or double")
+        return hook_type
+
+    def float_cast(self, instruction: Instruction) -> Value:
+        """sitofp/uitofp/fptosi/fptoui/fpext/fptrunc. A bool converted to a float is
+        widened to i32 first (sitofp of true is -1.0, as LLVM says)."""
+        opcode = instruction.opcode
+        source = _value_type(instruction.types[0], f"'{opcode}'s operand")
+        target = _value_type(instruction.type, f"'{opcode}'s result")
+        value = self._value(instruction.operands[0], source)
+        if opcode in ("sitofp", "uitofp") and value.type == IntegerType(1):
+            value = value.sext(IntegerType(32)) if opcode == "sitofp" \
+                else value.zext(IntegerType(32))
+            source = IntegerType(32)
+        if opcode in ("sitofp", "uitofp", "fptosi", "fptoui") and \
+                (source if opcode.endswith("fp") else target) != IntegerType(32):
+            raise _Refusal(f"'{opcode}' {instruction.types[0]} to {instruction.type} is not "
+                           "supported: conversions between integers and floats are "
+                           "32-bit (i32)")
+        return self.h.convert(_FLOAT_CASTS[opcode], value, target)
+
     def icmp(self, instruction: Instruction) -> Value:
         if instruction.predicate not in _PREDICATES:
             raise _Refusal(f"icmp {instruction.predicate} is not supported")
@@ -357,7 +439,7 @@ class _Hook:
                               self._value(instruction.operands[1], type_))
 
     def select(self, instruction: Instruction) -> Value:
-        type_ = _int_type(instruction.type, "a select")
+        type_ = _value_type(instruction.type, "a select")
         return self.h.select(self._value(instruction.operands[0], IntegerType(1)),
                              self._value(instruction.operands[1], type_),
                              self._value(instruction.operands[2], type_))
@@ -367,14 +449,19 @@ class _Hook:
         if isinstance(source_type, PtrType) and source_type.addrspace in (3, 5) or \
                 isinstance(target_type, PtrType) and target_type.addrspace in (3, 5):
             raise _Refusal("LDS and private (stack) addresses are not supported in hooks")
-        source = _int_type(source_type, f"'{instruction.opcode}'s operand")
-        target = _int_type(target_type, f"'{instruction.opcode}'s result")
+        source = _value_type(source_type, f"'{instruction.opcode}'s operand")
+        target = _value_type(target_type, f"'{instruction.opcode}'s result")
+        if source != target and not (isinstance(source, IntegerType)
+                                     and isinstance(target, IntegerType)):
+            # A bitcast between an integer and a float: the same bits.
+            return self.h.bitcast(self._value(instruction.operands[0], source), target)
         bound = self._bound(instruction.operands[0], source)
         if isinstance(bound, _String | _LaneLow):
             return bound
         value = bound.value if isinstance(bound, _Exec) else bound
-        if source.bitwidth == target.bitwidth:
+        if source == target:
             return bound
+        assert isinstance(source, IntegerType) and isinstance(target, IntegerType)
         if source.bitwidth > target.bitwidth:
             return value.trunc(target)
         if instruction.opcode == "sext":
@@ -383,7 +470,7 @@ class _Hook:
 
     def freeze(self, instruction: Instruction) -> _Bound:
         return self._bound(instruction.operands[0],
-                           _int_type(instruction.type, "a freeze"))
+                           _value_type(instruction.type, "a freeze"))
 
     def getelementptr(self, instruction: Instruction) -> Value:
         base = self._value(instruction.operands[0], IntegerType(64))
@@ -422,16 +509,16 @@ class _Hook:
 
     def load(self, instruction: Instruction) -> Value:
         self._check_address(instruction.types[0])
-        type_ = _int_type(instruction.type, "a load")
-        if type_.bitwidth == 1:
+        type_ = _value_type(instruction.type, "a load")
+        if type_ == IntegerType(1):
             raise _Refusal("a load of a bool is not supported; load an int")
         address = self._value(instruction.operands[0], IntegerType(64))
         return self.h.load(address, type_)
 
     def store(self, instruction: Instruction) -> None:
         self._check_address(instruction.types[1])
-        type_ = _int_type(instruction.type, "a store")
-        if type_.bitwidth == 1:
+        type_ = _value_type(instruction.type, "a store")
+        if type_ == IntegerType(1):
             raise _Refusal("a store of a bool is not supported; store an int")
         value = self._value(instruction.operands[0], type_)
         # HIP runs a store in every active lane (SIMT), whatever its operands; in lane 0
@@ -445,6 +532,10 @@ class _Hook:
 
     def atomicrmw(self, instruction: Instruction) -> Value:
         kind = _ATOMICS.get(instruction.kind)
+        if instruction.kind.startswith("f") or isinstance(instruction.type, FloatType):
+            raise _Refusal(f"a floating-point atomic (atomicrmw {instruction.kind} "
+                           f"{instruction.type}) is not supported in hooks: atomics are "
+                           "integer")
         if kind is None:
             raise _Refusal(f"atomicrmw {instruction.kind} is not supported (one of "
                            f"{', '.join(_ATOMICS)})")
@@ -483,6 +574,11 @@ class _Hook:
                            "not supported")
         if callee in module.functions:
             return self._inline(instruction, module.functions[callee])
+        if callee.startswith(_FLOAT_INTRINSICS):
+            return self.float_intrinsic(instruction)
+        if callee.startswith("llvm.") and _is_math(callee):
+            raise _Refusal(f"the math function @{callee} is not supported in hooks (floats "
+                           "have + - *, comparisons, conversions, fabs, fminf and fmaxf)")
         if callee.startswith("llvm."):
             raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
         raise _Refusal(f"calls @{callee}, which is neither a Luthier intrinsic nor a "
@@ -507,7 +603,7 @@ class _Hook:
         bound: dict[str, _Bound] = {}
         for (name, type_, _), operand in zip(function.params, instruction.operands,
                                              strict=False):
-            bound[name] = self._bound(operand, _int_type(type_, f"a parameter of {shown}"))
+            bound[name] = self._bound(operand, _value_type(type_, f"a parameter of {shown}"))
         saved = (self.flow, self.env)
         self.flow, self.env = flow, bound
         self.inlined += 1
@@ -517,6 +613,23 @@ class _Hook:
             self.flow, self.env = saved
             self.inlined -= 1
         return returned[0] if returned else None
+
+    def float_intrinsic(self, instruction: Instruction) -> Value:
+        """llvm.minnum/maxnum (fminf, fmaxf: the other operand when one is NaN, as
+        arith.minnumf/maxnumf), llvm.fabs (the sign bit cleared, through the bits) and
+        llvm.fmuladd (a product then a sum, each rounded: LLVM allows it)."""
+        callee = instruction.callee
+        type_ = self._float_type(instruction.type, f"@{callee}'s result")
+        first = self._value(instruction.operands[0], type_)
+        if callee.startswith("llvm.fabs."):
+            bits = first.bitcast(IntegerType(first.width))
+            mask = (1 << (first.width - 1)) - 1
+            return (bits & mask).bitcast(type_)
+        second = self._value(instruction.operands[1], type_)
+        if callee.startswith("llvm.fmuladd."):
+            return first * second + self._value(instruction.operands[2], type_)
+        return first.minnum(second) if callee.startswith("llvm.minnum.") \
+            else first.maxnum(second)
 
     def _string_argument(self, instruction: Instruction, index: int) -> str:
         bound = self._bound(instruction.operands[index], IntegerType(64))
@@ -644,10 +757,18 @@ def _wrapped(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
+def _is_math(callee: str) -> bool:
+    """Whether an ``llvm.*`` intrinsic is a floating-point math function (its name ends
+    in a float type suffix: ``llvm.sqrt.f32``, ``llvm.fma.f64``...)."""
+    return re.search(r"\.(f16|bf16|f32|f64|v\d+f\d+)$", callee) is not None
+
+
 def _refusal_of(opcode: str) -> str:
-    if opcode.startswith("f") and opcode not in ("freeze",) or opcode.endswith("fp") \
-            or opcode.startswith("fp"):
-        return f"floating-point '{opcode}' is not supported in hooks (integers only)"
+    if opcode == "fdiv":
+        return ("floating-point division 'fdiv' is not supported in hooks (an IEEE "
+                "quotient is not selected: multiply by a reciprocal)")
+    if opcode == "frem":
+        return "floating-point remainder 'frem' is not supported in hooks"
     if opcode in ("udiv", "sdiv", "urem", "srem"):
         return f"integer division '{opcode}' is not supported in hooks"
     return f"the LLVM instruction '{opcode}' is not supported in hooks"
@@ -656,6 +777,10 @@ def _refusal_of(opcode: str) -> str:
 _Handler = Callable[[_Hook, Instruction], "_Bound | None"]
 _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(_BINARY, _Hook.binary),
+    **dict.fromkeys(_FLOAT_BINARY, _Hook.float_binary),
+    **dict.fromkeys(_FLOAT_CASTS, _Hook.float_cast),
+    "fneg": _Hook.fneg,
+    "fcmp": _Hook.fcmp,
     "icmp": _Hook.icmp,
     "select": _Hook.select,
     **dict.fromkeys(("zext", "sext", "trunc", "ptrtoint", "inttoptr", "addrspacecast",

@@ -18,11 +18,13 @@ the importer can refuse it by name with its source line (:class:`Instruction`.``
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 
 from luthier.frontend.hip.llvm_types import (
     VOID,
     ArrayType,
+    FloatType,
     IntType,
     LLVMTextError,
     OtherType,
@@ -57,6 +59,15 @@ class IntConst:
 
 
 @dataclass(frozen=True)
+class FloatConst:
+    """A ``float``/``double`` constant: LLVM writes ``5.000000e-01`` when the decimal
+    reads back exactly and the IEEE double's bits in hex (``0x3FB99999A0000000``)
+    otherwise, for ``float`` too (the float's value as a double, which is exact)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
 class Undefined:
     """``poison``/``undef``: any value will do."""
 
@@ -77,7 +88,7 @@ class Unsupported:
     text: str
 
 
-Operand = Local | GlobalRef | IntConst | Undefined | ConstOffset | Unsupported
+Operand = Local | GlobalRef | IntConst | FloatConst | Undefined | ConstOffset | Unsupported
 
 
 # ---------------------------------------------------------------------------------------
@@ -209,7 +220,7 @@ _TOKEN = re.compile(r"""
   | (?P<meta>!(?:[A-Za-z_.][\w.]*|\d+)?)
   | (?P<attr>\#\d+)
   | (?P<number>-?\d+(?![\w.]))
-  | (?P<hex>0x[0-9A-Fa-f]+|-?\d+\.\d+(?:e[-+]?\d+)?)
+  | (?P<hex>0x[HKLMR]?[0-9A-Fa-f]+|[-+]?\d+\.\d+(?:e[-+]?\d+)?)
   | (?P<word>[A-Za-z_.][\w.]*:?)
   | (?P<punct>\.\.\.|[=,()\[\]{}<>*:])
 """, re.VERBOSE)
@@ -373,7 +384,9 @@ def _parse_type(cursor: _Cursor) -> Type:
         while depth_tokens[-1] != ">":
             depth_tokens.append(cursor.next())
         type_ = OtherType(" ".join(depth_tokens))
-    elif token in ("void", "label", "half", "bfloat", "float", "double", "metadata",
+    elif token in ("float", "double"):
+        type_ = FloatType(32 if token == "float" else 64)
+    elif token in ("void", "label", "half", "bfloat", "metadata",
                    "x86_fp80", "fp128", "token"):
         type_ = OtherType(token)
     else:
@@ -433,6 +446,13 @@ def _parse_value(cursor: _Cursor) -> Operand:
         return IntConst(0)
     if token in ("poison", "undef"):
         return Undefined()
+    if re.fullmatch(r"0x[0-9A-Fa-f]{16}", token):
+        return FloatConst(struct.unpack("<d", int(token, 16).to_bytes(8, "little"))[0])
+    if re.fullmatch(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?", token):
+        return FloatConst(float(token))
+    if re.fullmatch(r"0x[HKLMR][0-9A-Fa-f]+", token):
+        kind = {"H": "half", "R": "bfloat"}.get(token[2], "extended-precision")
+        return Unsupported(f"{token} (a {kind} constant)")
     if token in ("getelementptr", "addrspacecast", "bitcast", "ptrtoint", "inttoptr"):
         while cursor.peek() in ("inbounds", "nuw", "nusw"):
             cursor.next()
@@ -509,7 +529,7 @@ def _instruction(tokens: list[str], line: int) -> Instruction:
         cursor.expect("to")
         instruction.type = _parse_type(cursor)
         instruction.operands, instruction.types = [value], [type_]
-    elif opcode == "freeze":
+    elif opcode in ("freeze", "fneg"):
         type_, value = _typed_value(cursor)
         instruction.type = type_
         instruction.operands, instruction.types = [value], [type_]
@@ -654,6 +674,9 @@ def _global(module: LLVMModule, tokens: list[str], line: int) -> None:
         else:
             start = cursor.position
             value = _parse_value(cursor)
+            if isinstance(value, FloatConst) and value.value == 0.0 \
+                    and str(value.value)[0] != "-":
+                value = IntConst(0)  # a float global's zero: its bits are zero
             initializer = IntConst(value.value) if isinstance(value, IntConst) \
                 else " ".join(tokens[start:cursor.position])
     elif not declared:

@@ -29,6 +29,16 @@ class IntType:
 
 
 @dataclass(frozen=True)
+class FloatType:
+    """``float`` (32 bits) or ``double`` (64): the IEEE types hooks compute with."""
+
+    bits: int
+
+    def __str__(self) -> str:
+        return "float" if self.bits == 32 else "double"
+
+
+@dataclass(frozen=True)
 class PtrType:
     addrspace: int = 0
 
@@ -57,7 +67,7 @@ class StructType:
 
 @dataclass(frozen=True)
 class OtherType:
-    """A type the importer has no use for (``void``, ``label``, floats, vectors)."""
+    """A type the importer has no use for (``void``, ``label``, ``half``, vectors)."""
 
     name: str
 
@@ -65,7 +75,7 @@ class OtherType:
         return self.name
 
 
-Type = IntType | PtrType | ArrayType | StructType | OtherType
+Type = IntType | FloatType | PtrType | ArrayType | StructType | OtherType
 VOID = OtherType("void")
 
 
@@ -78,6 +88,8 @@ def type_alignment(type_: Type) -> int:
     match type_:
         case IntType(bits):
             return max(1, min(8, (bits + 7) // 8))
+        case FloatType(bits):
+            return bits // 8
         case PtrType(addrspace):
             return 4 if addrspace in (2, 3, 5, 6) else 8
         case ArrayType(_, element):
@@ -93,6 +105,8 @@ def type_size(type_: Type) -> int:
     match type_:
         case IntType(bits):
             return _align_up((bits + 7) // 8, type_alignment(type_))
+        case FloatType(bits):
+            return bits // 8
         case PtrType(addrspace):
             return 4 if addrspace in (2, 3, 5, 6) else 8
         case ArrayType(count, element):

@@ -15,7 +15,7 @@ See docs/hooks.md for the semantics (a payload runs once per wave; uniform and p
 values) and examples/hooks/ for complete tools.
 """
 
-from xdsl.dialects.builtin import IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import IntegerType, f32, f64, i1, i32, i64
 
 from luthier.frontend.hooks.args import Const, InsertionArg, Operand, Reg, Site
 from luthier.frontend.hooks.builder import HookBuilder
@@ -36,6 +36,8 @@ __all__ = [
     "Reg",
     "Site",
     "Value",
+    "f32",
+    "f64",
     "i1",
     "i32",
     "i64",

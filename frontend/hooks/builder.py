@@ -16,18 +16,48 @@ from contextlib import contextmanager
 from typing import cast, overload
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.instr import ops
 from luthier.amdgpu_dialects.instr.attributes import register_bits
 from luthier.frontend.hooks.symbols import Global
-from luthier.frontend.hooks.values import Value
+from luthier.frontend.hooks.values import HookType, Value
 
 _DIMS = ("x", "y", "z")
 _I32 = IntegerType(32)
 _I64 = IntegerType(64)
+_F32 = Float32Type()
+_F64 = Float64Type()
+
+#: The ``arith.cmpf`` predicates (``o``rdered: false when an operand is NaN; ``u``nordered:
+#: true then), as LLVM's ``fcmp`` spells them too.
+FLOAT_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
+                    "uge", "ult", "ule", "une", "uno", "true")
+#: Float conversions: name -> (op, source kind, result kind), ``i`` an ``i32`` and ``f``
+#: a float; extf/truncf are checked for the direction apart.
+_CONVERSIONS: dict[str, tuple[type[arith.SIToFPOp | arith.UIToFPOp | arith.FPToSIOp
+                                    | arith.FPToUIOp | arith.ExtFOp | arith.TruncFOp],
+                              str, str]] = {
+    "sitofp": (arith.SIToFPOp, "i", "f"), "uitofp": (arith.UIToFPOp, "i", "f"),
+    "fptosi": (arith.FPToSIOp, "f", "i"), "fptoui": (arith.FPToUIOp, "f", "i"),
+    "extf": (arith.ExtFOp, "f", "f"), "truncf": (arith.TruncFOp, "f", "f"),
+}
+
+
+def is_float_type(type_: Attribute) -> bool:
+    """Whether ``type_`` is a hook float (``f32`` or ``f64``)."""
+    return isinstance(type_, Float32Type | Float64Type)
 
 #: A branch of :meth:`HookBuilder.if_else`: what it yields.
 BranchResult = Value | tuple[Value, ...] | None
@@ -78,12 +108,13 @@ class HookBuilder:
         self._emit(op)
         return Value(self, op.results[0], self._open[-1])
 
-    def _use(self, value: Value | int, type_: IntegerType | None = None) -> SSAValue:
-        """``value`` as an operand here: a Python int becomes a constant of ``type_``."""
+    def _use(self, value: Value | float, type_: HookType | None = None) -> SSAValue:
+        """``value`` as an operand here: a Python number becomes a constant of ``type_``
+        (an ``int`` beside a float value a float constant; a ``float`` only there)."""
         candidate = cast(object, value)  # user code is not type-checked: check at run time
-        if isinstance(candidate, bool) or not isinstance(candidate, Value | int):
-            raise TypeError(self._error(f"{value!r} is not a hook value or an int"))
-        if isinstance(value, int):
+        if isinstance(candidate, bool) or not isinstance(candidate, Value | int | float):
+            raise TypeError(self._error(f"{value!r} is not a hook value or a number"))
+        if isinstance(value, int | float):
             return self.const(value, type_ if type_ is not None else _I32).ssa
         if value.builder is not self:
             raise ValueError(self._error(f"a value of hook @{value.builder.name} is used "
@@ -93,10 +124,35 @@ class HookBuilder:
                                          "outside it; return it from h.if_else instead"))
         return value.ssa
 
-    def _check(self, what: str, value: Value, widths: Sequence[int]) -> None:
-        if value.width not in widths:
-            allowed = " or ".join(f"i{w}" for w in widths)
-            raise TypeError(self._error(f"{what} must be {allowed}, not i{value.width}"))
+    def _check(self, what: str, value: Value, widths: Sequence[int], *,
+               floats: bool = False) -> None:
+        """Raise unless ``value`` is an integer of one of ``widths`` (or, with ``floats``,
+        also an ``f32``/``f64`` of one)."""
+        if value.width not in widths or value.is_float and not floats:
+            allowed = " or ".join([f"i{w}" for w in widths]
+                                  + ([f"f{w}" for w in widths if w in (32, 64)]
+                                     if floats else []))
+            raise TypeError(self._error(f"{what} must be {allowed}, not {value.type}"))
+
+    def _integers(self, symbol: str, *operands: Value | float) -> None:
+        """Raise if an integer-only operator is given a float."""
+        for operand in operands:
+            if isinstance(operand, Value) and operand.is_float:
+                raise TypeError(self._error(
+                    f"'{symbol}' is an integer operation, not for {operand.type}"
+                    + (" (IEEE division is not supported: multiply by a reciprocal)"
+                       if symbol in ("//", "%") else "")))
+            if isinstance(operand, float):
+                raise TypeError(self._error(f"{operand!r} is a float beside an integer "
+                                            f"in '{symbol}'"))
+
+    def _floats(self, symbol: str, *operands: Value) -> None:
+        """Raise if a float-only operation is given an integer value."""
+        for operand in operands:
+            if not operand.is_float:
+                raise TypeError(self._error(f"'{symbol}' is a float operation, not for "
+                                            f"{operand.type} (convert with .sitofp(f32) "
+                                            "or .uitofp(f32))"))
 
     def _dim(self, what: str, dim: str) -> StringAttr:
         if dim not in _DIMS:
@@ -105,20 +161,33 @@ class HookBuilder:
 
     # -- constants and arith ---------------------------------------------------------
 
-    def const(self, value: int, type_: IntegerType = _I32) -> Value:
-        """``arith.constant value : type_``."""
+    def const(self, value: float, type_: HookType = _I32) -> Value:
+        """``arith.constant value : type_``: an ``int`` of an integer type, or a number
+        of ``f32``/``f64`` (``h.const(0.5, f32)``; an ``f32`` rounds it to nearest)."""
+        if isinstance(type_, Float32Type | Float64Type):
+            return self._result(arith.ConstantOp(FloatAttr(float(value), type_)))
+        if not isinstance(value, int):
+            raise TypeError(self._error(f"{value!r} is not an integer constant of {type_}; "
+                                        "give a float type (h.const(x, f32))"))
         width = type_.bitwidth
         if not -(1 << (width - 1)) <= value < (1 << width):
             raise ValueError(self._error(f"{value} does not fit in i{width}"))
         signed = value - (1 << width) if value >= 1 << (width - 1) and width > 1 else value
         return self._result(arith.ConstantOp(IntegerAttr(signed, type_)))
 
-    def _pair(self, symbol: str, lhs: Value | int,
-              rhs: Value | int) -> tuple[SSAValue, SSAValue]:
+    def _pair(self, symbol: str, lhs: Value | float,
+              rhs: Value | float) -> tuple[SSAValue, SSAValue]:
         if isinstance(lhs, Value) and isinstance(rhs, Value) and lhs.type != rhs.type:
-            raise TypeError(self._error(
-                f"i{lhs.width} {symbol} i{rhs.width}: the widths differ; say which with "
-                f".zext(i{max(lhs.width, rhs.width)}) or .trunc(i{min(lhs.width, rhs.width)})"))
+            if lhs.is_float and rhs.is_float:
+                hint = "say which with .extf(f64) or .truncf(f32)"
+            elif lhs.is_float or rhs.is_float:
+                hint = "convert with .sitofp/.uitofp or .fptosi/.fptoui, or .bitcast"
+            else:
+                hint = (f"say which with .zext(i{max(lhs.width, rhs.width)}) or "
+                        f".trunc(i{min(lhs.width, rhs.width)})")
+            differ = "types" if lhs.is_float or rhs.is_float else "widths"
+            raise TypeError(self._error(f"{lhs.type} {symbol} {rhs.type}: the {differ} "
+                                        f"differ; {hint}"))
         type_ = lhs.type if isinstance(lhs, Value) else (
             rhs.type if isinstance(rhs, Value) else None)
         return self._use(lhs, type_), self._use(rhs, type_)
@@ -127,19 +196,77 @@ class HookBuilder:
                lhs: Value | int, rhs: Value | int) -> Value:
         """``lhs symbol rhs`` as ``op_type`` (what :class:`Value`'s operators call)."""
         self._guard()
+        self._integers(symbol, lhs, rhs)
+        left, right = self._pair(symbol, lhs, rhs)
+        return self._result(op_type(left, right))
+
+    def float_binary(self, op_type: type[arith.FloatingPointLikeBinaryOperation],
+                     symbol: str, lhs: Value | float, rhs: Value | float) -> Value:
+        """``lhs symbol rhs`` on floats (``arith.addf``...); a Python number beside a
+        float value is a constant of its type."""
+        self._guard()
+        self._floats(symbol, *[v for v in (lhs, rhs) if isinstance(v, Value)])
         left, right = self._pair(symbol, lhs, rhs)
         return self._result(op_type(left, right))
 
     def compare(self, predicate: str, lhs: Value | int, rhs: Value | int) -> Value:
         """``arith.cmpi predicate, lhs, rhs``: an ``i1``."""
         self._guard()
+        self._integers(predicate, lhs, rhs)
         left, right = self._pair(predicate, lhs, rhs)
         return self._result(arith.CmpiOp(left, right, predicate))
+
+    def compare_float(self, predicate: str, lhs: Value | float,
+                      rhs: Value | float) -> Value:
+        """``arith.cmpf predicate, lhs, rhs``: an ``i1`` (:data:`FLOAT_PREDICATES`)."""
+        self._guard()
+        if predicate not in FLOAT_PREDICATES:
+            raise ValueError(self._error(f"cmpf {predicate!r} is not one of "
+                                         f"{', '.join(FLOAT_PREDICATES)}"))
+        self._floats(f"cmpf {predicate}", *[v for v in (lhs, rhs) if isinstance(v, Value)])
+        left, right = self._pair(predicate, lhs, rhs)
+        return self._result(arith.CmpfOp(left, right, predicate))
+
+    def negate(self, value: Value) -> Value:
+        """``arith.negf``: the float with its sign flipped (``-0.0`` from ``0.0``)."""
+        self._guard()
+        self._floats("negf", value)
+        return self._result(arith.NegfOp(self._use(value)))
+
+    def convert(self, what: str, value: Value, type_: HookType) -> Value:
+        """``arith.<what>`` of ``value`` to ``type_``: between ``i32`` and a float
+        (selection converts 32-bit integers only), or ``f32`` to/from ``f64``."""
+        self._guard()
+        op_type, source, result = _CONVERSIONS[what]
+        kinds = {"i": "an i32", "f": "an f32 or f64"}
+        for kind, type_of, role in ((source, value.type, "operand"),
+                                    (result, type_, "result")):
+            ok = is_float_type(type_of) if kind == "f" else type_of == _I32
+            if not ok:
+                raise TypeError(self._error(f".{what}: the {role} must be {kinds[kind]}, "
+                                            f"not {type_of}"))
+        if what == "extf" and (value.type, type_) != (_F32, _F64) or \
+                what == "truncf" and (value.type, type_) != (_F64, _F32):
+            raise TypeError(self._error(f".{what}({type_}) of an {value.type}: "
+                                        f"{what} goes from "
+                                        f"{'f32 to f64' if what == 'extf' else 'f64 to f32'}"))
+        return self._result(op_type.build(operands=[self._use(value)], result_types=[type_]))
+
+    def bitcast(self, value: Value, type_: HookType) -> Value:
+        """``arith.bitcast``: the same bits as another type of the same width (``i32``
+        and ``f32``, ``i64`` and ``f64``)."""
+        self._guard()
+        width = 32 if type_ == _F32 else 64 if type_ == _F64 else type_.bitwidth
+        if width != value.width or width not in (32, 64):
+            raise TypeError(self._error(f".bitcast({type_}) of an {value.type}: the widths "
+                                        "must be the same, 32 or 64"))
+        return self._result(arith.BitcastOp(self._use(value), type_))
 
     def cast(self, op_type: type[arith.ExtUIOp | arith.ExtSIOp | arith.TruncIOp], what: str,
              value: Value, type_: IntegerType, *, wider: bool) -> Value:
         """``value`` widened or narrowed to ``type_``; the direction must be right."""
         self._guard()
+        self._integers(what, value)
         operand = self._use(value)
         if wider and type_.bitwidth <= value.width or \
                 not wider and type_.bitwidth >= value.width:
@@ -148,7 +275,8 @@ class HookBuilder:
                                         f"the type must be {direction}"))
         return self._result(op_type(operand, type_))
 
-    def select(self, condition: Value, if_true: Value | int, if_false: Value | int) -> Value:
+    def select(self, condition: Value, if_true: Value | float,
+               if_false: Value | float) -> Value:
         """``arith.select``: ``if_true`` where ``condition`` holds, else ``if_false``."""
         self._check("the condition of select", condition, (1,))
         cond = self._use(condition)
@@ -332,17 +460,18 @@ class HookBuilder:
         self._check(f"the address of {what}", address, (64,))
         return self._use(address)
 
-    def load(self, address: Value, type_: IntegerType = _I32) -> Value:
-        """A global-memory load of an ``i32`` or ``i64``."""
-        if type_.bitwidth not in (32, 64):
-            raise TypeError(self._error(f"load gives i32 or i64, not i{type_.bitwidth}"))
+    def load(self, address: Value, type_: HookType = _I32) -> Value:
+        """A global-memory load of an ``i32``, ``i64``, ``f32`` or ``f64``."""
+        if isinstance(type_, IntegerType) and type_.bitwidth not in (32, 64):
+            raise TypeError(self._error(f"load gives i32, i64, f32 or f64, not {type_}"))
         return self._result(ops.LoadOp.build(operands=[self._address("load", address)],
                                              result_types=[type_]))
 
     def store(self, value: Value, address: Value, *, per_lane: bool = False) -> None:
-        """A global-memory store of an ``i32`` or ``i64``: once per wave when every
-        operand is uniform, once per active lane otherwise or with ``per_lane``."""
-        self._check("the value of store", value, (32, 64))
+        """A global-memory store of an ``i32``, ``i64``, ``f32`` or ``f64``: once per
+        wave when every operand is uniform, once per active lane otherwise or with
+        ``per_lane``."""
+        self._check("the value of store", value, (32, 64), floats=True)
         properties: dict[str, Attribute] = {"per_lane": UnitAttr()} if per_lane else {}
         self._emit(ops.StoreOp.build(operands=[self._use(value),
                                                self._address("store", address)],

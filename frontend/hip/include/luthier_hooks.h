@@ -18,8 +18,8 @@
 //
 // A hook runs before the instruction it instruments, once per wave, with the wave's EXEC;
 // values every lane agrees on are computed once (SALU), the others per lane. Helpers are
-// inlined (LUTHIER_DEVICE); loops, recursion, inline assembly, stack arrays, floating point
-// and division are refused with the hook's name and source line.
+// inlined (LUTHIER_DEVICE); float/double take + - *, compares and casts; loops, recursion,
+// inline assembly, stack arrays, division and math calls are refused with the hook's line.
 #ifndef LUTHIER_HOOKS_H
 #define LUTHIER_HOOKS_H
 

@@ -12,8 +12,8 @@ target triple = "amdgcn-amd-amdhsa"
 define internal void @hook(i32 noundef %X) #0 section ".luthier.hooks" !dbg !9 {
 entry:
   %conv = uitofp i32 %X to float, !dbg !12
-  %mul = fmul contract float %conv, 5.000000e-01, !dbg !13
-  %conv1 = fptoui float %mul to i32, !dbg !14
+  %div = fdiv contract float %conv, 3.000000e+00, !dbg !13
+  %conv1 = fptoui float %div to i32, !dbg !14
   store i32 %conv1, ptr addrspace(1) @Counter, align 4, !dbg !15, !tbaa !16
   ret void, !dbg !20
 }
@@ -25,7 +25,7 @@ attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memor
 !llvm.ident = !{!8}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "f1138eca46e4c729b0133c253c8c9005")
+!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "615937fdd65af65a886c3be564418523")
 !2 = !{i32 1, !"amdhsa_code_object_version", i32 500}
 !3 = !{i32 1, !"amdgpu_printf_kind", !"hostcall"}
 !4 = !{i32 7, !"Dwarf Version", i32 5}

@@ -10,7 +10,7 @@ LUTHIER_HOOK void hook() { asm volatile("s_nop 0"); }
 #endif
 
 #ifdef FLOAT
-LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)((float)X * 0.5f); }
+LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)((float)X / 3.0f); }
 #endif
 
 #ifdef DIVISION
@@ -81,6 +81,15 @@ LUTHIER_HOOK void hook() {
 
 #ifdef NO_HOOK
 __attribute__((device)) void helper() {}
+#endif
+
+#ifdef MATH
+LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)__builtin_sqrtf((float)X); }
+#endif
+
+#ifdef FLOAT_ATOMIC
+LUTHIER_GLOBAL float Sum;
+LUTHIER_HOOK void hook(unsigned int X) { __hip_atomic_fetch_add(&Sum, (float)X, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 #endif
 
 // Every case that gets this far inserts its hook (the mistake must be found before).

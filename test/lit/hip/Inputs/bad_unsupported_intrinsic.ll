@@ -27,7 +27,7 @@ attributes #1 = { mustprogress nocallback nofree nosync nounwind willreturn }
 !llvm.ident = !{!8}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "f1138eca46e4c729b0133c253c8c9005")
+!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "615937fdd65af65a886c3be564418523")
 !2 = !{i32 1, !"amdhsa_code_object_version", i32 500}
 !3 = !{i32 1, !"amdgpu_printf_kind", !"hostcall"}
 !4 = !{i32 7, !"Dwarf Version", i32 5}
@@ -41,6 +41,6 @@ attributes #1 = { mustprogress nocallback nofree nosync nounwind willreturn }
 !12 = !DILocation(line: 77, column: 3, scope: !9)
 !13 = !DILocation(line: 99, column: 1, scope: !14, inlinedAt: !16)
 !14 = distinct !DISubprogram(name: "atomicAdd", scope: !15, file: !15, line: 99, type: !10, scopeLine: 99, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagLocalToUnit | DISPFlagDefinition | DISPFlagOptimized, unit: !0)
-!15 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "8aa29c93eaabc72721ca0aca50938d35")
+!15 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "309c0c4c05ec0f4de5ca0d794dfbf68f")
 !16 = distinct !DILocation(line: 78, column: 3, scope: !9)
 !17 = !DILocation(line: 79, column: 1, scope: !9)

@@ -12,7 +12,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 INCLUDE="../../../../frontend/hip/include"
 BAD_CASES=(INLINE_ASM FLOAT DIVISION LOOP RECURSION ALLOCA POINTER UNDEFINED_GLOBAL
            INITIALIZED_GLOBAL UNKNOWN_FUNCTION REGISTER_WIDTH INSERT_SELECTOR INSERT_UNKNOWN_HOOK
-           UNSUPPORTED_INTRINSIC NO_HOOK)
+           UNSUPPORTED_INTRINSIC NO_HOOK MATH FLOAT_ATOMIC)
 
 compile() {  # compile SOURCE OUT [DEFINE]
     clang-19 -x hip --offload-device-only -nogpulib -nogpuinc -O2 --offload-arch=gfx90a \
@@ -24,6 +24,7 @@ build() {  # build OUT: every .ll into folder OUT
     local out="$1" case lower
     cd "$HERE"
     compile control.hip "$out/control.ll"
+    compile floats.hip "$out/floats.ll"
     for case in "${BAD_CASES[@]}"; do
         lower="$(echo "$case" | tr '[:upper:]' '[:lower:]')"
         compile bad_hooks.hip "$out/bad_$lower.ll" "$case"

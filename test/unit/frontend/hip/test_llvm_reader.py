@@ -20,9 +20,10 @@ import pytest
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.drivers.pipeline import pipeline_context
 from luthier.frontend.hip.importer import MAX_NESTING, import_llvm_hooks
-from luthier.frontend.hip.llvm_text import read_llvm_text
+from luthier.frontend.hip.llvm_text import FloatConst, Local, Unsupported, read_llvm_text
 from luthier.frontend.hip.llvm_types import (
     ArrayType,
+    FloatType,
     IntType,
     PtrType,
     StructType,
@@ -104,3 +105,51 @@ def test_sizes_follow_the_amdgpu_data_layout() -> None:
     table = ArrayType(4, pair)
     assert type_size(table) == 64
     assert gep_offset(table, [0, 2, 1]) == 2 * 16 + 8
+
+
+FLOAT_IR = """
+@F = addrspace(1) global float 0.000000e+00, align 4
+@D = addrspace(1) global double 0.000000e+00, align 8
+define void @hook(i32 %n) section ".luthier.hooks" {
+entry:
+  %x = uitofp nneg i32 %n to float
+  %a = fadd nnan ninf float %x, 0x3FB99999A0000000
+  %b = fmul fast double 0x7FF0000000000000, -2.500000e+00
+  %c = fneg contract float %a
+  %d = fcmp fast une float %c, 1.000000e+00
+  %e = fcmp true double %b, %b
+  %f = select nsz i1 %d, float %a, float 0xH3C00
+  %g = phi reassoc float [ 1.000000e+00, %entry ]
+  %h = fpext float %f to double
+  %i = fptrunc double %h to float
+  %j = fptosi float %i to i32
+  %k = bitcast float %i to i32
+  store float %i, ptr addrspace(1) @F, align 4
+  ret void
+}
+"""
+
+
+def test_float_types_constants_and_predicates_are_read() -> None:
+    """float/double types, LLVM's float constants (decimal, and hex of the double value
+    for float too; a half's 0xH is kept as unsupported), fneg, fcmp predicates and
+    fast-math flags read past."""
+    module = read_llvm_text(FLOAT_IR)
+    assert module.globals["F"].type == FloatType(32) and module.globals["D"].type == \
+        FloatType(64)
+    assert type_size(FloatType(32)) == 4 and type_alignment(FloatType(64)) == 8
+    assert str(FloatType(32)) == "float" and str(FloatType(64)) == "double"
+    assert module.globals["F"].initializer == module.globals["D"].initializer
+    found = {i.result: i for i in module.functions["hook"].blocks[0].instructions}
+    assert found["x"].opcode == "uitofp" and found["x"].type == FloatType(32)
+    assert found["a"].operands == [Local("x"), FloatConst(float.fromhex("0x1.99999ap-4"))]
+    assert found["a"].type == FloatType(32)
+    assert found["b"].operands == [FloatConst(float("inf")), FloatConst(-2.5)]
+    assert found["c"].opcode == "fneg" and found["c"].operands == [Local("a")]
+    assert (found["d"].predicate, found["d"].types) == ("une", [FloatType(32)] * 2)
+    assert found["e"].predicate == "true"
+    assert isinstance(found["f"].operands[2], Unsupported)
+    assert "half" in found["f"].operands[2].text
+    assert found["g"].incoming == [(FloatConst(1.0), "entry")]
+    assert [found[n].type for n in "hijk"] == [FloatType(64), FloatType(32), IntType(32),
+                                               IntType(32)]

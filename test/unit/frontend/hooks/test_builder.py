@@ -19,6 +19,8 @@ from luthier.frontend.hooks import (
     Reg,
     Site,
     Value,
+    f32,
+    f64,
     i1,
     i32,
     i64,
@@ -245,3 +247,63 @@ def test_opcode_names_follow_the_isa_table() -> None:
     assert names[1315] == "global_load_dword" and names[3483] == "v_lshlrev_b32_e32"
     with pytest.raises(ValueError, match="'gfx1100' is not a supported target"):
         opcode_names("gfx1100")
+
+
+def test_float_values_take_the_float_ops() -> None:
+    """f32/f64 values: operators as arith.*f, ordered compares (``!=`` unordered, as C's),
+    Python numbers as float constants of the value's type, conversions and bitcasts."""
+    tool = HookModule()
+    out = tool.global_var("out", size=8)
+
+    @tool.hook(args=[i32])
+    def floats(h: HookBuilder, n: Value) -> None:  # pyright: ignore[reportUnusedFunction]
+        x = n.uitofp(f32)
+        y = -(x * 0.5 + 1 - x)
+        assert y.is_float and y.type == f32
+        for value in (x == y, x != y, x < y, x <= y, x > y, x >= y, x.cmpf("uno", y)):
+            assert value.width == 1
+        d = h.select(x < 2, y, 2.5).extf(f64)
+        d = d.minnum(1.0).maxnum(d)
+        h.store(d.truncf(f32), h.global_addr(out))
+        h.store(d.fptosi(i32) + x.bitcast(i32), h.global_addr(out))
+        h.store(h.load(h.global_addr(out), f64), h.global_addr(out))
+        n.sitofp(f64)
+
+    text = tool.text()
+    ops = [line.split("=", 1)[1].split()[0] for line in text.splitlines()
+           if "arith." in line and "constant" not in line]
+    assert ops == ["arith.uitofp", "arith.mulf", "arith.addf", "arith.subf", "arith.negf"] \
+        + ["arith.cmpf"] * 8 + ["arith.select", "arith.extf", "arith.minnumf",
+                                "arith.maxnumf", "arith.truncf", "arith.fptosi",
+                                "arith.bitcast", "arith.addi", "arith.sitofp"]
+    for predicate in ("oeq", "une", "olt", "ole", "ogt", "oge", "uno"):
+        assert f"arith.cmpf {predicate}" in text
+    for constant in ("5.000000e-01 : f32", "1.000000e+00 : f32", "2.500000e+00 : f32",
+                     "2.000000e+00 : f32", "1.000000e+00 : f64"):
+        assert f"arith.constant {constant}" in text
+    assert "instr.load" in text and ": f64" in text
+
+
+FLOAT_MISTAKES: list[tuple[Callable[[HookBuilder], object], type[Exception], str]] = [
+    (lambda h: h.const(1, i32).uitofp(f32) // 2, TypeError, "'//' is an integer operation"),
+    (lambda h: h.const(1, i32) + 0.5, TypeError, "is a float beside an integer"),
+    (lambda h: h.const(1.0, f32) + h.const(1.0, f64), TypeError, "say which with .extf"),
+    (lambda h: h.const(1.0, f32) + h.const(1, i32), TypeError, "convert with .sitofp"),
+    (lambda h: h.const(1, i64).sitofp(f32), TypeError, "the operand must be an i32"),
+    (lambda h: h.const(1.0, f32).fptosi(i64), TypeError, "the result must be an i32"),
+    (lambda h: h.const(1.0, f64).extf(f64), TypeError, "extf goes from f32 to f64"),
+    (lambda h: h.const(1.0, f64).bitcast(i32), TypeError, "the widths must be the same"),
+    (lambda h: h.const(1.0, f32).cmpf("lt", 1.0), ValueError, "cmpf 'lt' is not one of"),
+    (lambda h: h.const(0.5, i32), TypeError, "is not an integer constant"),
+    (lambda h: h.atomic("add", h.const(0, i64), h.const(1.0, f32)), TypeError,
+     "the value of atomic must be i32 or i64, not f32"),
+    (lambda h: h.const(1.0, f32).zext(i64), TypeError, "'zext' is an integer operation"),
+]
+
+
+@pytest.mark.parametrize(("body", "error", "message"), FLOAT_MISTAKES)
+def test_float_mistakes(body: Callable[[HookBuilder], object], error: type[Exception],
+                        message: str) -> None:
+    tool = HookModule()
+    with pytest.raises(error, match=re.escape(message)):
+        tool.hook(name="bad")(body)
