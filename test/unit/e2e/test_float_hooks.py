@@ -9,17 +9,12 @@ in float32/float64, exactly, and the kernel's own output must be what the origin
 from __future__ import annotations
 
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from luthier.emulator.api import run_kernel
-
-ROOT = Path(__file__).resolve().parents[3]
-KERNELS = ROOT / "test" / "corpus" / "kernels"
+from .vector_add_runs import instrumented_vector_add
 
 HOOK = """
 instr.global @out {size = 16 : i64}
@@ -58,18 +53,7 @@ instr.insert @floats {at = "kernel_entry", args = []}
 def test_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path) -> None:
     hook = tmp_path / "floats.mlir"
     hook.write_text(HOOK)
-    original = KERNELS / f"elementwise.{target}.co"
-    instrumented = tmp_path / "out.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(original), "--hooks", str(hook),
-                    "-o", str(instrumented)], check=True)
-    a = np.arange(200, dtype=np.float32)
-    args = [a, a, np.zeros(200, np.float32), 200]
-    before = run_kernel(original, "vector_add", 4, 64, list(args))
-    after = run_kernel(instrumented, "vector_add", 4, 64, list(args))
-    original_out, instrumented_out = before.buffers[2], after.buffers[2]
-    assert original_out is not None and instrumented_out is not None
-    assert np.array_equal(original_out, instrumented_out)
+    after = instrumented_vector_add(hook, target, tmp_path)
     data = after.globals["out"]
     total, bits = struct.unpack_from("<iI", data, 0)[0], struct.unpack_from("<I", data, 8)[0]
     expected_total = 0

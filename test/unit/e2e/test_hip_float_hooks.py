@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from luthier.emulator.api import run_kernel
-
-ROOT = Path(__file__).resolve().parents[3]
-KERNELS = ROOT / "test" / "corpus" / "kernels"
+from .vector_add_runs import instrumented_vector_add
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None,
                                 reason="HIP hooks need clang-19 (scripts/setup.sh installs it)")
@@ -67,18 +62,7 @@ def _expected() -> tuple[int, int, float]:
 def test_hip_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path) -> None:
     hook = tmp_path / "floats.hip"
     hook.write_text(HOOK)
-    original = KERNELS / f"elementwise.{target}.co"
-    instrumented = tmp_path / "out.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(original), "--hooks", str(hook),
-                    "-o", str(instrumented)], check=True)
-    a = np.arange(200, dtype=np.float32)
-    args = [a, a, np.zeros(200, np.float32), 200]
-    before = run_kernel(original, "vector_add", 4, 64, list(args))
-    after = run_kernel(instrumented, "vector_add", 4, 64, list(args))
-    original_out, instrumented_out = before.buffers[2], after.buffers[2]
-    assert original_out is not None and instrumented_out is not None
-    assert np.array_equal(original_out, instrumented_out)
+    after = instrumented_vector_add(hook, target, tmp_path)
     total = struct.unpack("<I", after.globals["Total"][:4])[0]
     negatives = struct.unpack("<i", after.globals["Negatives"][:4])[0]
     average = struct.unpack("<f", after.globals["Average"][:4])[0]
