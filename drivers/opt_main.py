@@ -18,6 +18,7 @@ import runpy
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 from io import BytesIO, StringIO
 from typing import IO, ClassVar
@@ -324,7 +325,8 @@ class LuthierOptMain(xDSLOptMain):
                 if self._hooks is None:
                     self._hooks = load_hooks(self.ctx, self.args.hooks, _processor_of(prog))
                 merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
-        if any(isinstance(op, InsertOp) for op in prog.ops) and self._inserts():
+        if any(isinstance(op, InsertOp) for block in prog.body.blocks for op in block.ops) \
+                and self._inserts():
             self._warn_insertion_remarks(prog)
         in_workers = False
         if self.args.inline_hooks:
@@ -717,7 +719,18 @@ def _run_hooks_script(path: str) -> ModuleOp:
     if timed:
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        namespace = runpy.run_path(path, run_name="__luthier_hooks__")
+        # Python's compile-time SyntaxWarnings are kept back: a file that fails is one line
+        # (its error), a file that runs gets them as warnings of ours, one line each.
+        with warnings.catch_warnings(record=True) as compiled:
+            warnings.simplefilter("always", SyntaxWarning)
+            namespace = runpy.run_path(path, run_name="__luthier_hooks__")
+        for warning in compiled:
+            if issubclass(warning.category, SyntaxWarning):
+                print(f"luthier-opt: warning: {path}:{warning.lineno}: {warning.message}",
+                      file=sys.stderr)
+            else:
+                warnings.showwarning(warning.message, warning.category, warning.filename,
+                                     warning.lineno)
         hooks = namespace.get("hooks")
         module = hooks.module if isinstance(hooks, HookModule) else hooks
     except _HooksTimeout:
