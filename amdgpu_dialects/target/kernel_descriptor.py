@@ -6,14 +6,19 @@ preamble pass rewrites some of these fields, so the model must be lossless: the 
 the "Code Object V3 Kernel Descriptor" table of AMDGPUUsage.rst, and reserved bytes and bits are
 kept as fields of their own so that ``to_bytes(from_bytes(b)) == b`` for any 64 bytes.
 
-``compute_pgm_rsrc3`` is decoded with its GFX90A/GFX940 layout (accum_offset, tg_split); other
-targets give other meanings to the same bits, which the raw word (``to_word()``) keeps.
+RSRC1 and RSRC3 do not mean the same on every ISA family: RSRC3 is ACCUM_OFFSET/TG_SPLIT on
+GFX90A/GFX940 (reserved before), SHARED_VGPR_COUNT/INST_PREF_SIZE/... on GFX10-GFX11 and another
+table again on GFX12, and GFX12 renames two RSRC1 bits. The descriptor stores the words in their
+GFX9 layout (``compute_pgm_rsrc1``, ``compute_pgm_rsrc3``: lossless whatever the target) and
+carries the :class:`DescriptorLayout` of its target, whose views (``rsrc1_view``,
+``rsrc3_view``) name the bits as that family's table does.
 """
 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from luthier.amdgpu_dialects.target.bitfields import BitfieldWord, bits
 
@@ -42,6 +47,31 @@ class ComputePgmRsrc1(BitfieldWord):
     enable_dx10_clamp: bool = bits(21)
     debug_mode: bool = bits(22)
     enable_ieee_mode: bool = bits(23)
+    bulky: bool = bits(24)
+    cdbg_user: bool = bits(25)
+    fp16_ovfl: bool = bits(26)
+    reserved_27: int = bits(27, 2)
+    wgp_mode: bool = bits(29)
+    mem_ordered: bool = bits(30)
+    fwd_progress: bool = bits(31)
+
+
+@dataclass(frozen=True)
+class ComputePgmRsrc1Gfx12(BitfieldWord):
+    """COMPUTE_PGM_RSRC1 on GFX12: bit 21 is WG_RR_EN and bit 23 DISABLE_PERF (DX10 clamp and
+    IEEE mode are gone from the descriptor)."""
+
+    granulated_workitem_vgpr_count: int = bits(0, 6)
+    granulated_wavefront_sgpr_count: int = bits(6, 4)
+    priority: int = bits(10, 2)
+    float_round_mode_32: int = bits(12, 2)
+    float_round_mode_16_64: int = bits(14, 2)
+    float_denorm_mode_32: int = bits(16, 2)
+    float_denorm_mode_16_64: int = bits(18, 2)
+    priv: bool = bits(20)
+    wg_rr_en: bool = bits(21)
+    debug_mode: bool = bits(22)
+    disable_perf: bool = bits(23)
     bulky: bool = bits(24)
     cdbg_user: bool = bits(25)
     fp16_ovfl: bool = bits(26)
@@ -89,6 +119,71 @@ class ComputePgmRsrc3(BitfieldWord):
     def accum_offset_vgprs(self) -> int:
         """The first AccVGPR's index in the unified register file (granularity 4)."""
         return (self.accum_offset + 1) * 4
+
+
+@dataclass(frozen=True)
+class ComputePgmRsrc3Gfx10Gfx11(BitfieldWord):
+    """COMPUTE_PGM_RSRC3 on GFX10-GFX11 (INST_PREF_SIZE, TRAP_ON_*, IMAGE_OP are GFX11's;
+    reserved, must be 0, on GFX10)."""
+
+    shared_vgpr_count: int = bits(0, 4)
+    inst_pref_size: int = bits(4, 6)
+    trap_on_start: bool = bits(10)
+    trap_on_end: bool = bits(11)
+    reserved_12: int = bits(12, 19)
+    image_op: bool = bits(31)
+
+
+@dataclass(frozen=True)
+class ComputePgmRsrc3Gfx12(BitfieldWord):
+    """COMPUTE_PGM_RSRC3 on GFX12."""
+
+    reserved_0: int = bits(0, 4)
+    inst_pref_size: int = bits(4, 8)
+    reserved_12: bool = bits(12)
+    glg_en: bool = bits(13)
+    reserved_14: int = bits(14, 17)
+    image_op: bool = bits(31)
+
+
+class DescriptorLayout(StrEnum):
+    """Which of AMDGPUUsage's RSRC1/RSRC3 tables names a descriptor's bits."""
+
+    #: GFX6-GFX9: RSRC3 is ACCUM_OFFSET/TG_SPLIT on GFX90A/GFX940, reserved (0) before.
+    GFX9 = "gfx9"
+    GFX10_GFX11 = "gfx10_gfx11"
+    #: GFX12: its own RSRC3 table, and WG_RR_EN/DISABLE_PERF in RSRC1.
+    GFX12 = "gfx12"
+
+    @staticmethod
+    def for_major(major: int) -> DescriptorLayout:
+        """The layout of an ISA major version (9 and below, 10, 11, 12)."""
+        if major <= 9:
+            return DescriptorLayout.GFX9
+        return DescriptorLayout.GFX12 if major >= 12 else DescriptorLayout.GFX10_GFX11
+
+
+#: Per layout, the classes that name RSRC1's and RSRC3's bits.
+_RSRC1_VIEWS: dict[DescriptorLayout, type[BitfieldWord]] = {
+    DescriptorLayout.GFX9: ComputePgmRsrc1,
+    DescriptorLayout.GFX10_GFX11: ComputePgmRsrc1,
+    DescriptorLayout.GFX12: ComputePgmRsrc1Gfx12,
+}
+_RSRC3_VIEWS: dict[DescriptorLayout, type[BitfieldWord]] = {
+    DescriptorLayout.GFX9: ComputePgmRsrc3,
+    DescriptorLayout.GFX10_GFX11: ComputePgmRsrc3Gfx10Gfx11,
+    DescriptorLayout.GFX12: ComputePgmRsrc3Gfx12,
+}
+
+
+def rsrc1_view_type(layout: DescriptorLayout) -> type[BitfieldWord]:
+    """The class naming RSRC1's bits in ``layout``."""
+    return _RSRC1_VIEWS[layout]
+
+
+def rsrc3_view_type(layout: DescriptorLayout) -> type[BitfieldWord]:
+    """The class naming RSRC3's bits in ``layout``."""
+    return _RSRC3_VIEWS[layout]
 
 
 @dataclass(frozen=True)
@@ -150,9 +245,12 @@ class KernelDescriptor:
     kernel_code_properties: KernelCodeProperties
     kernarg_preload: KernargPreload
     reserved_60: bytes
+    #: The family whose tables name RSRC1/RSRC3's bits; not part of the 64 bytes.
+    layout: DescriptorLayout = field(default=DescriptorLayout.GFX9)
 
     @staticmethod
-    def from_bytes(data: bytes) -> KernelDescriptor:
+    def from_bytes(data: bytes, layout: DescriptorLayout = DescriptorLayout.GFX9
+                   ) -> KernelDescriptor:
         """Decode exactly 64 bytes (ValueError otherwise; the ELF reader checks first)."""
         if len(data) != KERNEL_DESCRIPTOR_SIZE:
             raise ValueError(f"a kernel descriptor is 64 bytes, got {len(data)}")
@@ -171,7 +269,16 @@ class KernelDescriptor:
             kernel_code_properties=KernelCodeProperties.from_word(props),
             kernarg_preload=KernargPreload.from_word(preload),
             reserved_60=res60,
+            layout=layout,
         )
+
+    def rsrc1_view(self) -> BitfieldWord:
+        """RSRC1 with its bits named as this descriptor's family names them."""
+        return rsrc1_view_type(self.layout).from_word(self.compute_pgm_rsrc1.to_word())
+
+    def rsrc3_view(self) -> BitfieldWord:
+        """RSRC3 with its bits named as this descriptor's family names them."""
+        return rsrc3_view_type(self.layout).from_word(self.compute_pgm_rsrc3.to_word())
 
     def to_bytes(self) -> bytes:
         """Encode back to the 64 bytes; byte-exact with what ``from_bytes`` was given."""

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from luthier.amdgpu_dialects.target.kernel_descriptor import DescriptorLayout
 from luthier.amdgpu_dialects.target.target_id import PROCESSOR_TO_MACH
 
 #: FeatureGFX90AInsts: unified VGPR/AGPR file (ACCUM_OFFSET), packed work-item ids, aligned
@@ -150,6 +151,11 @@ class Subtarget:
         value for the decoder (which sign-extends it), the printer and the parser's range
         check."""
         return {10: 12, 12: 24}.get(self.major, 13)
+
+    @property
+    def descriptor_layout(self) -> DescriptorLayout:
+        """Which AMDGPUUsage tables name the kernel descriptor's RSRC1/RSRC3 bits."""
+        return DescriptorLayout.for_major(self.major)
 
     def vgpr_encoding_granule(self, wave32: bool) -> int:
         """VGPRs per GRANULATED_WORKITEM_VGPR_COUNT step (``getVGPREncodingGranule``)."""
