@@ -56,6 +56,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
     processor_of_target_id,
 )
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.target.kernel_descriptor import DescriptorLayout
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 
 #: ``s_nop 0``, the word LLVM fills code alignment and the end of ``.text`` with.
 S_NOP_0 = bytes.fromhex("000080bf")
@@ -535,3 +537,12 @@ class CodeObjectOp(IRDLOperation):
             raise VerifyException(f"unknown target '{self.processor}'")
         if self.elf_type.data not in ("dyn", "rel"):
             raise VerifyException(f"elf_type is 'dyn' or 'rel', not '{self.elf_type.data}'")
+        layout = subtarget_for(self.processor).descriptor_layout
+        for op in self.body.ops:
+            if isinstance(op, KernelOp) and op.descriptor.data.layout is not layout:
+                spelling = ("without a layout" if layout is DescriptorLayout.GFX9
+                            else f"starting with '{layout}'")
+                raise VerifyException(
+                    f"@{op.sym_name.data}: a {self.processor} kernel descriptor has layout "
+                    f"'{layout}', not '{op.descriptor.data.layout}' (write "
+                    f"#amdgpu_mc.kernel_descriptor<...> {spelling})")

@@ -21,8 +21,10 @@ from luthier.amdgpu_dialects.mc.relocations import R_AMDGPU_REL64
 from luthier.amdgpu_dialects.target.kernel_descriptor import (
     CODE_ENTRY_FIELD_OFFSET,
     KERNEL_DESCRIPTOR_SIZE,
+    DescriptorLayout,
     KernelDescriptor,
 )
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.amdgpu_dialects.target.target_id import (
     ABI_VERSION_TO_CODE_OBJECT_VERSION,
     ELFOSABI_AMDGPU_HSA,
@@ -134,7 +136,8 @@ class _Reader:
         relocations = self.read_relocations(elf)
         metadata = self.read_metadata()
         primary = self.primary_symbols(symbols)
-        kernels, functions, variables = self.classify(primary, relocations, metadata)
+        layout = subtarget_for(target.processor).descriptor_layout
+        kernels, functions, variables = self.classify(primary, relocations, metadata, layout)
         return CodeObject(
             name=self.path,
             elf_type=self.elf_type,
@@ -405,6 +408,7 @@ class _Reader:
         symbols: list[Symbol],
         relocations: list[Relocation],
         metadata: CodeObjectMetadata | None,
+        layout: DescriptorLayout,
     ) -> tuple[list[Kernel], list[DeviceFunction], list[Symbol]]:
         functions = {s.name: s for s in symbols if s.type == "FUNC"}
         descriptors = {
@@ -423,7 +427,7 @@ class _Reader:
             section, offset, raw = self.symbol_bytes(
                 descriptor_symbol, KERNEL_DESCRIPTOR_SIZE, "kernel descriptor"
             )
-            descriptor = KernelDescriptor.from_bytes(raw)
+            descriptor = KernelDescriptor.from_bytes(raw, layout)
             entry = self.entry_address(descriptor_symbol, descriptor, section, offset, relocations)
             kernel_metadata = metadata.kernel(name) if metadata is not None else None
             kernels.append(Kernel(function, descriptor_symbol, descriptor, entry,

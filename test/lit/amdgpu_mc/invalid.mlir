@@ -81,6 +81,24 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 // -----
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<gfx12, rsrc1.wg_rr_en = 1>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: @k: a gfx90a kernel descriptor has layout 'gfx9', not 'gfx12' (write #amdgpu_mc.kernel_descriptor<...> without a layout)
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<rsrc3.shared_vgpr_count = 1>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: unknown kernel descriptor field 'rsrc3.shared_vgpr_count'
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.func @f <{padding_fill = "ones"}> {
     amdgpu_mc.s_setpc_b64 s[30:31]
   }
