@@ -16,9 +16,16 @@ from luthier.frontend.codeobj.model import CodeObject
 
 def _describe(code_object: CodeObject, size: int) -> str:
     kernels = [kernel.name for kernel in code_object.kernels]
+    # Hand-written assembly without .size: the lifter infers these functions' extents.
+    unsized = [symbol.name for symbol in sorted(
+        [kernel.function for kernel in code_object.kernels]
+        + [function.symbol for function in code_object.device_functions],
+        key=lambda symbol: symbol.value) if symbol.size == 0]
     return (f"{code_object.target.offload_arch}, code object v{code_object.code_object_version},"
             f" {size} bytes, {len(kernels)} kernel{'s' if len(kernels) != 1 else ''}"
-            + (f": {', '.join(kernels)}" if kernels else ""))
+            + (f": {', '.join(kernels)}" if kernels else "")
+            + (f"; without a size (extent inferred when lifted): {', '.join(unsized)}"
+               if unsized else ""))
 
 
 def list_contents(data: bytes, name: str) -> list[str]:

@@ -182,7 +182,7 @@ class _Compiler:
             except UnsizedError as error:
                 raise EmulationError(f"{name}: {error}") from None
             laid.append((function, code))
-            address += code.size
+            address += code.size + len(function.trailing_bytes)
         data = _align(address + 4096, 4096)
         for op in self.module.body.block.ops:
             if not isinstance(op, GlobalOp):

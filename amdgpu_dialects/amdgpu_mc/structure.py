@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     SymbolNameConstraint,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Data, Region
@@ -145,6 +146,14 @@ class FunctionLikeOp(IRDLOperation):
     #: assembler pads code with), ``"zero"`` for zero bytes (what a linker puts between
     #: separately compiled ``.text`` sections, as in ``-fgpu-rdc`` builds).
     padding_fill = opt_prop_def(StringAttr)
+    #: Bytes right after the function's code that no symbol covers and no control flow
+    #: reaches (data, filler words, hand-written tables), as lowercase hex: opaque to every
+    #: pass, written back right after the function, before the next one's alignment gap.
+    trailing_data = opt_prop_def(StringAttr)
+    #: Present when the input's symbol had no size (assembly without ``.size``): the
+    #: extent was inferred from the code control flow reaches before the next symbol, and
+    #: the symbol is written back with size 0, as it came.
+    inferred_extent = opt_prop_def(UnitAttr)
     binding = opt_prop_def(StringAttr)
     visibility = opt_prop_def(StringAttr)
     body = region_def()
@@ -160,6 +169,11 @@ class FunctionLikeOp(IRDLOperation):
     def fill(self) -> str:
         """The :data:`PADDING_FILLS` name of what fills the gap before the function."""
         return self.padding_fill.data if self.padding_fill is not None else "s_nop"
+
+    @property
+    def trailing_bytes(self) -> bytes:
+        """The opaque bytes written right after the function's code (none when absent)."""
+        return bytes.fromhex(self.trailing_data.data) if self.trailing_data is not None else b""
 
     def print(self, printer: Printer) -> None:
         _print_symbol_props_region(self, printer, self.body)
@@ -179,6 +193,12 @@ class FunctionLikeOp(IRDLOperation):
                 f"@{self.sym_name.data}: padding_fill is one of "
                 f"{', '.join(repr(name) for name in PADDING_FILLS)}, "
                 f"not '{self.padding_fill.data}'")
+        if self.trailing_data is not None:
+            try:
+                bytes.fromhex(self.trailing_data.data)
+            except ValueError:
+                raise VerifyException(
+                    f"@{self.sym_name.data}: trailing_data is not hex") from None
         for block in self.body.blocks:
             last = block.last_op
             if last is None or not last.has_trait(IsTerminator):

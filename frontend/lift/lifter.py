@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
@@ -27,7 +27,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import offer_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
-    PADDING_FILLS,
     CodeObjectOp,
     DataRelocationAttr,
     FallthroughOp,
@@ -35,7 +34,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     GlobalOp,
     KernelOp,
     int_attr,
-    padding_bytes,
 )
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
@@ -47,9 +45,7 @@ from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.carry import carry, check_descriptors
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
 from luthier.frontend.lift.errors import LiftError
-
-#: Largest function alignment we infer from an address (LLVM aligns kernels to 256).
-_MAX_ALIGNMENT = 256
+from luthier.frontend.lift.extents import alignment_of, text_layout
 
 
 @dataclass(frozen=True)
@@ -74,13 +70,6 @@ class LiftResult:
     instruction_count: int = 0
 
 
-def _alignment_of(address: int, limit: int = _MAX_ALIGNMENT) -> int:
-    alignment = 1
-    while alignment < limit and address % (alignment * 2) == 0:
-        alignment *= 2
-    return alignment
-
-
 class _FunctionLifter:
     def __init__(self, code_object: CodeObject, symbols: pcrel.SymbolMap,
                  text_relocations: dict[int, Relocation]) -> None:
@@ -99,23 +88,36 @@ class _FunctionLifter:
         self.plain_parts: dict[bytes, tuple[type[InstructionOpBase], StringAttr,
                                             ArrayAttr[Attribute]]] = {}
 
+    def _decode_one(self, name: str, code: bytes, offset: int, address: int,
+                    where: int) -> DecodedInst:
+        """The instruction at ``code[offset:]`` (at ``address``); ``where`` is its offset in
+        function ``name``, for the error."""
+        try:
+            inst = self.decoder.decode(code, offset, address)
+        except DecodeError as error:
+            word = code[offset:offset + 8].hex()
+            raise LiftError(f"{name}+{where:#x}",
+                            f"cannot decode {word} as a {self.processor} instruction "
+                            f"({error})") from None
+        mnemonic = self.mnemonics.get(inst.desc.name)
+        if mnemonic is None:
+            mnemonic = self.mnemonics[inst.desc.name] = self.printer.mnemonic(inst.desc)
+        return DecodedInst(inst, address, mnemonic)
+
+    def decode_at(self, name: str, address: int, start: int) -> DecodedInst:
+        """The instruction at ``address`` of ``.text`` (of function ``name`` at ``start``)."""
+        text = self.code_object.text
+        assert text is not None
+        return self._decode_one(name, text.data, address - text.address, address,
+                                address - start)
+
     def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
         decoded: list[DecodedInst] = []
         offset = 0
-        mnemonics = self.mnemonics
         while offset < len(code):
-            try:
-                inst = self.decoder.decode(code, offset, address + offset)
-            except DecodeError as error:
-                word = code[offset:offset + 8].hex()
-                raise LiftError(f"{name}+{offset:#x}",
-                                f"cannot decode {word} as a {self.processor} instruction "
-                                f"({error})") from None
-            mnemonic = mnemonics.get(inst.desc.name)
-            if mnemonic is None:
-                mnemonic = mnemonics[inst.desc.name] = self.printer.mnemonic(inst.desc)
-            decoded.append(DecodedInst(inst, address + offset, mnemonic))
-            offset += inst.size
+            inst = self._decode_one(name, code, offset, address + offset, offset)
+            decoded.append(inst)
+            offset += inst.mc.size
         return decoded
 
     def lift(self, name: str, address: int, code: bytes) -> tuple[Region, int]:
@@ -211,11 +213,11 @@ def _append_new_ops(block: Block, ops: list[Operation]) -> None:
         block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
 
 
-def _function_bytes(code_object: CodeObject, symbol: Symbol) -> bytes:
+def _function_bytes(code_object: CodeObject, symbol: Symbol, extent: int) -> bytes:
     text = code_object.text
     assert text is not None
     start = symbol.value - text.address
-    return text.data[start:start + symbol.size]
+    return text.data[start:start + extent]
 
 
 def lift_code_object(code_object: CodeObject,
@@ -251,16 +253,20 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     if not options.kernels:
         entries += [(function.symbol, None) for function in code_object.device_functions]
     entries.sort(key=lambda entry: entry[0].value)
-    total = sum(symbol.size for symbol, _ in entries)
-    fills = _padding_fills(code_object, [symbol for symbol, _ in entries], bool(options.kernels))
+    layout = text_layout(code_object, lifter.decode_at)
+    extents = layout.extents
+    total = sum(extents[symbol.name] for symbol, _ in entries)
+    # A partial lift writes the chosen functions alone: the gaps between them are new.
+    fills = layout.fills if not options.kernels else {}
     done = 0
     for symbol, kernel in entries:
-        region, instructions = lifter.lift(symbol.name, symbol.value,
-                                           _function_bytes(code_object, symbol))
+        region, instructions = lifter.lift(
+            symbol.name, symbol.value,
+            _function_bytes(code_object, symbol, extents[symbol.name]))
         count += instructions
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(symbol.name),
-            "alignment": int_attr(_alignment_of(symbol.value - text.address
+            "alignment": int_attr(alignment_of(symbol.value - text.address
                                                 if code_object.elf_type is ElfType.ET_REL
                                                 else symbol.value)),
             "binding": StringAttr(symbol.binding),
@@ -268,6 +274,10 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         }
         if fills.get(symbol.name, "s_nop") != "s_nop":
             properties["padding_fill"] = StringAttr(fills[symbol.name])
+        if symbol.name in layout.trailing:
+            properties["trailing_data"] = StringAttr(layout.trailing[symbol.name].hex())
+        if symbol.name in layout.inferred:
+            properties["inferred_extent"] = UnitAttr()
         if kernel is not None:
             properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
             descriptor = kernel.descriptor_symbol
@@ -279,7 +289,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         else:
             op = FunctionOp.create(properties=properties, regions=[region])
         result_ops.append((symbol.value, op))
-        done += symbol.size
+        done += extents[symbol.name]
         if options.progress is not None:
             options.progress(done, total)
     symbol_map = pcrel.SymbolMap(code_object)
@@ -294,9 +304,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         "e_flags": int_attr(code_object.e_flags),
         "abi_version": int_attr(code_object.abi_version),
     }
-    leading, padding = _text_padding(
-        code_object, [kernel.function for kernel in code_object.kernels]
-        + [function.symbol for function in code_object.device_functions])
+    leading, padding = layout.leading_padding, layout.padding
     if leading:
         properties["text_leading_padding"] = int_attr(leading)
     if padding:
@@ -314,68 +322,6 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
     return LiftResult(module, lifter.warnings + carried.warnings, count)
-
-
-def _padding_fills(code_object: CodeObject, symbols: list[Symbol],
-                   partial: bool) -> dict[str, str]:
-    """The fill of the gap before each function that has one (``"s_nop"`` or ``"zero"``).
-
-    A gap must be exactly the alignment padding the emitter recomputes from the functions'
-    alignments, filled with ``s_nop 0`` words or zero bytes; anything else is code or data
-    outside any function symbol, which lifting would lose.
-    """
-    if partial or not symbols:
-        return {}
-    text = code_object.text
-    assert text is not None
-    fills: dict[str, str] = {}
-    ordered = sorted(symbols, key=lambda symbol: symbol.value)
-    base = text.address if code_object.elf_type is ElfType.ET_REL else 0
-    for before, after in zip(ordered, ordered[1:], strict=False):
-        end = before.value + before.size
-        gap = text.data[end - text.address:after.value - text.address]
-        if not gap:
-            continue
-        fill = _fill_of(gap)
-        alignment = _alignment_of(after.value - base)
-        if fill is None or after.value - base != -(-(end - base) // alignment) * alignment:
-            what = ("not alignment padding" if fill is not None
-                    else "neither s_nop nor zero padding")
-            raise LiftError(code_object.name,
-                            f"the {len(gap)} bytes between {before.name} and {after.name} "
-                            f"are {what} (code outside any function symbol)")
-        fills[after.name] = fill
-    return fills
-
-
-def _fill_of(gap: bytes) -> str | None:
-    for name in PADDING_FILLS:
-        if len(gap) % len(PADDING_FILLS[name]) == 0 and gap == padding_bytes(name, len(gap)):
-            return name
-    return None
-
-
-def _text_padding(code_object: CodeObject, symbols: list[Symbol]) -> tuple[int, int]:
-    """Bytes of ``s_nop 0`` before the first function and after the last one.
-
-    LLVM pads the end of ``.text`` so that instruction prefetch stays inside it; a linker
-    that joins several objects' sections can leave such padding at the start too.
-    """
-    text = code_object.text
-    assert text is not None
-    if not symbols:
-        return 0, 0
-    first = min(symbols, key=lambda symbol: symbol.value)
-    last = max(symbols, key=lambda symbol: symbol.value + symbol.size)
-    head = text.data[:first.value - text.address]
-    tail = text.data[last.value + last.size - text.address:]
-    if head and _fill_of(head) != "s_nop":
-        raise LiftError(code_object.name, f"the {len(head)} bytes before {first.name} are not "
-                        "s_nop padding (code outside any function symbol)")
-    if tail and _fill_of(tail) != "s_nop":
-        raise LiftError(code_object.name, f"the {len(tail)} bytes after {last.name} are not "
-                        "s_nop padding (code outside any function symbol)")
-    return len(head), len(tail)
 
 
 def _data_relocation(code_object: CodeObject, relocation: Relocation, base: int,
@@ -415,7 +361,7 @@ def _global_op(code_object: CodeObject, variable: Symbol,
         "sym_name": StringAttr(variable.name),
         "section": StringAttr(section.name),
         "size": int_attr(variable.size),
-        "alignment": int_attr(_alignment_of(offset_in_section, max(section.alignment, 1))),
+        "alignment": int_attr(alignment_of(offset_in_section, max(section.alignment, 1))),
         "binding": StringAttr(variable.binding),
         "visibility": StringAttr(variable.visibility),
     }

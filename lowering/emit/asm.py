@@ -378,7 +378,14 @@ class _FunctionWriter:
             else:
                 self.writer.instructions += 1
                 out += self.instruction_lines(item)
-        out += [f".Lfunc_end{self.index}:", f"{TOP}.size\t{name}, .Lfunc_end{self.index}-{name}"]
+        out.append(f".Lfunc_end{self.index}:")
+        if self.op.inferred_extent is None:  # a symbol that came without a size stays so
+            out.append(f"{TOP}.size\t{name}, .Lfunc_end{self.index}-{name}")
+        trailing = self.op.trailing_bytes
+        for at in range(0, len(trailing), 16):
+            chunk = trailing[at:at + 16]
+            out.append(f"{TOP}.byte\t{', '.join(f'0x{byte:02x}' for byte in chunk)}")
+        self.end += len(trailing)
         return out
 
 

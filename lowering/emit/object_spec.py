@@ -98,7 +98,9 @@ def object_spec(code_object: CodeObjectOp,
     symbols: list[SymbolSpec] = []
     for placed in text.functions:
         op = placed.op
-        symbols.append(SymbolSpec(placed.name, ".text", placed.offset, placed.size, "FUNC",
+        # A symbol that came without a size goes back without one.
+        size = 0 if op.inferred_extent is not None else placed.size
+        symbols.append(SymbolSpec(placed.name, ".text", placed.offset, size, "FUNC",
                                   op.binding.data if op.binding else "GLOBAL",
                                   op.visibility.data if op.visibility else "DEFAULT"))
     sections: dict[str, _DataSection] = {".rodata": _DataSection(".rodata")}

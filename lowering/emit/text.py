@@ -182,6 +182,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),
                                                 function))
         data += code
+        data += function.trailing_bytes
     data += padding_bytes("s_nop", padding)
     text.data = bytes(data)
     return text

@@ -1,5 +1,5 @@
 """Bytes between and around functions: s_nop or zero alignment padding survives a round trip,
-and anything else is refused rather than lost.
+and anything else between functions is kept as the preceding function's opaque trailing data.
 
 Compilers pad with ``s_nop 0``; a linker that joins separately compiled ``.text`` sections
 (``-fgpu-rdc`` builds such as rocRAND's) pads with zeros and may leave a section of pure
@@ -86,13 +86,36 @@ def test_padding_before_the_first_function_round_trips() -> None:
     assert compare_code_objects(original, emitted).identical
 
 
-def test_a_gap_that_is_not_padding_is_refused() -> None:
-    data, name = _rewrite(bytes.fromhex("01020304"))
-    with pytest.raises(LiftError, match=f"before|between .* and {name}"):
-        lift_code_object(read_code_object(data, name="junk-gap"))
+def _function_before(module: CodeObjectOp, name: str) -> KernelOp:
+    kernels = [op for op in module.body.ops if isinstance(op, KernelOp)]
+    return kernels[[op.sym_name.data for op in kernels].index(name) - 1]
 
 
-def test_mixed_s_nop_and_zero_gap_is_refused() -> None:
-    data, _ = _rewrite(S_NOP_0 + bytes(4))
-    with pytest.raises(LiftError, match="neither s_nop nor zero padding"):
-        lift_code_object(read_code_object(data, name="mixed-gap"))
+@pytest.mark.parametrize("fill", [bytes.fromhex("01020304"), S_NOP_0 + bytes(4)],
+                         ids=["junk", "s_nop-and-zero"])
+def test_a_gap_that_is_not_padding_is_kept_as_trailing_data(fill: bytes) -> None:
+    data, name = _rewrite(fill)
+    original = read_code_object(data, name="odd-gap")
+    module = lift_code_object(original).module
+    assert isinstance(module, CodeObjectOp)
+    before = _function_before(module, name)
+    trailing = before.trailing_bytes
+    assert trailing and set(trailing) - {0}, "the gap's data is carried, not dropped"
+    start, end, _ = _gaps(original)[0]
+    assert len(trailing) <= end - start
+    assert emit_code_object(module) == data
+
+
+def test_a_bad_head_is_refused() -> None:
+    """Bytes before the first function that are not s_nop padding: code no symbol names."""
+    module = lift_code_object(read_code_object(SAMPLE)).module
+    assert isinstance(module, CodeObjectOp)
+    module.properties["text_leading_padding"] = int_attr(8)
+    data = bytearray(emit_code_object(module))
+    emitted = read_code_object(bytes(data), name="leading")
+    text = emitted.text
+    assert text is not None and text.data[:8] == S_NOP_0 * 2
+    at = _text_file_offset(emitted) + text.address
+    data[at:at + 4] = bytes.fromhex("01020304")
+    with pytest.raises(LiftError, match="the 256 bytes before counted_loop are not s_nop padding"):
+        lift_code_object(read_code_object(bytes(data), name="bad-head"))

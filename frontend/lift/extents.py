@@ -1,0 +1,172 @@
+"""Where each function's code ends, and what lies between functions in ``.text``.
+
+A compiler gives every function symbol its size and pads the gaps between functions to the
+next one's alignment. Hand-written assembly often does neither: symbols without ``.size``
+(size 0), data words or filler between functions, tables after the last one. LLVM's tools
+accept such objects, and so do we:
+
+* a function symbol without a size extends as far as its control flow reaches (from the
+  entry, following fall-through and branches) before the next symbol or the section end;
+  the IR marks it ``inferred_extent`` and it is written back without a size again;
+* the bytes between a function's end and the next function (or the section's end) are the
+  next function's alignment padding when they are exactly that; whatever precedes that
+  padding is the function's ``trailing_data``: kept byte for byte, right after the function,
+  and never read by a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
+from luthier.amdgpu_dialects.amdgpu_mc.structure import PADDING_FILLS, padding_bytes
+from luthier.frontend.codeobj import CodeObject, ElfType, Symbol
+from luthier.frontend.lift.cfg import DecodedInst, branch_target
+from luthier.frontend.lift.errors import LiftError
+
+#: Largest function alignment we infer from an address (LLVM aligns kernels to 256).
+MAX_ALIGNMENT = 256
+
+#: Decodes the instruction at an address of ``.text`` (raises LiftError when it cannot).
+DecodeAt = Callable[[str, int, int], DecodedInst]
+
+
+def alignment_of(address: int, limit: int = MAX_ALIGNMENT) -> int:
+    """The largest power of two (up to ``limit``) that divides ``address``."""
+    alignment = 1
+    while alignment < limit and address % (alignment * 2) == 0:
+        alignment *= 2
+    return alignment
+
+
+@dataclass
+class TextLayout:
+    """What the lifter needs to know of ``.text`` besides the functions' instructions."""
+
+    #: Bytes of code per function symbol name (its size, or the inferred extent).
+    extents: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    #: Names of the functions whose extent was inferred (their symbol has no size).
+    inferred: set[str] = field(default_factory=lambda: set[str]())
+    #: The fill of the alignment gap before a function, where it is not ``s_nop``.
+    fills: dict[str, str] = field(default_factory=lambda: dict[str, str]())
+    #: Opaque bytes right after a function's code.
+    trailing: dict[str, bytes] = field(default_factory=lambda: dict[str, bytes]())
+    #: ``s_nop 0`` bytes before the first function and after everything else.
+    leading_padding: int = 0
+    padding: int = 0
+
+
+def reached_extent(name: str, start: int, bound: int, decode_at: DecodeAt) -> int:
+    """Bytes from ``start`` to the end of the last instruction control flow reaches from
+    it without passing ``bound`` (the next symbol or the section end)."""
+    seen: set[int] = set()
+    pending = [start]
+    end = start
+    while pending:
+        address = pending.pop()
+        while address not in seen:
+            if address >= bound:
+                raise LiftError(f"{name}+{address - start:#x}", "the function has no size and "
+                                "its code runs into the next symbol or the section end")
+            seen.add(address)
+            inst = decode_at(name, address, start)
+            end = max(end, inst.end)
+            kind = INSTRUCTION_KINDS[inst.mnemonic]
+            if kind == "branch":
+                target = branch_target(inst)
+                if start <= target < bound:
+                    pending.append(target)
+                if inst.mnemonic == "s_branch":
+                    break
+            elif kind == "terminator":
+                break
+            address = inst.end
+    return end - start
+
+
+def _fill_of(gap: bytes) -> str | None:
+    for name in PADDING_FILLS:
+        if len(gap) % len(PADDING_FILLS[name]) == 0 and gap == padding_bytes(name, len(gap)):
+            return name
+    return None
+
+
+def split_gap(gap: bytes, end: int, after: int, alignment: int) -> tuple[bytes, str]:
+    """``gap`` (from address ``end`` to the next function at ``after``, aligned to
+    ``alignment``) as (opaque bytes, fill of the padding that follows them): the shortest
+    opaque prefix after which the rest is exactly the alignment padding an emitter adds."""
+    first = max(0, len(gap) - alignment + 1)
+    for cut in range(first, len(gap) + 1):
+        rest = gap[cut:]
+        if -(-(end + cut) // alignment) * alignment != after:
+            continue
+        fill = _fill_of(rest) if rest else "s_nop"
+        if fill is not None:
+            return gap[:cut], fill
+    return gap, "s_nop"  # after is aligned, so the whole gap as data always fits
+
+
+def text_layout(code_object: CodeObject, decode_at: DecodeAt) -> TextLayout:
+    """Extents of every function of ``.text`` and what lies between them."""
+    text = code_object.text
+    assert text is not None
+    symbols = sorted([kernel.function for kernel in code_object.kernels]
+                     + [function.symbol for function in code_object.device_functions],
+                     key=lambda symbol: symbol.value)
+    layout = TextLayout()
+    if not symbols:
+        return layout
+    text_end = text.address + len(text.data)
+    starts = sorted({symbol.value for symbol in symbols} | {text_end})
+    for symbol in symbols:
+        if symbol.size:
+            layout.extents[symbol.name] = symbol.size
+            continue
+        bound = next(start for start in starts if start > symbol.value)
+        layout.extents[symbol.name] = reached_extent(symbol.name, symbol.value, bound,
+                                                     decode_at)
+        layout.inferred.add(symbol.name)
+    base = text.address if code_object.elf_type is ElfType.ET_REL else 0
+    for before, after in zip(symbols, symbols[1:], strict=False):
+        end = before.value + layout.extents[before.name]
+        if end > after.value:
+            continue  # overlapping symbols: the lifter reports them
+        gap = text.data[end - text.address:after.value - text.address]
+        if not gap:
+            continue
+        data, fill = split_gap(gap, end - base, after.value - base,
+                               alignment_of(after.value - base))
+        if data:
+            layout.trailing[before.name] = data
+        if fill != "s_nop":
+            layout.fills[after.name] = fill
+    layout.leading_padding = _leading_padding(code_object, symbols[0])
+    last = max(symbols, key=lambda symbol: symbol.value + layout.extents[symbol.name])
+    tail = text.data[last.value + layout.extents[last.name] - text.address:]
+    nops = _s_nop_suffix(tail)
+    layout.padding = nops
+    if len(tail) > nops:
+        layout.trailing[last.name] = tail[:len(tail) - nops]
+    return layout
+
+
+def _s_nop_suffix(data: bytes) -> int:
+    """Length of the longest run of whole ``s_nop 0`` words that ends ``data``."""
+    word = PADDING_FILLS["s_nop"]
+    count = 0
+    while data[:len(data) - count].endswith(word):
+        count += len(word)
+    return count
+
+
+def _leading_padding(code_object: CodeObject, first: Symbol) -> int:
+    """``s_nop 0`` bytes before the first function (a linker that joins several objects'
+    sections can leave them); anything else there is code no symbol names."""
+    text = code_object.text
+    assert text is not None
+    head = text.data[:first.value - text.address]
+    if head and _fill_of(head) != "s_nop":
+        raise LiftError(code_object.name, f"the {len(head)} bytes before {first.name} are not "
+                        "s_nop padding (code outside any function symbol)")
+    return len(head)
