@@ -26,8 +26,9 @@ from luthier.conformance.corpus import (
     DISASSEMBLER_TESTS,
     assembler_corpus,
     disassembler_corpus,
+    mcpu_family,
 )
-from luthier.conformance.encoding_classes import is_gfx9
+from luthier.conformance.encoding_classes import has_encoding_classes, is_gfx9
 from luthier.conformance.expectation_cache import ExpectationCache, tool_version
 from luthier.conformance.harness import (
     Check,
@@ -177,24 +178,36 @@ def _progress(quiet: bool) -> Callable[[str], None]:
 
 
 class Corpora:
-    """The LLVM test corpora, extracted on first use and shared by all targets."""
+    """The LLVM test corpora, extracted on first use and shared by all targets.
+
+    GFX9 targets are measured on every file's inputs (as they always were); the RDNA families
+    on the files whose RUN lines target their family (see :mod:`luthier.conformance.corpus`).
+    """
 
     def __init__(self, llvm_src: Path) -> None:
         self.llvm_src = llvm_src
-        self._words: list[tuple[bytes, str]] | None = None
-        self._statements: list[tuple[str, str]] | None = None
+        self._words: dict[str | None, list[tuple[bytes, str]]] = {}
+        self._statements: dict[str | None, list[tuple[str, str]]] = {}
 
-    def words(self) -> list[tuple[bytes, str]]:
-        """(bytes, origin) of every distinct disassembler-test input."""
-        if self._words is None:
-            self._words = [(c.data, c.origin) for c in disassembler_corpus(self.llvm_src)]
-        return self._words
+    @staticmethod
+    def _family(mcpu: str | None) -> str | None:
+        return None if mcpu is None or is_gfx9(mcpu) else mcpu_family(mcpu)
 
-    def statements(self) -> list[tuple[str, str]]:
-        """(statement, origin) of every distinct assembler-test statement."""
-        if self._statements is None:
-            self._statements = [(c.statement, c.origin) for c in assembler_corpus(self.llvm_src)]
-        return self._statements
+    def words(self, mcpu: str | None = None) -> list[tuple[bytes, str]]:
+        """(bytes, origin) of every distinct disassembler-test input for ``mcpu``."""
+        family = self._family(mcpu)
+        if family not in self._words:
+            self._words[family] = [(c.data, c.origin)
+                                   for c in disassembler_corpus(self.llvm_src, family)]
+        return self._words[family]
+
+    def statements(self, mcpu: str | None = None) -> list[tuple[str, str]]:
+        """(statement, origin) of every distinct assembler-test statement for ``mcpu``."""
+        family = self._family(mcpu)
+        if family not in self._statements:
+            self._statements[family] = [(c.statement, c.origin)
+                                        for c in assembler_corpus(self.llvm_src, family)]
+        return self._statements[family]
 
 
 def _inputs_for(
@@ -202,12 +215,12 @@ def _inputs_for(
 ) -> list[CheckInput] | None:
     """The inputs of a check for a target, or None if the check does not apply to it."""
     if check is Check.RANDOM:
-        if not is_gfx9(mcpu):
+        if not has_encoding_classes(mcpu):
             return None
-        return random_inputs(int(arguments.random), int(arguments.seed))
+        return random_inputs(int(arguments.random), int(arguments.seed), mcpu)
     if check is Check.DISASM:
-        return disasm_inputs(corpora.words(), mcpu)
-    return asm_inputs(corpora.statements())
+        return disasm_inputs(corpora.words(mcpu), mcpu)
+    return asm_inputs(corpora.statements(mcpu))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -246,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for check in checks:
                 inputs = _inputs_for(check, mcpu, corpora, arguments)
                 if inputs is None:
-                    log(f"{mcpu} {check}: skipped (random words are GFX9 encodings only)")
+                    log(f"{mcpu} {check}: skipped (no encoding classes for its family)")
                     continue
                 results.append(run_check(settings, check, mcpu, inputs))
     except (ToolNotFoundError, RuntimeError) as error:

@@ -4,8 +4,11 @@ LLVM's tests are written for FileCheck, so every file mixes RUN/CHECK comments, 
 kernel-descriptor blocks and the lines we actually want: byte sequences (disassembler tests) and
 instruction statements (assembler tests). We keep each distinct input once, remembering where it
 was first seen so that a mismatch report can point back at the LLVM test that motivated it.
-The per-file RUN lines (which target each input was written for) are deliberately ignored: the
-harness asks llvm-mc what every input means on every target under test.
+For the GFX9 targets the per-file RUN lines (which target each input was written for) are
+ignored: the harness asks llvm-mc what every input means on every target under test. The
+RDNA families reuse few GFX9 encodings and their tests are large, so for them a file counts
+only when one of its RUN lines names a processor of the same family (``family=`` below): the
+rest would mostly measure how both tools reject another family's words.
 """
 
 from __future__ import annotations
@@ -128,17 +131,36 @@ def statements_of(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
+_RUN_MCPU = re.compile(r"-mcpu[= ](gfx[0-9a-z-]+)")
+_FAMILY = re.compile(r"gfx(1[0-2]|[6-9])")
+
+
+def mcpu_family(mcpu: str) -> str:
+    """The ISA family a processor name belongs to: ``gfx9``, ``gfx10``, ``gfx11``, ``gfx12``."""
+    match = _FAMILY.match(mcpu)
+    return f"gfx{match.group(1)}" if match else mcpu
+
+
+def run_families(text: str) -> set[str]:
+    """The families of the processors a test file's RUN lines pass to ``-mcpu``."""
+    return {mcpu_family(mcpu) for line in text.splitlines() if "RUN:" in line
+            for mcpu in _RUN_MCPU.findall(line)}
+
+
 def _test_files(root: Path, suffix: str) -> list[Path]:
     if not root.is_dir():
         raise FileNotFoundError(f"LLVM MC tests not found: {root} (see --llvm-src)")
     return sorted(path for path in root.iterdir() if path.suffix == suffix and path.is_file())
 
 
-def disassembler_corpus(llvm_src: Path) -> list[DisasmCase]:
-    """Every distinct byte sequence of the AMDGPU disassembler tests, in first-seen order."""
+def disassembler_corpus(llvm_src: Path, family: str | None = None) -> list[DisasmCase]:
+    """Every distinct byte sequence of the AMDGPU disassembler tests, in first-seen order;
+    with ``family``, only of the files whose RUN lines target that family."""
     cases: dict[bytes, DisasmCase] = {}
     for path in _test_files(llvm_src / DISASSEMBLER_TESTS, ".txt"):
         text = path.read_text(encoding="utf-8", errors="replace")
+        if family is not None and family not in run_families(text):
+            continue
         for number, line in enumerate(text.splitlines(), start=1):
             data = parse_byte_line(line)
             if data and data not in cases:
@@ -146,11 +168,14 @@ def disassembler_corpus(llvm_src: Path) -> list[DisasmCase]:
     return list(cases.values())
 
 
-def assembler_corpus(llvm_src: Path) -> list[AsmCase]:
-    """Every distinct instruction statement of the AMDGPU assembler tests, first-seen order."""
+def assembler_corpus(llvm_src: Path, family: str | None = None) -> list[AsmCase]:
+    """Every distinct instruction statement of the AMDGPU assembler tests, first-seen order;
+    with ``family``, only of the files whose RUN lines target that family."""
     cases: dict[str, AsmCase] = {}
     for path in _test_files(llvm_src / ASSEMBLER_TESTS, ".s"):
         text = path.read_text(encoding="utf-8", errors="replace")
+        if family is not None and family not in run_families(text):
+            continue
         for number, statement in statements_of(text.splitlines()):
             if statement not in cases:
                 cases[statement] = AsmCase(statement, f"{path.name}:{number}")

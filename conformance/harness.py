@@ -17,8 +17,9 @@ from enum import StrEnum
 
 from luthier.conformance.batching import Mode, Outcome, disassembler_line, group_size
 from luthier.conformance.encoding_classes import (
+    GFX9_CLASSES,
+    classes_for,
     classify_bytes,
-    is_gfx9,
     random_words,
 )
 from luthier.conformance.expectation_cache import ExpectationCache, cache_key
@@ -258,11 +259,12 @@ def run_check(
 def _with_class_of_encoding(case: CheckInput, outcome: Outcome, mcpu: str) -> CheckInput:
     if not outcome.instructions:
         return case
-    if not is_gfx9(mcpu):
+    classes = classes_for(mcpu)
+    if classes is None:
         return CheckInput(case.line, case.origin, "unclassified")
     encoding = outcome.instructions[0].encoding or ()
     data = bytes(_byte_value(token) for token in encoding[:4])
-    return CheckInput(case.line, case.origin, classify_bytes(data))
+    return CheckInput(case.line, case.origin, classify_bytes(data, classes))
 
 
 def _byte_value(token: str) -> int:
@@ -275,11 +277,12 @@ def _byte_value(token: str) -> int:
 
 def disasm_inputs(words: Sequence[tuple[bytes, str]], mcpu: str) -> list[CheckInput]:
     """Check inputs for byte sequences given as (bytes, origin)."""
+    classes = classes_for(mcpu)
     return [
         CheckInput(
             disassembler_line(data),
             origin,
-            classify_bytes(data) if is_gfx9(mcpu) else "unclassified",
+            classify_bytes(data, classes) if classes is not None else "unclassified",
         )
         for data, origin in words
     ]
@@ -291,9 +294,11 @@ def asm_inputs(statements: Sequence[tuple[str, str]]) -> list[CheckInput]:
     return [CheckInput(statement, origin, LLVM_REJECTED) for statement, origin in statements]
 
 
-def random_inputs(count_per_class: int, seed: int) -> list[CheckInput]:
-    """Check inputs for the seeded random words (GFX9 classes)."""
+def random_inputs(count_per_class: int, seed: int, mcpu: str | None = None) -> list[CheckInput]:
+    """Check inputs for the seeded random words of a target's encoding classes (GFX9's when
+    no target is named)."""
+    classes = (classes_for(mcpu) if mcpu is not None else None) or GFX9_CLASSES
     return [
         CheckInput(disassembler_line(data), f"random seed={seed}", class_name)
-        for class_name, data in random_words(count_per_class, seed)
+        for class_name, data in random_words(count_per_class, seed, classes)
     ]

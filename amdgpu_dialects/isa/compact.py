@@ -28,7 +28,7 @@ from typing import Any, cast
 
 TABLES_DIR = Path(__file__).resolve().parent / "tables"
 #: Bumped when the tuple layout below changes; the loader refuses another layout.
-SCHEMA = 1
+SCHEMA = 2
 #: marshal's format version 4 (Python 3.4 and later), fixed so the bytes do not depend on
 #: the interpreter that wrote them.
 MARSHAL_VERSION = 4
@@ -148,6 +148,11 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
         tuple((name, str(r["asm"])) for name, r in
               cast(dict[str, dict[str, Any]], raw["registers"]).items()),
         tuple(cast(list[str], raw.get("foreign_mnemonics", []))),
+        tuple((base, tuple(int(v) for v in values)) for base, values in
+              cast(dict[str, list[int]], raw["mimg"]["bases"]).items()),
+        tuple((int(encoding), str(suffix), int(coords), int(gradients))
+              for encoding, (suffix, coords, gradients) in
+              cast(dict[str, list[Any]], raw["mimg"]["dims"]).items()),
     )
 
 

@@ -24,14 +24,25 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Targets we generate tables for, by LLVM processor name.
-TARGETS = ("gfx908", "gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200")
+#: Processors served by another's table (``target.SHARED_TABLES``): LLVM gives them the same
+#: features, which the generator verifies on every run (so ``--check`` catches a change).
+SHARED_TABLES = {"gfx1201": "gfx1200"}
 
-#: Decoder namespaces whose instructions the disassembler of a GCN3-encoded GFX9 target
-#: considers (see ``amdgpu_dialects/mc/decoder.py`` for the order in which they are tried).
-GFX9_NAMESPACES = ("AMDGPU", "GFX8", "GFX9", "GFX9_DL", "GFX90A", "GFX940")
+#: Decoder namespaces whose instructions the disassembler of each encoding family considers
+#: (see ``amdgpu_dialects/mc/decoder.py`` for the order in which they are tried), keyed by
+#: the generation feature that selects the family. The ``_FAKE16`` namespaces hold the
+#: 16-bit instructions that use 32-bit registers (LLVM 19's default, "fake" True16); the
+#: ``W64`` ones the wave64-only encodings, whose predicates keep them out of wave32 tables.
+FAMILY_NAMESPACES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("FeatureGFX12", ("AMDGPU", "GFX12", "GFX12_FAKE16", "GFX12W64")),
+    ("FeatureGFX11", ("AMDGPU", "GFX11", "GFX11_FAKE16", "GFX11W64")),
+    ("FeatureGFX10", ("AMDGPU", "GFX10", "GFX10_B")),
+    ("FeatureGFX9", ("AMDGPU", "GFX8", "GFX9", "GFX9_DL", "GFX90A", "GFX940")),
+)
 
 #: Record fields carried as instruction classes in addition to the ``TSFlags`` bits (they
 #: are not target flags in LLVM but per-instruction properties the printer needs).
@@ -107,7 +118,11 @@ def load_records(path: Path) -> Records:
 
 
 def processor_features(records: Records, processor: str) -> frozenset[str]:
-    """The transitive closure of a processor's features (``Implies`` followed)."""
+    """The transitive closure of a processor's features (``Implies`` followed).
+
+    GFX10 and later processors run wave32 unless asked otherwise: like LLVM's subtarget
+    set-up, a processor that names neither wave size gets ``FeatureWavefrontSize32`` on
+    those generations (the ``isWave32`` predicates of VOPC/VOPD/... test it)."""
     for name in records.instances("Processor"):
         rec = records[name]
         if rec["Name"] == processor:
@@ -122,6 +137,9 @@ def processor_features(records: Records, processor: str) -> frozenset[str]:
             continue
         seen.add(feature)
         pending.extend(def_name(f) for f in records[feature]["Implies"])
+    if "FeatureGFX10Insts" in seen and not seen & {"FeatureWavefrontSize32",
+                                                    "FeatureWavefrontSize64"}:
+        seen.add("FeatureWavefrontSize32")
     return frozenset(seen)
 
 
@@ -556,13 +574,41 @@ def register_tuples(records: Records) -> dict[str, dict[str, list[int]]]:
     return {p: dict(sorted(t.items(), key=lambda kv: int(kv[0]))) for p, t in sorted(out.items())}
 
 
+#: ``MIMGBaseOpcode`` fields that size an image instruction's address (LLVM's
+#: ``getAddrSizeMIMGOp``), in the order the table lists them.
+MIMG_BASE_FIELDS = ("NumExtraArgs", "Gradients", "G16", "Coordinates", "LodOrClampOrMip",
+                    "BVH", "A16")
+
+
+def mimg_facts(records: Records, instructions: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the disassembler needs to pick an image instruction's address width: per base
+    opcode the ``MIMGBaseOpcode`` fields, per ``dim`` encoding its coordinate and gradient
+    counts (``AMDGPUDimProps``)."""
+    bases: dict[str, list[int]] = {}
+    for entry in instructions:
+        mimg = entry.get("mimg")
+        if mimg is None or mimg["base"] in bases:
+            continue
+        rec = records[mimg["base"]]
+        bases[mimg["base"]] = [
+            bits_value(rec[f]) if isinstance(rec[f], list) else int(rec[f])
+            for f in MIMG_BASE_FIELDS]
+    dims: dict[str, list[Any]] = {}
+    for name in records.instances("AMDGPUDimProps"):
+        rec = records[name]
+        dims[str(bits_value(rec["Encoding"]))] = [
+            rec["AsmSuffix"], bits_value(rec["NumCoords"]), bits_value(rec["NumGradients"])]
+    return {"bases": dict(sorted(bases.items())), "dims": dict(sorted(dims.items()))}
+
+
 def build_target_table(
     records: Records, processor: str, tsflags: dict[int, str]
 ) -> dict[str, Any]:
     features = processor_features(records, processor)
-    if "FeatureGCN3Encoding" not in features or "FeatureGFX10Insts" in features:
-        raise SystemExit(f"error: {processor}: only GCN3-encoded GFX8/GFX9 targets are supported")
-    namespaces = frozenset(GFX9_NAMESPACES)
+    family = [ns for feature, ns in FAMILY_NAMESPACES if feature in features]
+    if not family:
+        raise SystemExit(f"error: {processor}: no decoder namespaces for its ISA family")
+    namespaces = frozenset(family[0])
     kinds = OperandKinds(records)
     instructions: list[dict[str, Any]] = []
     for name in sorted(records.instances("Instruction")):
@@ -588,6 +634,7 @@ def build_target_table(
         "register_tuples": register_tuples(records),
         "instructions": instructions,
         "aliases": aliases,
+        "mimg": mimg_facts(records, instructions),
         # Mnemonics of other processors, so the parser can say "not supported on this GPU"
         # rather than "invalid instruction", as llvm-mc does.
         "foreign_mnemonics": sorted(all_mnemonics(records) - own_mnemonics),
@@ -672,6 +719,10 @@ def main(argv: list[str] | None = None) -> int:
 
     out_dir: Path = args.out
     stale: list[str] = []
+    for shared, served_by in SHARED_TABLES.items():
+        if processor_features(records, shared) != processor_features(records, served_by):
+            stale.append(f"{shared} (its features differ from {served_by}'s: it needs a "
+                         "table of its own)")
     tsflags = tsflag_layout(args.llvm_src)
     for target in targets:
         text = render(build_target_table(records, target, tsflags))

@@ -42,6 +42,31 @@ SPECIAL_64: dict[int, str] = {
     252: "src_execz", 253: "src_scc",
 }
 
+
+
+def special_registers(generation: int, is64: bool) -> dict[int, str]:
+    """The special registers of the source operand space on an ISA generation.
+
+    From GFX10 on, encodings 102..105 are ordinary SGPRs (no flat_scratch/xnack_mask
+    operands); GFX11 swapped ``m0`` (124 -> 125) and ``null`` (125 -> 124)."""
+    table = dict(SPECIAL_64 if is64 else SPECIAL_32)
+    if generation >= 10:
+        for value in range(102, 106):
+            table.pop(value, None)
+    if generation >= 11:
+        table.pop(124, None)
+        table.pop(125, None)
+        table[124] = "null"
+        if not is64:
+            table[125] = "m0"
+    return table
+
+
+def sgpr_max(generation: int) -> int:
+    """The last SGPR encoding of the source operand space (s105 from GFX10 on)."""
+    return 105 if generation >= 10 else SGPR_MAX
+
+
 #: Registers that read as values rather than as storage (LLVM's ``isInlineValue``); the
 #: printer does not check them against the operand's register class.
 INLINE_VALUE_REGISTERS = frozenset({

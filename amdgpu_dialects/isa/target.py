@@ -16,8 +16,16 @@ from typing import Any, cast
 from luthier.amdgpu_dialects.isa.compact import SCHEMA, compact_path
 from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
 
-#: Processor names accepted for ``--mcpu``, mapped to the table that serves them.
+#: Processors the whole stack serves (lifting, instrumentation, assembly, emulation).
 SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
+#: Processors whose instruction tables exist and the MC layer disassembles, but that the
+#: rest of the stack does not serve yet (the RDNA families, wave32 by default).
+DISASSEMBLY_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
+#: Every processor :func:`load_target` accepts.
+TABLE_TARGETS = SUPPORTED_TARGETS + DISASSEMBLY_ONLY_TARGETS
+#: Processors served by another processor's table because LLVM gives both exactly the same
+#: feature set (``generate.SHARED_TABLES``; every generator run compares the feature lists).
+SHARED_TABLES = {"gfx1201": "gfx1200"}
 
 
 class UnknownTargetError(ValueError):
@@ -25,7 +33,7 @@ class UnknownTargetError(ValueError):
 
     def __init__(self, name: str) -> None:
         super().__init__(
-            f"unknown target '{name}' (supported: {', '.join(SUPPORTED_TARGETS)})"
+            f"unknown target '{name}' (supported: {', '.join(TABLE_TARGETS)})"
         )
         self.name = name
 
@@ -85,6 +93,28 @@ class MIMGInfo:
     encoding: str
     vdata_dwords: int
     vaddr_dwords: int
+
+
+@dataclass(frozen=True, slots=True)
+class MIMGBase:
+    """An image base opcode's address layout (LLVM's ``MIMGBaseOpcode`` fields)."""
+
+    num_extra_args: int
+    gradients: bool
+    g16: bool
+    coordinates: bool
+    lod_clamp_mip: bool
+    bvh: bool
+    a16: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MIMGDim:
+    """An image ``dim`` encoding: its suffix and how many coordinates/gradients it takes."""
+
+    suffix: str
+    coordinates: int
+    gradients: int
 
 
 @dataclass(slots=True)
@@ -153,6 +183,9 @@ class TargetISA:
     implicit_registers: dict[str, str]
     #: Mnemonics that exist only on other processors (for "not supported on this GPU").
     foreign_mnemonics: frozenset[str] = frozenset()
+    #: Image base opcode name -> its address layout; ``dim`` encoding -> its dimensions.
+    mimg_bases: dict[str, MIMGBase] = field(default_factory=lambda: {})
+    mimg_dims: dict[int, MIMGDim] = field(default_factory=lambda: {})
 
     def has_feature(self, feature: str) -> bool:
         return feature in self.features
@@ -162,6 +195,15 @@ class TargetISA:
         """What this processor has: every target question outside the MC layer's encodings
         goes through it (tests check it against :attr:`features`)."""
         return subtarget_for(self.name)
+
+    @property
+    def generation(self) -> int:
+        """The ISA generation the encodings follow: 9 (GCN3/CDNA), 10, 11 or 12 (RDNA), from
+        the generation feature (``FeatureGFX9``... ``FeatureGFX12``)."""
+        for major in (12, 11, 10):
+            if f"FeatureGFX{major}" in self.features:
+                return major
+        return 9
 
     @property
     def is_gfx90a(self) -> bool:
@@ -205,7 +247,8 @@ def _load(path: Path) -> TargetISA:
     (schema, target, features, wavefront_size, raw_classes, raw_kinds, raw_slots,
      operand_lists, name_sets, field_maps, tied_maps, raw_instructions, raw_aliases,
      mnemonic_aliases, register_tuples, implicit_registers,
-     foreign_mnemonics) = cast(tuple[Any, ...], marshal.loads(path.read_bytes()))
+     foreign_mnemonics, mimg_bases, mimg_dims) = cast(tuple[Any, ...],
+                                                      marshal.loads(path.read_bytes()))
     if schema != SCHEMA:
         raise ValueError(f"{path}: compact table schema {schema}, expected {SCHEMA} "
                          "(regenerate with python -m luthier.amdgpu_dialects.isa.compact)")
@@ -251,12 +294,19 @@ def _load(path: Path) -> TargetISA:
                          for prefix, sizes in register_tuples},
         implicit_registers=dict(implicit_registers),
         foreign_mnemonics=frozenset(foreign_mnemonics),
+        mimg_bases={base: MIMGBase(values[0], *(bool(v) for v in values[1:]))
+                    for base, values in cast(list[tuple[str, tuple[int, ...]]], mimg_bases)},
+        mimg_dims={encoding: MIMGDim(suffix, coords, gradients)
+                   for encoding, suffix, coords, gradients in
+                   cast(list[tuple[int, str, int, int]], mimg_dims)},
     )
 
 
 @functools.cache
 def load_target(name: str) -> TargetISA:
     """The ISA of processor ``name`` (``gfx90a``...); raises :class:`UnknownTargetError`."""
-    if name not in SUPPORTED_TARGETS:
+    if name not in TABLE_TARGETS:
         raise UnknownTargetError(name)
-    return _load(compact_path(name))
+    isa = _load(compact_path(SHARED_TABLES.get(name, name)))
+    isa.name = name
+    return isa

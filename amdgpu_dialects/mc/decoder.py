@@ -14,7 +14,13 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from luthier.amdgpu_dialects.isa.target import InstrDef, OperandSlot, TargetISA, load_target
+from luthier.amdgpu_dialects.isa.target import (
+    InstrDef,
+    MIMGInfo,
+    OperandSlot,
+    TargetISA,
+    load_target,
+)
 from luthier.amdgpu_dialects.mc.operand_decoders import (
     DecodeState,
     Literal,
@@ -139,8 +145,21 @@ def _priority(inst: InstrDef) -> tuple[int, str]:
 # ---------------------------------------------------------------------------------------
 
 
-def _namespace_order(isa: TargetISA) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The (64-bit, 32-bit) decoder namespaces for a GCN3-encoded GFX9 target, in order."""
+def _namespace_order(isa: TargetISA) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """(encoding bytes, decoder namespaces) in the order LLVM's disassembler tries them.
+
+    Wider encodings come first (GFX11+ has 96-bit VOP3 DPP encodings, which a 64-bit or
+    32-bit reading would take for something else). Namespaces absent from the target's
+    table hold nothing for it and cost nothing.
+    """
+    generation = isa.generation
+    if generation >= 11:
+        family = f"GFX{generation}"
+        wide = (family, f"{family}_FAKE16", f"{family}W64")
+        order96 = wide if generation >= 12 else wide[:2]
+        return ((12, order96), (8, wide), (4, ("AMDGPU", family, f"{family}_FAKE16")))
+    if generation == 10:
+        return ((8, ("GFX10_B", "GFX10")), (4, ("AMDGPU", "GFX10_B", "GFX10")))
     order64: list[str] = []
     if isa.has_feature("FeatureFmaMixInsts"):
         order64.append("GFX9_DL")
@@ -152,7 +171,7 @@ def _namespace_order(isa: TargetISA) -> tuple[tuple[str, ...], tuple[str, ...]]:
     order32 = ["GFX8", "AMDGPU", "GFX9"]
     if isa.is_gfx90a:
         order32.append("GFX90A")
-    return tuple(order64), tuple(order32)
+    return ((8, tuple(order64)), (4, tuple(order32)))
 
 
 #: Per encoded operand: (operand index, shift, mask of the first field run, further runs as
@@ -167,21 +186,20 @@ class Decoder:
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
         self.operand_decoders = OperandDecoders(isa)
-        order64, order32 = _namespace_order(isa)
         by_ns: dict[tuple[str, int], list[InstrDef]] = {}
         for inst in isa.instructions:
             if inst.decodable:
                 by_ns.setdefault((inst.namespace, inst.size), []).append(inst)
-        groups64 = [by_ns.get((ns, 8), []) for ns in order64]
-        groups32 = [by_ns.get((ns, 4), []) for ns in order32]
-        #: Per width (64-bit encodings first, as LLVM's disassembler tries them) and per value
-        #: of the first dword's bits 31:23 (the encoding prefix), the namespace trees that
-        #: hold a candidate with that prefix, in namespace order. Skipping the others leaves
-        #: the result unchanged and saves most look-ups.
-        self._trees_by_width = (
-            (8, _trees_by_prefix([self._tree(g, 64) for g in groups64], groups64)),
-            (4, _trees_by_prefix([self._tree(g, 32) for g in groups32], groups32)),
-        )
+        #: Per width (widest encodings first, as LLVM's disassembler tries them) and per
+        #: value of the first dword's bits 31:23 (the encoding prefix), the namespace trees
+        #: that hold a candidate with that prefix, in namespace order. Skipping the others
+        #: leaves the result unchanged and saves most look-ups.
+        trees_by_width: list[tuple[int, list[list[_Node]]]] = []
+        for width, namespaces in _namespace_order(isa):
+            groups = [by_ns.get((ns, width), []) for ns in namespaces]
+            trees = [self._tree(g, 8 * width) for g in groups]
+            trees_by_width.append((width, _trees_by_prefix(trees, groups)))
+        self._trees_by_width = tuple(trees_by_width)
         self._plans: dict[str, tuple[_Plan, tuple[Fixup, ...]]] = {}
         #: GFX9 instructions are at most 8 bytes: only 32-bit encodings can carry a literal.
         self.max_instruction_bytes = (
@@ -189,6 +207,8 @@ class Decoder:
             else 12 if isa.has_feature("FeatureVOP3Literal") else 8
         )
         self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
+        self._nsa_cache: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._mimg_siblings: dict[tuple[str, str], dict[tuple[int, int], InstrDef]] = {}
         self._memo: dict[bytes, tuple[InstrDef, tuple[Operand, ...], int, int | None]] = {}
 
     @staticmethod
@@ -275,11 +295,31 @@ class Decoder:
         except OperandDecodeError:
             return None
         size = inst.size + (4 if state.literal is not None else 0)
+        nsa = self._nsa_slots(inst)
+        if nsa:
+            # Non-sequential addresses: one byte per further address VGPR, in dwords after
+            # the 64-bit instruction.
+            words = (len(nsa) + 3) // 4
+            start = offset + inst.size
+            if start + 4 * words > state.limit:
+                return None
+            for i, (index, dwords) in enumerate(nsa):
+                name = self.operand_decoders.names.vector("v", data[start + i], dwords)
+                if name is None:
+                    return None
+                operands[index] = name
+            size += 4 * words
         decoded = MCInst(inst, operands, size, state.literal, address,
                          data[offset : offset + size])
         for fixup in fixups:
             fixup(decoded)
         return decoded
+
+    def _nsa_slots(self, inst: InstrDef) -> tuple[tuple[int, int], ...]:
+        found = self._nsa_cache.get(inst.name)
+        if found is None:
+            found = self._nsa_cache[inst.name] = nsa_address_slots(inst)
+        return found
 
     def _fixups(self, inst: InstrDef) -> tuple[Fixup, ...]:
         """Post-decoding adjustments LLVM's disassembler makes for this instruction."""
@@ -299,23 +339,81 @@ class Decoder:
             self._fixup_cache[inst.name] = fixups
         return fixups
 
+    def _siblings(self, info: MIMGInfo) -> dict[tuple[int, int], InstrDef]:
+        """Image instructions of one family and encoding by (vdata, vaddr) dwords; like
+        LLVM's searchable table, the first by name wins a tie."""
+        key = (info.base, info.encoding)
+        found = self._mimg_siblings.get(key)
+        if found is None:
+            found = {}
+            for other in sorted(self.isa.instructions, key=lambda i: i.name):
+                if other.mimg is not None and other.mimg.base == info.base \
+                        and other.mimg.encoding == info.encoding:
+                    found.setdefault((other.mimg.vdata_dwords, other.mimg.vaddr_dwords), other)
+            self._mimg_siblings[key] = found
+        return found
+
     def _mimg_variant(self, inst: InstrDef) -> Fixup | None:
-        """Image instructions: switch to the sibling whose vdata width dmask/d16/tfe imply."""
+        """Image instructions: switch to the sibling whose vdata width dmask/d16/tfe imply
+        and, from GFX10 on, whose address width the base opcode, ``dim`` and ``a16`` imply
+        (LLVM's ``convertMIMGInst``)."""
         info = inst.mimg
-        if info is None or not inst.has("vdata") or not inst.has("dmask"):
+        if info is None or not inst.has("vdata"):
             return None
-        # Several variants may share the widths; like LLVM's searchable table, the first
-        # by name wins.
-        siblings: dict[tuple[int, int], InstrDef] = {}
-        for other in sorted(self.isa.instructions, key=lambda i: i.name):
-            if other.mimg is not None and other.mimg.base == info.base \
-                    and other.mimg.encoding == info.encoding:
-                siblings.setdefault((other.mimg.vdata_dwords, other.mimg.vaddr_dwords), other)
+        isa = self.isa
+        base = isa.mimg_bases.get(info.base)
+        if base is not None and base.bvh:
+            if not inst.has("a16"):
+                return None
+            a16_index, a16 = inst.index["a16"], int(base.a16)
+
+            def set_a16(mc: MCInst) -> None:
+                mc.operands[a16_index] = a16
+
+            return set_a16
+        if not inst.has("dmask"):
+            return None
+        siblings = self._siblings(info)
         gather4 = "Gather4" in inst.classes
-        packed_d16 = not self.isa.has_feature("FeatureUnpackedD16VMem")
+        vsample = "VSAMPLE" in inst.classes
+        packed_d16 = not isa.has_feature("FeatureUnpackedD16VMem")
+        gfx10_plus = isa.generation >= 10
+        nsa = info.encoding in ("MIMGEncGfx10NSA", "MIMGEncGfx11NSA", "MIMGEncGfx12")
+        partial_nsa_allowed = isa.has_feature("FeaturePartialNSAEncoding")
+        has_nsa = isa.has_feature("FeatureNSAEncoding")
+        g16 = isa.has_feature("FeatureG16")
         names = self.operand_decoders.names
+        rsrc_name = "srsrc" if inst.has("srsrc") else "rsrc"
+
+        def address_size(mc: MCInst) -> int:
+            if base is None or not inst.has("dim"):
+                return info.vaddr_dwords
+            dim_value = mc.operand("dim")
+            dim = isa.mimg_dims.get(dim_value if isinstance(dim_value, int) else 0)
+            a16_on = bool(mc.operand("a16")) if inst.has("a16") else False
+            components = (dim.coordinates if dim is not None and base.coordinates else 0) \
+                + (1 if base.lod_clamp_mip else 0)
+            words = base.num_extra_args + ((components + 1) // 2 if a16_on else components)
+            if base.gradients and dim is not None:
+                if (a16_on and not g16) or base.g16:
+                    half = dim.gradients // 2
+                    words += half + (half & 1)
+                else:
+                    words += dim.gradients
+            return words
 
         def convert(mc: MCInst) -> None:
+            addr_size = info.vaddr_dwords
+            partial = False
+            if gfx10_plus:
+                addr_size = address_size(mc)
+                if not nsa:
+                    if not vsample and addr_size > 12:
+                        addr_size = 16
+                elif addr_size > info.vaddr_dwords:
+                    if not partial_nsa_allowed:
+                        return
+                    partial = True
             dmask = mc.operand("dmask")
             dmask = dmask & 0xF if isinstance(dmask, int) else 0
             size = 4 if gather4 else max(dmask.bit_count(), 1)
@@ -323,27 +421,45 @@ class Decoder:
                 size = (size + 1) // 2
             if mc.operand("tfe"):
                 size += 1
-            if size == info.vdata_dwords:
+            if size == info.vdata_dwords and addr_size == info.vaddr_dwords:
                 return
-            other = siblings.get((size, info.vaddr_dwords))
+            other = siblings.get((size, addr_size))
+            if other is None:
+                return
             vdata = mc.operand("vdata")
-            if other is None or not isinstance(vdata, str):
-                return
-            prefix = vdata[0]
-            first = int(vdata[1:].split(":")[0].lstrip("["))
-            width = other.slot("vdata").kind.width // 32
-            widened = names.vector(prefix, first, width)
-            if widened is None:
-                return
+            widened: str | None = None
+            if size != info.vdata_dwords:
+                if not isinstance(vdata, str):
+                    return
+                widened = names.vector(vdata[0], _first_register(vdata),
+                                       other.slot("vdata").kind.width // 32)
+                if widened is None:
+                    return
+            address_name = ""
+            new_address: str | None = None
+            if has_nsa and (not nsa or partial) and addr_size != info.vaddr_dwords:
+                address_index = (inst.index[rsrc_name] - 1) if partial \
+                    else inst.index["vaddr0"]
+                address_name = inst.operands[address_index].name
+                address = mc.operands[address_index]
+                if not isinstance(address, str) or not other.has(address_name):
+                    return
+                new_address = names.vector(address[0], _first_register(address),
+                                           other.slot(address_name).kind.width // 32)
+                if new_address is None:
+                    return
             old = mc.desc
             mc.desc = other
             operands: list[Operand] = [None] * len(other.operands)
             for slot, value in zip(old.operands, mc.operands, strict=True):
                 if other.has(slot.name):
                     operands[other.index[slot.name]] = value
-            operands[other.index["vdata"]] = widened
-            if other.has("vdst"):
-                operands[other.index["vdst"]] = widened
+            if widened is not None:
+                operands[other.index["vdata"]] = widened
+                if other.has("vdst"):
+                    operands[other.index["vdst"]] = widened
+            if new_address is not None:
+                operands[other.index[address_name]] = new_address
             mc.operands = operands
 
         return convert
@@ -449,6 +565,23 @@ def _deferred_literal(inst: InstrDef) -> Fixup | None:
                 mc.operands[i] = Literal(k)
 
     return resolve
+
+
+def nsa_address_slots(inst: InstrDef) -> tuple[tuple[int, int], ...]:
+    """The image address operands after ``vaddr0`` that an NSA (non-sequential address)
+    encoding stores as one byte each in dwords after the 64-bit instruction: (operand
+    index, dwords), in order; empty for every other instruction."""
+    if inst.mimg is None or "MIMG" not in inst.classes or not inst.has("vaddr0") \
+            or not inst.has("srsrc"):
+        return ()
+    first, rsrc = inst.index["vaddr0"], inst.index["srsrc"]
+    return tuple((i, max(1, (inst.operands[i].kind.width or 32) // 32))
+                 for i in range(first + 1, rsrc) if not inst.operands[i].fields)
+
+
+def _first_register(name: str) -> int:
+    """The index of a register or of a tuple's first register (``v[4:7]`` -> 4)."""
+    return int(name[1:].split(":")[0].lstrip("["))
 
 
 def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int], ...]:

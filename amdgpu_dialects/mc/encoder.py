@@ -17,7 +17,7 @@ from collections.abc import Callable
 from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
-from luthier.amdgpu_dialects.mc.decoder import MCInst
+from luthier.amdgpu_dialects.mc.decoder import MCInst, nsa_address_slots
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 
 
@@ -25,19 +25,25 @@ class EncodeError(Exception):
     """The instruction's operands cannot be encoded (wrong kind of value, bad register)."""
 
 
-_SPECIAL_ENCODING: dict[str, int] = {
-    **{name: value for value, name in R.SPECIAL_32.items()},
-    **{name: value for value, name in R.SPECIAL_64.items()},
-}
+def _special_encoding(generation: int) -> dict[str, int]:
+    return {
+        **{name: value for value, name in R.special_registers(generation, False).items()},
+        **{name: value for value, name in R.special_registers(generation, True).items()},
+    }
 
 
-def register_encoding(name: str) -> int:
-    """LLVM's hardware encoding of a register (first register of a tuple).
+_SPECIAL_BY_GENERATION = {generation: _special_encoding(generation)
+                          for generation in (9, 10, 11, 12)}
+
+
+def register_encoding(name: str, generation: int = 9) -> int:
+    """LLVM's hardware encoding of a register (first register of a tuple) on an ISA
+    generation (GFX11 swapped the codes of ``m0`` and ``null``).
 
     VGPRs and AGPRs are 256 + index in the source operand space; AGPRs also set bit 9 (the
     ``acc`` bit of the operands that can name either file).
     """
-    special = _SPECIAL_ENCODING.get(name)
+    special = _SPECIAL_BY_GENERATION[generation].get(name)
     if special is not None:
         return special
     if name.startswith("ttmp"):
@@ -182,17 +188,19 @@ class OperandEncoders:
         if method == "decodeSDWASrc16" or method == "decodeSDWASrc32":
             return self._sdwa_src(kind)
         if method == "decodeSDWAVopcDst":
-            return _sdwa_vopc_dst
+            generation = self.isa.generation
+            return lambda value: _sdwa_vopc_dst(value, generation)
         if method == "decodeOperand_KImmFP":
             return _plain_immediate
         lit = _LIT_BY_TYPE.get(kind.operand_type)
         if lit is None and not kind.is_register:
             return _plain_immediate
         is_fp64 = kind.operand_type.endswith("FP64")
+        generation = self.isa.generation
 
         def encode(value: Operand) -> tuple[int, int | None]:
             if isinstance(value, str):
-                return register_encoding(value), None
+                return register_encoding(value, generation), None
             if value is None:
                 return 0, None
             if lit is None:
@@ -209,10 +217,11 @@ class OperandEncoders:
     def _sdwa_src(self, kind: OperandKind) -> OperandEncoder:
         """SDWA sources: VGPR index, or 256 + the source-space code of anything else."""
         lit = _LIT_BY_TYPE.get(kind.operand_type, _lit32)
+        generation = self.isa.generation
 
         def encode(value: Operand) -> tuple[int, int | None]:
             if isinstance(value, str):
-                code = register_encoding(value)
+                code = register_encoding(value, generation)
                 return (code - R.VGPR_MIN if code & R.VGPR_MIN else code | R.VGPR_MIN), None
             if value is None:
                 return 0, None
@@ -224,12 +233,12 @@ class OperandEncoders:
         return encode
 
 
-def _sdwa_vopc_dst(value: Operand) -> tuple[int, int | None]:
+def _sdwa_vopc_dst(value: Operand, generation: int) -> tuple[int, int | None]:
     if value in ("vcc", "vcc_lo") or value is None:
         return 0, None
     if not isinstance(value, str):
         raise EncodeError("SDWA compare destination must be a register")
-    return 0x80 | register_encoding(value), None
+    return 0x80 | register_encoding(value, generation), None
 
 
 # -- the encoder --------------------------------------------------------------------------
@@ -258,6 +267,9 @@ class Encoder:
         self.isa = isa
         self.operand_encoders = OperandEncoders(isa)
         self._plans: dict[str, tuple[_Plan, int]] = {}
+        #: GFX10+ VOP3 encodings carry a trailing literal too (FeatureVOP3Literal).
+        self.vop3_literal = isa.has_feature("FeatureVOP3Literal")
+        self.generation = isa.generation
 
     def _plan(self, inst: InstrDef) -> tuple[_Plan, int]:
         cached = self._plans.get(inst.name)
@@ -269,7 +281,7 @@ class Encoder:
                 steps.append((index, slot.fields,
                               self.operand_encoders.for_kind(slot.kind),
                               _literal_form(slot.kind)))
-        cached = (tuple(steps), _implicit_bits(inst))
+        cached = (tuple(steps), _implicit_bits(inst, self.generation))
         self._plans[inst.name] = cached
         return cached
 
@@ -298,13 +310,25 @@ class Encoder:
         data = word.to_bytes(desc.size, "little")
         # GFX9 has no VOP3 literals: only 32-bit encodings carry one, and not those whose
         # constant is a mandatory K operand encoded in place.
-        if literal is not None and desc.size == 4 and not desc.has("imm"):
+        if literal is not None and (desc.size == 4 or self.vop3_literal) \
+                and not desc.has("imm"):
             data += struct.pack("<I", literal)
+        nsa = nsa_address_slots(desc)
+        if nsa:
+            extra = bytes(register_encoding(str(inst.operands[i])) - R.VGPR_MIN
+                          for i, _ in nsa)
+            data += extra + bytes(-len(extra) % 4)
         return data
 
 
-def _implicit_bits(inst: InstrDef) -> int:
-    """Bits LLVM's emitter sets beyond the operands: unused op_sel_hi bits of VOP3P."""
+def _implicit_bits(inst: InstrDef, generation: int = 9) -> int:
+    """Bits LLVM's emitter sets beyond the operands: unused op_sel_hi bits of VOP3P; on
+    GFX10+, EXEC's code (0x7E) in the don't-care sdst field of VOP3-encoded ``v_cmpx``
+    (which the ISA documents ask for)."""
+    if generation >= 10 and "VOP3" in inst.classes and "VOPC" not in inst.classes \
+            and "EXEC" in inst.defs and not inst.has("sdst") and inst.size >= 8 \
+            and inst.mask & 0xFF == 0:
+        return 0x7E
     if "VOP3P" not in inst.classes and inst.name not in (
             "V_ACCVGPR_READ_B32_vi", "V_ACCVGPR_WRITE_B32_vi"):
         return 0

@@ -160,9 +160,34 @@ class OperandDecoders:
             return _sopp_br_target
         if method == "decodeOperand_KImmFP":
             return _kimm
+        if method == "decodeDpp8FI":
+            return _dpp8_fi
+        if method == "decodeVersionImm":
+            return _raw_immediate
+        if method == "decodeSplitBarrier":
+            return self.src_op(1, False, 32, 0)
+        if method in ("DecodeVGPR_32RegisterClass", "DecodeVGPR_16_Lo128RegisterClass"):
+            return self._default(kind)
+        if method == "decodeOperandVOPDDstY":
+            return self._vopd_dst_y()
         raise NotImplementedError(f"decoder method {method}")
 
-    # -- the GFX9 source operand space ------------------------------------------------
+    def _vopd_dst_y(self) -> OperandDecoder:
+        """VOPD's second destination: bit 0 is not encoded, it is the opposite of vdstX's."""
+        names = self.names
+
+        def decode(raw: int, state: DecodeState) -> Operand:
+            operands = state.operands or []
+            vdst_x = operands[0] if operands else None
+            x_index = int(vdst_x[1:]) if isinstance(vdst_x, str) and vdst_x[1:].isdigit() else 0
+            name = names.vector("v", raw | (~x_index & 1), 1)
+            if name is None:
+                raise OperandDecodeError(f"unknown register {raw}")
+            return name
+
+        return decode
+
+    # -- the source operand space ---------------------------------------------------
 
     def src_op(
         self,
@@ -180,7 +205,9 @@ class OperandDecoders:
         extend_fp64 = sema == _SEMA_FP64
         # Wider-than-64-bit operands never name special registers in valid code; LLVM's
         # release builds fall through to the 64-bit names there, so we do too.
-        special = R.SPECIAL_64 if is64 or dwords > 2 else R.SPECIAL_32
+        generation = self.isa.generation
+        special = R.special_registers(generation, is64 or dwords > 2)
+        sgpr_max = R.sgpr_max(generation)
 
         def decode(raw: int, state: DecodeState) -> Operand:
             value = raw | or_bits
@@ -191,7 +218,7 @@ class OperandDecoders:
                     raise OperandDecodeError(f"unknown register {value & 255}")
                 return name
             value &= 255
-            if value <= R.SGPR_MAX:
+            if value <= sgpr_max:
                 name = names.scalar("s", value, dwords)
             elif R.TTMP_MIN <= value <= R.TTMP_MAX:
                 name = names.scalar("ttmp", value - R.TTMP_MIN, dwords)
@@ -228,11 +255,13 @@ class OperandDecoders:
         """SDWA sources on GFX9: bit 8 selects SGPR/constant space instead of VGPRs."""
         names = self.names
         fp_inline = _fp_inline_table(imm_width, sema)
+        special = R.special_registers(self.isa.generation, False)
+        sgpr_max = R.sgpr_max(self.isa.generation)
 
         def decode(raw: int, state: DecodeState) -> Operand:
             if raw <= 255:
                 return names.vector("v", raw, 1)
-            if raw <= 256 + R.SGPR_MAX:
+            if raw <= 256 + sgpr_max:
                 name = names.scalar("s", raw - 256, 1)
             elif 256 + R.TTMP_MIN <= raw <= 256 + R.TTMP_MAX:
                 name = names.scalar("ttmp", raw - 256 - R.TTMP_MIN, 1)
@@ -242,7 +271,7 @@ class OperandDecoders:
                     return _inline_integer(value)
                 if R.INLINE_FP_MIN <= value <= R.INLINE_FP_MAX:
                     return fp_inline[value]
-                name = R.SPECIAL_32.get(value)
+                name = special.get(value)
             if name is None:
                 raise OperandDecodeError(f"unknown operand encoding {raw - 256}")
             return name
@@ -252,7 +281,8 @@ class OperandDecoders:
     def _sdwa_vopc_dst(self, wave64: bool) -> OperandDecoder:
         names = self.names
         dwords = 2 if wave64 else 1
-        special = R.SPECIAL_64 if wave64 else R.SPECIAL_32
+        special = R.special_registers(self.isa.generation, wave64)
+        sgpr_max = R.sgpr_max(self.isa.generation)
 
         def decode(raw: int, state: DecodeState) -> Operand:
             if not raw & 0x80:
@@ -261,7 +291,7 @@ class OperandDecoders:
             name: str | None
             if R.TTMP_MIN <= value <= R.TTMP_MAX:
                 name = names.scalar("ttmp", value - R.TTMP_MIN, dwords)
-            elif value > R.SGPR_MAX:
+            elif value > sgpr_max:
                 name = special.get(value)
             else:
                 name = names.scalar("s", value, dwords)
@@ -285,6 +315,13 @@ def _fp_inline_table(imm_width: int, sema: int) -> dict[int, int]:
     if imm_width == 16:
         return _BF16_INLINE if sema == _SEMA_BF16 else _FP16_INLINE
     return _FP32_INLINE
+
+
+def _dpp8_fi(raw: int, state: DecodeState) -> Operand:
+    """DPP8's fetch-inactive marker: the src0 field holds 0xE9 (fi:0) or 0xEA (fi:1)."""
+    if raw not in (0xE9, 0xEA):
+        raise OperandDecodeError(f"invalid dpp8 fi encoding {raw:#x}")
+    return raw
 
 
 def _raw_immediate(raw: int, state: DecodeState) -> Operand:

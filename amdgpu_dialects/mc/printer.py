@@ -13,6 +13,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from luthier.amdgpu_dialects.isa.buffer_formats import unified_format
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.amdgpu_dialects.mc import operand_printers as P
@@ -144,6 +145,8 @@ def print_immediate(value: int, operand_type: str) -> str:
 
 
 _TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+#: ``{first|second}`` in an asm string: per-variant text; LLVM prints variant 0.
+_VARIANT_TEXT = re.compile(r"\{([^{}|$]*)(?:\|[^{}$]*)?\}")
 #: Bound on memoised texts per printer (the memo is cleared when it fills).
 _MEMO_LIMIT = 1 << 16
 
@@ -168,6 +171,8 @@ class InstPrinter:
         self.gfx90a = isa.is_gfx90a
         self.gfx940 = isa.is_gfx940
         self.flat_offset_bits = isa.subtarget.flat_offset_bits
+        self.generation = isa.generation
+        self._implied_vcc: dict[str, bool] = {}
         self.vcc = "vcc" if isa.wavefront_size == 64 else "vcc_lo"
         self._programs: dict[str, list[str | tuple[int, PrintMethod]]] = {}
         self._memo: dict[tuple[object, ...], str] = {}
@@ -179,9 +184,10 @@ class InstPrinter:
             return cached
         program: list[str | tuple[int, PrintMethod]] = []
         pos = 0
-        for match in _TOKEN.finditer(desc.asm):
+        asm = _VARIANT_TEXT.sub(lambda m: m.group(1), desc.asm)
+        for match in _TOKEN.finditer(asm):
             if match.start() > pos:
-                program.append(desc.asm[pos : match.start()])
+                program.append(asm[pos : match.start()])
             name = match.group(1) or match.group(2)
             index = desc.index[name]
             method = desc.operands[index].kind.print_method
@@ -193,8 +199,8 @@ class InstPrinter:
                     raise NotImplementedError(f"{desc.name}: print method {method}")
                 program.append((index, fn))
             pos = match.end()
-        if pos < len(desc.asm):
-            program.append(desc.asm[pos:])
+        if pos < len(asm):
+            program.append(asm[pos:])
         self._programs[desc.name] = program
         return program
 
@@ -236,8 +242,11 @@ class InstPrinter:
 
     # -- shared helpers -------------------------------------------------------------
 
-    def regular(self, inst: MCInst, index: int, out: list[str]) -> None:
-        """LLVM's ``printRegularOperand``: a register or an immediate by operand type."""
+    def regular(self, inst: MCInst, index: int, out: list[str], tail: bool = True) -> None:
+        """LLVM's ``printRegularOperand``: a register or an immediate by operand type.
+
+        ``tail`` prints what follows the operand itself (an implied ``vcc`` after src1, an
+        MTBUF format after soffset); operands inside modifiers print it after them."""
         desc = inst.desc
         value = inst.operands[index]
         slot = desc.operands[index]
@@ -251,12 +260,32 @@ class InstPrinter:
                 out.append(f"/*Invalid register, operand has '{rc.name}' register class*/")
         else:
             out.append(print_immediate(value, slot.kind.operand_type))
-        if desc.name == "V_CNDMASK_B32_e32_vi" and slot.name == "src1":
+        if tail:
+            self.operand_tail(inst, index, out)
+
+    def operand_tail(self, inst: MCInst, index: int, out: list[str]) -> None:
+        desc = inst.desc
+        slot = desc.operands[index]
+        if slot.name == "src1" and (desc.name == "V_CNDMASK_B32_e32_vi"
+                                    or self.implied_vcc(desc)):
             out.append(", " + self.vcc)
         if "MTBUF" in desc.classes and slot.name == "soffset":
             fmt = inst.operand("format")
             if isinstance(fmt, int):
-                out.append(P.mtbuf_format(fmt))
+                out.append(P.mtbuf_format(fmt) if self.generation < 10
+                           else unified_format(fmt, self.generation))
+
+    def implied_vcc(self, desc: InstrDef) -> bool:
+        """GFX10+ VOP2 forms that read VCC without naming it (``v_cndmask_b32``, the
+        carry-in adds): LLVM prints it after src1, and after vdst when VCC is also written."""
+        found = self._implied_vcc.get(desc.name)
+        if found is None:
+            classes = desc.classes
+            found = self._implied_vcc[desc.name] = (
+                self.generation >= 10 and "VALU" in classes
+                and not classes & {"VOP3", "VOPC", "VOP3P"}
+                and "VCC" in desc.uses and "vcc" not in desc.asm)
+        return found
 
     def default_vcc_first(self, inst: MCInst) -> bool:
         desc = inst.desc
@@ -297,6 +326,8 @@ def _print_vop_dst(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> 
         out.append(_encoding_suffix(inst.desc.classes))
         out.append(" ")
     p.regular(inst, index, out)
+    if index == 0 and "VCC" in inst.desc.defs and p.implied_vcc(inst.desc):
+        out.append(", " + p.vcc)
 
 
 @_method("printVINTRPDst")
@@ -324,11 +355,12 @@ def _print_fp_mods(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> 
         out.append("neg(" if neg_mnemonic else "-")
     if mods & _ABS:
         out.append("|")
-    p.regular(inst, index + 1, out)
+    p.regular(inst, index + 1, out, tail=False)
     if mods & _ABS:
         out.append("|")
     if neg_mnemonic:
         out.append(")")
+    p.operand_tail(inst, index + 1, out)
 
 
 @_method("printOperandAndIntInputMods")
@@ -339,9 +371,10 @@ def _print_int_mods(p: InstPrinter, inst: MCInst, index: int, out: list[str]) ->
     mods = mods if isinstance(mods, int) else 0
     if mods & _SEXT:
         out.append("sext(")
-    p.regular(inst, index + 1, out)
+    p.regular(inst, index + 1, out, tail=False)
     if mods & _SEXT:
         out.append(")")
+    p.operand_tail(inst, index + 1, out)
 
 
 def _imm(inst: MCInst, index: int) -> int:
@@ -414,14 +447,48 @@ def _print_smem_offset_mod(p: InstPrinter, inst: MCInst, index: int, out: list[s
 @_method("printCPol")
 def _print_cpol(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
     value = _imm(inst, index)
+    if p.generation >= 12:
+        _print_th_scope(inst, value, out)
+        return
     if value & 1:
         out.append(" sc0" if p.gfx940 and "SMRD" not in inst.desc.classes else " glc")
     if value & 2:
         out.append(" nt" if p.gfx940 else " slc")
+    if value & 4 and p.generation >= 10:
+        out.append(" dlc")
     if value & 16 and p.gfx90a:
         out.append(" sc1" if p.gfx940 else " scc")
     if value & ~0x1F:
         out.append(" /* unexpected cache policy bit */")
+
+
+_SCOPES = ("", " scope:SCOPE_SE", " scope:SCOPE_DEV", " scope:SCOPE_SYS")
+_TH_NAMES = {1: "NT", 2: "HT", 4: "NT_RT", 5: "RT_NT", 6: "NT_HT", 7: "NT_WB"}
+
+
+def _print_th_scope(inst: MCInst, value: int, out: list[str]) -> None:
+    """GFX12 cache policy: temporal hint (bits 2:0) and scope (bits 4:3)."""
+    th, scope = value & 7, (value >> 3) & 3
+    if th:
+        desc = inst.desc
+        if desc.classes & {"IsAtomicRet", "IsAtomicNoRet"}:
+            if th & 4:
+                text = (("CASCADE_NT" if th & 2 else "CASCADE_RT") if scope >= 2
+                        else f"0x{th:x}")
+            elif th & 2:
+                text = "NT_RETURN" if th & 1 else "NT"
+            else:
+                text = "RETURN"
+            out.append(" th:TH_ATOMIC_" + text)
+        else:
+            store = "mayStore" in desc.flags
+            if not store and th == 7:
+                out.append(f" th:0x{th:x}")
+            else:
+                name = (("BYPASS" if scope == 3 else ("RT_WB" if store else "LU")) if th == 3
+                        else _TH_NAMES[th])
+                out.append(" th:" + ("TH_STORE_" if store else "TH_LOAD_") + name)
+    out.append(_SCOPES[scope])
 
 
 @_method("printU16ImmOperand")
@@ -446,17 +513,17 @@ def _print_omod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> Non
 
 @_method("printSWaitCnt")
 def _print_waitcnt(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(P.waitcnt_gfx9(_imm(inst, index)))
+    out.append(P.waitcnt(_imm(inst, index), p.generation))
 
 
 @_method("printHwreg")
 def _print_hwreg(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(P.hwreg(_imm(inst, index), p.gfx940))
+    out.append(P.hwreg(_imm(inst, index), p.gfx940, p.generation))
 
 
 @_method("printSendMsg")
 def _print_sendmsg(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(P.sendmsg(_imm(inst, index)))
+    out.append(P.sendmsg(_imm(inst, index), p.generation))
 
 
 @_method("printSwizzle")
@@ -491,7 +558,8 @@ def _print_r128(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> Non
 
 @_method("printDPPCtrl")
 def _print_dpp_ctrl(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(P.dpp_ctrl(_imm(inst, index), p.gfx90a, _is_dp_alu_dpp(inst.desc)))
+    out.append(P.dpp_ctrl(_imm(inst, index), p.gfx90a, _is_dp_alu_dpp(inst.desc),
+                          p.generation))
 
 
 def _is_dp_alu_dpp(desc: InstrDef) -> bool:
@@ -542,6 +610,14 @@ def _print_dst_unused(p: InstPrinter, inst: MCInst, index: int, out: list[str]) 
 def _packed_modifier(name: str, mod: int) -> PrintMethod:
     def print_mod(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
         desc = inst.desc
+        if mod == _OP_SEL_0 and _is_permlane16(desc):
+            # op_sel of v_permlane16/v_permlanex16 holds the fetch-inactive and bound_ctrl
+            # bits, in the src0/src1 modifiers.
+            bits = [int(bool(_imm(inst, desc.index[n]) & _OP_SEL_0))
+                    for n in ("src0_modifiers", "src1_modifiers")]
+            if any(bits):
+                out.append(f" op_sel:[{bits[0]},{bits[1]}]")
+            return
         default = 1 if mod == _OP_SEL_1 else 0
         ops: list[int] = []
         for src in ("src0", "src1", "src2"):
@@ -562,6 +638,12 @@ def _packed_modifier(name: str, mod: int) -> PrintMethod:
         out.append(f" {name}:[" + ",".join(values) + "]")
 
     return print_mod
+
+
+def _is_permlane16(desc: InstrDef) -> bool:
+    mnemonic = desc.mnemonic
+    return mnemonic.startswith(("v_permlane16", "v_permlanex16")) \
+        and desc.has("src0_modifiers") and desc.has("src1_modifiers")
 
 
 _PRINT_METHODS["printOpSel"] = _packed_modifier("op_sel", _OP_SEL_0)
@@ -605,7 +687,7 @@ def _print_gpr_idx(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> 
 
 @_method("printExpTgt")
 def _print_exp_tgt(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
-    out.append(P.exp_target(_imm(inst, index)))
+    out.append(P.exp_target(_imm(inst, index), p.generation))
 
 
 def _exp_src(n: int) -> PrintMethod:
@@ -621,6 +703,54 @@ def _exp_src(n: int) -> PrintMethod:
 
 for _n in range(4):
     _PRINT_METHODS[f"printExpSrc{_n}"] = _exp_src(_n)
+
+
+@_method("printDPP8")
+def _print_dpp8(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.dpp8(_imm(inst, index)))
+
+
+@_method("printDppFI")
+def _print_dpp_fi(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    if _imm(inst, index) in (1, 0xEA):
+        out.append(" fi:1")
+
+
+@_method("printDim")
+def _print_dim(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.mimg_dim(_imm(inst, index)))
+
+
+@_method("printDepCtr")
+def _print_depctr(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.depctr(_imm(inst, index), p.isa.has_feature("FeatureGFX10_BEncoding")))
+
+
+@_method("printSDelayALU")
+def _print_delay_alu(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    out.append(P.delay_alu(_imm(inst, index)))
+
+
+@_method("printRegularOperand")
+def _print_regular(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    p.regular(inst, index, out)
+
+
+def _named_decimal(name: str, mask: int) -> PrintMethod:
+    """`` name:value`` always printed (LLVM's printU4ImmDecOperand-style fields)."""
+
+    def print_value(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+        out.append(f" {name}:{_imm(inst, index) & mask}")
+
+    return print_value
+
+
+_PRINT_METHODS["printWaitVDST"] = _named_decimal("wait_vdst", 0xF)
+_PRINT_METHODS["printWaitEXP"] = _named_decimal("wait_exp", 0xF)
+_PRINT_METHODS["printWaitVAVDst"] = _named_decimal("wait_va_vdst", 0xF)
+_PRINT_METHODS["printWaitVMVSrc"] = _named_decimal("wait_vm_vsrc", 0xF)
+_PRINT_METHODS["printByteSel"] = _named_nonzero("byte_sel", 0xFF)
+_PRINT_METHODS["printIndexKey16bit"] = _named_nonzero("index_key", 0xFF)
 
 
 @functools.cache
