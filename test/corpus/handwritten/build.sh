@@ -7,17 +7,21 @@
 #
 # The inputs are what compilers never make and LLVM's tools accept: function symbols without
 # .size (no_size.s), data words between and after functions (data_between.s), filler words
-# after a function (filler.s). Needs llvm-mc-19 and ld.lld-19 (scripts/setup.sh installs them).
+# after a function (filler.s), and a processor we have no tables for (unsupported_target.s).
+# Each file is assembled for the processor its .amdgcn_target line names. Needs llvm-mc-19
+# and ld.lld-19 (scripts/setup.sh installs them).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 
 build() {
-    local out="$1" source name work
+    local out="$1" source name work mcpu
     work="$(mktemp -d)"
     for source in *.s; do
         name="${source%.s}"
-        llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -filetype=obj "$source" \
+        mcpu="$(sed -n 's/^[[:space:]]*\.amdgcn_target "amdgcn-amd-amdhsa--\([a-z0-9]*\).*/\1/p' \
+            "$source")"
+        llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu="$mcpu" -filetype=obj "$source" \
             -o "$work/$name.o"
         ld.lld-19 -shared "$work/$name.o" -o "$out/$name.co"
     done
