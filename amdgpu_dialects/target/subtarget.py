@@ -80,10 +80,14 @@ class Subtarget:
 
     @property
     def has_gfx90a_insts(self) -> bool:
+        """FeatureGFX90AInsts: the CDNA2 additions (unified vector file, packed work-item
+        ids, aligned tuples, packed FP32, ``v_pk_mov_b32``)."""
         return self.name in _GFX90A_INSTS
 
     @property
     def has_gfx940_insts(self) -> bool:
+        """FeatureGFX940Insts: the CDNA3 additions (``sc0``/``sc1``/``nt`` cache bits,
+        ``v_mov_b64``, architected flat scratch)."""
         return self.name in _GFX940_INSTS
 
     @property
@@ -98,6 +102,8 @@ class Subtarget:
 
     @property
     def has_architected_flat_scratch(self) -> bool:
+        """The hardware sets up the flat scratch base: no private segment buffer or flat
+        scratch init user SGPRs (FeatureArchitectedFlatScratch)."""
         return self.name in _ARCHITECTED_FLAT_SCRATCH or self.major >= 11
 
     @property
@@ -125,18 +131,23 @@ class Subtarget:
 
     @property
     def has_kernarg_preload(self) -> bool:
+        """Kernel arguments can be preloaded into user SGPRs (FeatureKernargPreload)."""
         return self.name in _KERNARG_PRELOAD
 
     @property
     def has_sgpr_init_bug(self) -> bool:
+        """The SGPR count is fixed at 96 whatever is used (FeatureSGPRInitBug)."""
         return self.name in _SGPR_INIT_BUG
 
     @property
     def supports_xnack(self) -> bool:
+        """XNACK (page-fault replay) can be on or off in the target ID
+        (FeatureSupportsXNACK)."""
         return self.major == 9 or self.name in _XNACK_GFX8_GFX10
 
     @property
     def supports_sramecc(self) -> bool:
+        """SRAM ECC can be on or off in the target ID (FeatureSupportsSRAMECC)."""
         return self.name in _SRAMECC
 
     @property

@@ -1,0 +1,116 @@
+"""``docs/targets.md``: what differs per target, written from the target objects themselves
+(every :class:`~luthier.amdgpu_dialects.target.subtarget.Subtarget` answer, and which ISA
+tables exist), so the table cannot drift from what the passes ask.
+
+    python -m luthier.amdgpu_dialects.isa.target_reference           # rewrite the file
+    python -m luthier.amdgpu_dialects.isa.target_reference --check   # exit 1 when stale
+
+``test/unit/amdgpu_dialects/isa/test_target_reference.py`` runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import inspect
+import sys
+from pathlib import Path
+from typing import cast
+
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TABLE_TARGETS
+from luthier.amdgpu_dialects.target.subtarget import (
+    Subtarget,
+    VectorRegisterFile,
+    subtarget_for,
+)
+
+REFERENCE = Path("docs") / "targets.md"
+#: Every processor a HIP user compiles for that the project aims at, in ISA order.
+TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200", "gfx1201")
+
+
+def _facts() -> list[tuple[str, str]]:
+    """(property name, first docstring line) of every Subtarget property, in source order."""
+    facts: list[tuple[str, str]] = []
+    for name, member in vars(Subtarget).items():
+        if isinstance(member, property) and not name.startswith("_"):
+            doc = inspect.getdoc(member) or ""
+            facts.append((name, " ".join(doc.split("\n\n")[0].split())))
+    return facts
+
+
+def _value(subtarget: Subtarget, name: str) -> str:
+    value = getattr(subtarget, name)
+    if isinstance(value, bool):
+        return "yes" if value else "-"
+    if value is None:
+        return "-"
+    if isinstance(value, VectorRegisterFile):
+        return ", ".join(f"{field.name} {getattr(value, field.name)}"
+                         for field in dataclasses.fields(value))
+    return str(cast(object, value))
+
+
+def reference() -> str:
+    subtargets = [subtarget_for(name) for name in TARGETS]
+    lines = [
+        "# Targets: what differs per processor",
+        "",
+        "Written by `python -m luthier.amdgpu_dialects.isa.target_reference` from the target",
+        "objects (`Subtarget`, `amdgpu_dialects/target/subtarget.py`) and the ISA tables; a test",
+        "checks it is current. Every pass, emitter and the emulator ask these questions of the",
+        "target object, never of a processor name.",
+        "",
+        "## Status",
+        "",
+        "| | " + " | ".join(TARGETS) + " |",
+        "|---|" + "---|" * len(TARGETS),
+        "| ISA family | " + " | ".join(f"GFX{s.major}" for s in subtargets) + " |",
+        "| instruction tables (decode, print) | "
+        + " | ".join("yes" if s.name in TABLE_TARGETS else "-" for s in subtargets) + " |",
+        "| lift, instrument, emit | "
+        + " | ".join("yes" if s.name in SUPPORTED_TARGETS else "-" for s in subtargets)
+        + " |",
+        "",
+        "A code object of any other processor, or of one without \"lift\" above, is refused in",
+        "one line naming its target and the supported ones.",
+        "",
+        "## Facts",
+        "",
+        "| fact | " + " | ".join(TARGETS) + " | meaning |",
+        "|---|" + "---|" * len(TARGETS) + "---|",
+    ]
+    for name, doc in _facts():
+        values = " | ".join(_value(s, name) for s in subtargets)
+        lines.append(f"| `{name}` | {values} | {doc.replace('|', '/')} |")
+    granules = " | ".join(
+        f"{s.vgpr_encoding_granule(wave32=False)}"
+        + (f" / {s.vgpr_encoding_granule(wave32=True)}" if s.major >= 10 else "")
+        for s in subtargets)
+    lines.append(f"| `vgpr_encoding_granule` | {granules} | VGPRs per "
+                 "GRANULATED_WORKITEM_VGPR_COUNT step (wave64 / wave32) |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when the committed table differs from the target objects")
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="the checkout's root (default: the current folder)")
+    args = parser.parse_args(argv)
+    path: Path = args.root / REFERENCE
+    text = reference()
+    if args.check:
+        if not path.is_file() or path.read_text() != text:
+            print(f"{path} is stale: run python -m "
+                  "luthier.amdgpu_dialects.isa.target_reference", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
