@@ -334,7 +334,8 @@ class Decoder:
                 _zero_operand(inst, "tfe") if isa.is_gfx90a and inst.classes & {
                     "MUBUF", "MTBUF"} else None,
                 self._mimg_variant(inst),
-                _signed_flat_offset(inst, isa.subtarget.flat_offset_bits),
+                _signed_flat_offset(inst, isa.subtarget.flat_offset_bits,
+                                    isa.generation >= 12),
             ) if f is not None)
             self._fixup_cache[inst.name] = fixups
         return fixups
@@ -345,7 +346,7 @@ class Decoder:
         key = (info.base, info.encoding)
         found = self._mimg_siblings.get(key)
         if found is None:
-            found = {}
+            found = dict[tuple[int, int], InstrDef]()
             for other in sorted(self.isa.instructions, key=lambda i: i.name):
                 if other.mimg is not None and other.mimg.base == info.base \
                         and other.mimg.encoding == info.encoding:
@@ -520,11 +521,13 @@ def _agpr_data_follows_dst(inst: InstrDef) -> Fixup | None:
     return to_agpr
 
 
-def _signed_flat_offset(inst: InstrDef, bits: int) -> Fixup | None:
-    """Global and scratch instructions hold a signed immediate offset: the MC operand is
-    its value (``offset:-28`` is -28, as the parser makes it), not the encoded field, so
-    every reader (the emulator, an address computed for a hook) sees one number."""
-    if not inst.classes & {"FlatGlobal", "FlatScratch"} or not inst.has("offset"):
+def _signed_flat_offset(inst: InstrDef, bits: int, flat_signed: bool = False) -> Fixup | None:
+    """Global and scratch instructions (and, from GFX12 on, flat ones) hold a signed
+    immediate offset: the MC operand is its value (``offset:-28`` is -28, as the parser
+    makes it), not the encoded field, so every reader (the emulator, an address computed
+    for a hook) sees one number."""
+    is_flat = "FLAT" in inst.classes and flat_signed
+    if not (inst.classes & {"FlatGlobal", "FlatScratch"} or is_flat) or not inst.has("offset"):
         return None
     index = inst.index["offset"]
     sign = 1 << (bits - 1)
@@ -550,12 +553,16 @@ def _zero_operand(inst: InstrDef, name: str) -> Fixup | None:
 
 
 def _deferred_literal(inst: InstrDef) -> Fixup | None:
-    """``v_madmk``/``v_madak``-style K operands: sources that said "literal" read the K."""
+    """``v_madmk``/``v_madak``-style K operands: sources that said "literal" read the K, and
+    a second K operand the encoding does not hold (VOPD's ``immDeferred``) is the same K."""
     if not inst.has("imm") or "SOPK" in inst.classes:
         return None
     k_index = inst.index["imm"]
     deferred = [i for i, s in enumerate(inst.operands) if s.kind.operand_type.endswith(
         "_DEFERRED")]
+    k_copies = [i for i, s in enumerate(inst.operands)
+                if i != k_index and not s.fields
+                and s.kind.decoder_method == "decodeOperand_KImmFP"]
 
     def resolve(mc: MCInst) -> None:
         k = mc.operands[k_index]
@@ -563,6 +570,8 @@ def _deferred_literal(inst: InstrDef) -> Fixup | None:
             value = mc.operands[i]
             if isinstance(value, Literal) and value == 255 and isinstance(k, int):
                 mc.operands[i] = Literal(k)
+        for i in k_copies:
+            mc.operands[i] = k
 
     return resolve
 

@@ -46,6 +46,9 @@ def register_encoding(name: str, generation: int = 9) -> int:
     special = _SPECIAL_BY_GENERATION[generation].get(name)
     if special is not None:
         return special
+    if name.startswith("v") and name.endswith((".l", ".h")) and name[1:-2].isdigit():
+        # A 16-bit VGPR half (v0..v127): the high half sets bit 7 of the register field.
+        return R.VGPR_MIN + int(name[1:-2]) + (128 if name.endswith(".h") else 0)
     if name.startswith("ttmp"):
         prefix, rest = "ttmp", name[4:]
     else:

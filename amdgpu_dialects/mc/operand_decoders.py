@@ -132,10 +132,13 @@ class OperandDecoders:
         dwords = max(1, rc.width // 32)
         if rc.files in ("v", "a"):
             prefix = rc.files
+            # A class smaller than its field (VGPR_32_Lo128 of the 16-bit "fake True16"
+            # instructions: v0..v127 in an 8-bit field) rejects what it does not hold.
+            members = rc.members if dwords == 1 else None
 
             def vector(raw: int, state: DecodeState) -> Operand:
                 name = self.names.vector(prefix, raw, dwords)
-                if name is None:
+                if name is None or (members is not None and name not in members):
                     raise OperandDecodeError(f"{rc.name}: unknown register {raw}")
                 return name
 
@@ -155,7 +158,7 @@ class OperandDecoders:
         if method == "decodeBoolReg":
             return self.src_op(2 if wave64 else 1, wave64, 0, 0)
         if method == "decodeSMEMOffset":
-            return _smem_offset
+            return _smem_offset_gfx12 if self.isa.generation >= 12 else _smem_offset
         if method == "decodeSOPPBrTarget":
             return _sopp_br_target
         if method == "decodeOperand_KImmFP":
@@ -166,11 +169,31 @@ class OperandDecoders:
             return _raw_immediate
         if method == "decodeSplitBarrier":
             return self.src_op(1, False, 32, 0)
-        if method in ("DecodeVGPR_32RegisterClass", "DecodeVGPR_16_Lo128RegisterClass"):
-            return self._default(kind)
+        if method == "DecodeVGPR_32RegisterClass":
+            return self._vgpr32
+        if method == "DecodeVGPR_16_Lo128RegisterClass":
+            return _vgpr16_lo128
+        if method == "decodeOperand_VSrcT16_Lo128":
+            non_vgpr = self.src_op(1, False, 16, _SEMA_FP16 if kind.operand_type.endswith(
+                "FP16") else 0)
+
+            def t16_source(raw: int, state: DecodeState) -> Operand:
+                if raw & 256:
+                    return _vgpr16_lo128(raw & 255, state)
+                return non_vgpr(raw & 255, state)
+
+            return t16_source
         if method == "decodeOperandVOPDDstY":
             return self._vopd_dst_y()
         raise NotImplementedError(f"decoder method {method}")
+
+    def _vgpr32(self, raw: int, state: DecodeState) -> Operand:
+        """Any of the 256 VGPRs, whatever narrower class the operand has (LLVM decodes
+        such operands with the VGPR_32 decoder and prints the class mismatch)."""
+        name = self.names.vector("v", raw, 1)
+        if name is None:
+            raise OperandDecodeError(f"unknown register {raw}")
+        return name
 
     def _vopd_dst_y(self) -> OperandDecoder:
         """VOPD's second destination: bit 0 is not encoded, it is the opposite of vdstX's."""
@@ -317,6 +340,11 @@ def _fp_inline_table(imm_width: int, sema: int) -> dict[int, int]:
     return _FP32_INLINE
 
 
+def _vgpr16_lo128(raw: int, state: DecodeState) -> Operand:
+    """A 16-bit half of v0..v127: bits 6:0 the register, bit 7 the high half."""
+    return f"v{raw & 0x7F}.{'h' if raw & 0x80 else 'l'}"
+
+
 def _dpp8_fi(raw: int, state: DecodeState) -> Operand:
     """DPP8's fetch-inactive marker: the src0 field holds 0xE9 (fi:0) or 0xEA (fi:1)."""
     if raw not in (0xE9, 0xEA):
@@ -332,6 +360,12 @@ def _smem_offset(raw: int, state: DecodeState) -> Operand:
     """GFX9 SMEM offsets are 21-bit signed."""
     raw &= (1 << 21) - 1
     return raw - (1 << 21) if raw & (1 << 20) else raw
+
+
+def _smem_offset_gfx12(raw: int, state: DecodeState) -> Operand:
+    """GFX12 SMEM offsets are 24-bit signed."""
+    raw &= (1 << 24) - 1
+    return raw - (1 << 24) if raw & (1 << 23) else raw
 
 
 def _sopp_br_target(raw: int, state: DecodeState) -> Operand:

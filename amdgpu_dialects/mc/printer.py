@@ -86,14 +86,28 @@ def imm_fp16(value: int) -> str:
     return _FLOAT16_NAMES.get(value & 0xFFFF) or _hex(value & 0xFFFF)
 
 
-def imm_v216(value: int, is_fp: bool) -> str:
+_BFLOAT16_NAMES = {
+    0x3F80: "1.0", 0xBF80: "-1.0", 0x3F00: "0.5", 0xBF00: "-0.5", 0x4000: "2.0",
+    0xC000: "-2.0", 0x4080: "4.0", 0xC080: "-4.0", 0x3E22: "0.15915494",
+}
+
+
+def imm_bf16(value: int) -> str:
+    signed = _s16(value)
+    if -16 <= signed <= 64:
+        return str(signed)
+    return _BFLOAT16_NAMES.get(value & 0xFFFF) or _hex(value & 0xFFFFFFFF)
+
+
+def imm_v216(value: int, is_fp: bool, bf16: bool = False) -> str:
     signed = _s32(value)
     if -16 <= signed <= 64:
         return str(signed)
     if not is_fp:
         name = _FLOAT32_NAMES.get(value & 0xFFFFFFFF)
     else:
-        name = _FLOAT16_NAMES.get(value) if 0 <= value <= 0xFFFF else None
+        names = _BFLOAT16_NAMES if bf16 else _FLOAT16_NAMES
+        name = names.get(value) if 0 <= value <= 0xFFFF else None
     return name or _hex(value)
 
 
@@ -114,6 +128,13 @@ _IMM_FP16_TYPES = frozenset({
 _IMM_V2INT16_TYPES = frozenset({
     "OPERAND_REG_IMM_V2INT16", "OPERAND_REG_INLINE_C_V2INT16",
     "OPERAND_REG_INLINE_AC_V2INT16",
+})
+_IMM_BF16_TYPES = frozenset({
+    "OPERAND_REG_INLINE_C_BF16", "OPERAND_REG_INLINE_AC_BF16", "OPERAND_REG_IMM_BF16",
+    "OPERAND_REG_IMM_BF16_DEFERRED",
+})
+_IMM_V2BF16_TYPES = frozenset({
+    "OPERAND_REG_IMM_V2BF16", "OPERAND_REG_INLINE_C_V2BF16", "OPERAND_REG_INLINE_AC_V2BF16",
 })
 _IMM_V2FP16_TYPES = frozenset({
     "OPERAND_REG_IMM_V2FP16", "OPERAND_REG_INLINE_C_V2FP16", "OPERAND_REG_INLINE_AC_V2FP16",
@@ -137,6 +158,10 @@ def print_immediate(value: int, operand_type: str) -> str:
         return imm_v216(value, False)
     if operand_type in _IMM_V2FP16_TYPES:
         return imm_v216(value, True)
+    if operand_type in _IMM_BF16_TYPES:
+        return imm_bf16(value)
+    if operand_type in _IMM_V2BF16_TYPES:
+        return imm_v216(value, True, bf16=True)
     if operand_type in ("OPERAND_UNKNOWN", "OPERAND_PCREL"):
         return str(value)
     if operand_type == "OPERAND_REGISTER":
@@ -191,7 +216,9 @@ class InstPrinter:
             name = match.group(1) or match.group(2)
             index = desc.index[name]
             method = desc.operands[index].kind.print_method
-            if method.startswith("printNamedBit:"):
+            if desc.operands[index].kind.decoder_method == "decodeVersionImm":
+                program.append((index, _print_version))
+            elif method.startswith("printNamedBit:"):
                 program.append((index, _named_bit(method.split(":", 1)[1])))
             else:
                 fn = _PRINT_METHODS.get(method)
@@ -395,7 +422,13 @@ def _named_bit(name: str) -> PrintMethod:
 @_method("printOffset")
 def _print_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
     value = _imm(inst, index) & 0xFFFFFFFF
-    if value:
+    if not value:
+        return
+    if p.generation >= 12 and inst.desc.classes & {"MUBUF", "MTBUF"}:
+        # GFX12 VBUFFER offsets are 24-bit signed.
+        value &= 0xFFFFFF
+        out.append(f" offset:{value - (1 << 24) if value & (1 << 23) else value}")
+    else:
         out.append(f" offset:{value & 0xFFFF}")
 
 
@@ -404,7 +437,7 @@ def _print_flat_offset(p: InstPrinter, inst: MCInst, index: int, out: list[str])
     value = _imm(inst, index) & 0xFFFFFFFF
     if not value:
         return
-    if inst.desc.classes & {"FlatGlobal", "FlatScratch"}:
+    if inst.desc.classes & {"FlatGlobal", "FlatScratch"} or p.generation >= 12:
         field = 1 << p.flat_offset_bits
         value &= field - 1
         out.append(f" offset:{value - field if value & (field >> 1) else value}")
@@ -498,6 +531,14 @@ def _print_u16(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None
         out.append(_hex(value & 0xFFFF))
     else:
         out.append(_hex(value & 0xFFFFFFFF))
+
+
+def _print_version(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    text = P.ucode_version(_imm(inst, index))
+    if text is None:
+        _print_u16(p, inst, index, out)
+    else:
+        out.append(text)
 
 
 @_method("printU32ImmOperand")

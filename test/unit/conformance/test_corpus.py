@@ -7,7 +7,9 @@ from pathlib import Path
 from luthier.conformance.corpus import (
     assembler_corpus,
     disassembler_corpus,
+    mcpu_family,
     parse_byte_line,
+    run_families,
     statements_of,
     strip_comment,
 )
@@ -92,3 +94,30 @@ def test_corpora_are_deduplicated_with_first_origin(sample_llvm_tree: Path) -> N
         "v_mov_b32 v0, 0x12345678",
         "s_endpgm",
     ]
+
+
+def test_run_lines_name_the_families_a_file_targets() -> None:
+    text = """\
+# RUN: llvm-mc -triple=amdgcn -mcpu=gfx1010 -disassemble %s | FileCheck %s
+# RUN: llvm-mc -triple=amdgcn -mcpu=gfx1100 -mattr=+wavefrontsize64 -disassemble %s
+; RUN: llvm-mc -arch=amdgcn -mcpu gfx90a -show-encoding %s
+# CHECK: -mcpu=gfx1200 is not in a RUN line
+"""
+    assert run_families(text) == {"gfx10", "gfx11", "gfx9"}
+    assert mcpu_family("gfx1030") == "gfx10"
+    assert mcpu_family("gfx1201") == "gfx12"
+    assert mcpu_family("gfx942") == "gfx9"
+
+
+def test_a_family_selects_only_its_files(tmp_path: Path) -> None:
+    folder = tmp_path / "llvm/test/MC/Disassembler/AMDGPU"
+    folder.mkdir(parents=True)
+    (folder / "gfx9_only.txt").write_text(
+        "# RUN: llvm-mc -triple=amdgcn -mcpu=gfx90a -disassemble %s\n0x00,0x00,0x8c,0xbf\n")
+    (folder / "gfx11_and_12.txt").write_text(
+        "# RUN: llvm-mc -triple=amdgcn -mcpu=gfx1100 -disassemble %s\n"
+        "# RUN: llvm-mc -triple=amdgcn -mcpu=gfx1200 -disassemble %s\n0x00,0x00,0x81,0xbf\n")
+    every = [case.origin for case in disassembler_corpus(tmp_path)]
+    assert every == ["gfx11_and_12.txt:3", "gfx9_only.txt:2"]
+    assert [c.origin for c in disassembler_corpus(tmp_path, "gfx12")] == ["gfx11_and_12.txt:3"]
+    assert disassembler_corpus(tmp_path, "gfx10") == []

@@ -1,7 +1,7 @@
 """luthier-mc must not fall below the agreement floors in conformance/floors.json.
 
-This runs the full harness (LLVM's whole AMDGPU MC corpus and random words, every target floors.json names)
-against the ``luthier-mc`` command. The summary and the mismatch list are left in
+This runs the full harness (LLVM's whole AMDGPU MC corpus and random words, every target
+floors.json names) against the ``luthier-mc`` command. The summary and the mismatch list are left in
 build/conformance/ for whoever has to find out what regressed.
 """
 
