@@ -28,7 +28,7 @@ from typing import Any, cast
 
 TABLES_DIR = Path(__file__).resolve().parent / "tables"
 #: Bumped when the tuple layout below changes; the loader refuses another layout.
-SCHEMA = 2
+SCHEMA = 3
 #: marshal's format version 4 (Python 3.4 and later), fixed so the bytes do not depend on
 #: the interpreter that wrote them.
 MARSHAL_VERSION = 4
@@ -127,6 +127,7 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
             field_maps(tuple(fields.items())),
             None if mimg is None else (str(mimg["base"]), str(mimg["encoding"]),
                                        int(mimg["vdata_dwords"]), int(mimg["vaddr_dwords"])),
+            int(e.get("wave", 0)),
         ))
     aliases: list[tuple[Any, ...]] = []
     mnemonic_aliases: list[tuple[str, str]] = []
@@ -135,7 +136,7 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
             mnemonic_aliases.append((a["from"], a["to"]))
         else:
             aliases.append((a["asm"], a["inst"], tuple((str(n), v) for n, v in a["operands"]),
-                            int(a["priority"]), a["variant"]))
+                            int(a["priority"]), a["variant"], int(a.get("wave", 0))))
     tuples = tuple(
         (prefix, tuple((int(n), int(c), int(s)) for n, (c, s) in sizes.items()))
         for prefix, sizes in cast(dict[str, dict[str, list[int]]], raw["register_tuples"]).items()
@@ -153,6 +154,7 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
         tuple((int(encoding), str(suffix), int(coords), int(gradients))
               for encoding, (suffix, coords, gradients) in
               cast(dict[str, list[Any]], raw["mimg"]["dims"]).items()),
+        tuple(int(w) for w in cast(list[int], raw["wave_sizes"])),
     )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Targets we generate tables for, by LLVM processor name.
 TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200")
@@ -503,12 +503,32 @@ def instruction_entry(
     return entry
 
 
+def wave_variants(features: frozenset[str]) -> dict[int, frozenset[str]]:
+    """The feature sets of the wave sizes a processor runs: GFX10+ processors run wave32
+    (their default) or wave64 (``-mattr=+wavefrontsize64``); older ones only wave64."""
+    if "FeatureGFX10Insts" not in features:
+        return {64 if "FeatureWavefrontSize64" in features else 32: features}
+    base = features - {"FeatureWavefrontSize32", "FeatureWavefrontSize64"}
+    return {32: base | {"FeatureWavefrontSize32"}, 64: base | {"FeatureWavefrontSize64"}}
+
+
+def wave_of(records: Records, rec: Record, variants: dict[int, frozenset[str]]) -> int | None:
+    """Which wave size an instruction or alias exists for: 0 for every one the processor
+    runs, the one wave size whose predicates it needs, or None when it does not exist."""
+    holds = [wave for wave, features in variants.items()
+             if predicates_hold(records, rec, features)]
+    if not holds:
+        return None
+    return 0 if len(holds) == len(variants) else holds[0]
+
+
 def alias_entries(
-    records: Records, kinds: OperandKinds, features: frozenset[str], known: set[str]
+    records: Records, kinds: OperandKinds, variants: dict[int, frozenset[str]], known: set[str]
 ) -> Iterator[dict[str, Any]]:
     for name in records.instances("InstAlias"):
         rec = records[name]
-        if not predicates_hold(records, rec, features):
+        wave = wave_of(records, rec, variants)
+        if wave is None:
             continue
         result = rec["ResultInst"]
         target = def_name(result["operator"])
@@ -520,16 +540,19 @@ def alias_entries(
                 operands.append([arg_name or "", kinds.kind_of(def_name(arg))])
             else:
                 operands.append([arg_name or "", arg])
-        yield {
+        alias: dict[str, Any] = {
             "asm": rec["AsmString"],
             "inst": target,
             "operands": operands,
             "priority": rec["EmitPriority"],
             "variant": rec["AsmVariantName"],
         }
+        if wave:
+            alias["wave"] = wave
+        yield alias
     for name in records.instances("MnemonicAlias"):
         rec = records[name]
-        if predicates_hold(records, rec, features):
+        if wave_of(records, rec, variants) is not None:
             yield {"from": rec["FromMnemonic"], "to": rec["ToMnemonic"]}
 
 
@@ -610,6 +633,7 @@ def build_target_table(
         raise SystemExit(f"error: {processor}: no decoder namespaces for its ISA family")
     namespaces = frozenset(family[0])
     kinds = OperandKinds(records)
+    variants = wave_variants(features)
     instructions: list[dict[str, Any]] = []
     for name in sorted(records.instances("Instruction")):
         rec = records[name]
@@ -617,17 +641,24 @@ def build_target_table(
             continue
         if rec["Namespace"] != "AMDGPU":
             continue
-        if not predicates_hold(records, rec, features):
+        wave = wave_of(records, rec, variants)
+        if wave is None:
             continue
-        instructions.append(instruction_entry(records, kinds, name, namespaces, tsflags))
+        entry = instruction_entry(records, kinds, name, namespaces, tsflags)
+        if wave:
+            # Exists only in this wave size (the _w32/_w64 forms of VOPC, VOP2 carries...).
+            entry["wave"] = wave
+        instructions.append(entry)
     known = {e["name"] for e in instructions}
-    aliases = list(alias_entries(records, kinds, features, known))
+    aliases = list(alias_entries(records, kinds, variants, known))
     own_mnemonics = {mnemonic_of(e["asm"]).lower() for e in instructions if e["parsable"]}
     return {
         "schema": SCHEMA_VERSION,
         "target": processor,
         "features": sorted(features),
         "wavefront_size": 64 if "FeatureWavefrontSize64" in features else 32,
+        # Every wave size the processor runs; instructions and aliases of only one say so.
+        "wave_sizes": sorted(variants),
         "register_classes": dict(sorted(kinds.register_classes.items())),
         "operand_kinds": dict(sorted(kinds.kinds.items())),
         "registers": dict(sorted(registers_used(records, instructions).items())),

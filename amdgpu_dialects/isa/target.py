@@ -237,21 +237,31 @@ _SlotRow = tuple[str, int, bool, _Fields]
 #: indexes into the shared operand lists, defs/uses/classes/flags name sets, tied maps
 #: and field maps, then the converter, the pseudo, the image info.
 _InstrRow = tuple[str, str, str, int, str, str, bool, bool, int, int, int, int, int, int, int,
-                  int, int, str, str, int, tuple[str, str, int, int] | None]
+                  int, int, str, str, int, tuple[str, str, int, int] | None, int]
 
 
-def _load(path: Path) -> TargetISA:
+_WAVE_FEATURES = {32: "FeatureWavefrontSize32", 64: "FeatureWavefrontSize64"}
+
+
+def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
     """Build the model from a compact table (``compact.py`` documents why it exists and
     makes it from the JSON table). Objects the table de-duplicates are built once and
-    shared: every instruction with the same operands holds the same slot tuple and index."""
-    (schema, target, features, wavefront_size, raw_classes, raw_kinds, raw_slots,
+    shared: every instruction with the same operands holds the same slot tuple and index.
+
+    ``wavefront_size`` picks one of the wave sizes the table covers (the processor's
+    default when None): instructions and aliases of the other wave size are left out."""
+    (schema, target, features, default_wave, raw_classes, raw_kinds, raw_slots,
      operand_lists, name_sets, field_maps, tied_maps, raw_instructions, raw_aliases,
      mnemonic_aliases, register_tuples, implicit_registers,
-     foreign_mnemonics, mimg_bases, mimg_dims) = cast(tuple[Any, ...],
-                                                      marshal.loads(path.read_bytes()))
+     foreign_mnemonics, mimg_bases, mimg_dims, wave_sizes) = cast(
+        tuple[Any, ...], marshal.loads(path.read_bytes()))
     if schema != SCHEMA:
         raise ValueError(f"{path}: compact table schema {schema}, expected {SCHEMA} "
                          "(regenerate with python -m luthier.amdgpu_dialects.isa.compact)")
+    wave = default_wave if wavefront_size is None else wavefront_size
+    if wave not in wave_sizes:
+        raise UnknownTargetError(f"{target} with wavefrontsize{wave}")
+    features = (frozenset(features) - set(_WAVE_FEATURES.values())) | {_WAVE_FEATURES[wave]}
     classes = {name: RegisterClass(name, width, files, align2, frozenset(members))
                for name, width, files, align2, members in cast(list[_ClassRow], raw_classes)}
     kind_list = [
@@ -272,7 +282,9 @@ def _load(path: Path) -> TargetISA:
     instructions: list[InstrDef] = []
     for (name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
          operand_list, num_defs, tied, defs, uses, inst_classes, flags, converter, pseudo,
-         extra_fields, mimg) in cast(list[_InstrRow], raw_instructions):
+         extra_fields, mimg, only_wave) in cast(list[_InstrRow], raw_instructions):
+        if only_wave and only_wave != wave:
+            continue
         instructions.append(InstrDef(
             name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
             operands[operand_list], num_defs, dict(ties[tied]), strings[defs],
@@ -282,13 +294,13 @@ def _load(path: Path) -> TargetISA:
         ))
     return TargetISA(
         name=target,
-        features=frozenset(features),
-        wavefront_size=wavefront_size,
+        features=features,
+        wavefront_size=wave,
         register_classes=classes,
         operand_kinds={kind.name: kind for kind in kind_list},
         instructions=instructions,
         by_name={i.name: i for i in instructions},
-        aliases=[Alias(*alias) for alias in raw_aliases],
+        aliases=[Alias(*alias[:5]) for alias in raw_aliases if not alias[5] or alias[5] == wave],
         mnemonic_aliases=dict(mnemonic_aliases),
         register_tuples={prefix: {n: (count, stride) for n, count, stride in sizes}
                          for prefix, sizes in register_tuples},
@@ -303,10 +315,12 @@ def _load(path: Path) -> TargetISA:
 
 
 @functools.cache
-def load_target(name: str) -> TargetISA:
-    """The ISA of processor ``name`` (``gfx90a``...); raises :class:`UnknownTargetError`."""
+def load_target(name: str, wavefront_size: int | None = None) -> TargetISA:
+    """The ISA of processor ``name`` (``gfx90a``...) in its default wave size, or in
+    ``wavefront_size`` (64 on an RDNA processor: LLVM's ``-mattr=+wavefrontsize64``);
+    raises :class:`UnknownTargetError` for a processor or wave size without tables."""
     if name not in TABLE_TARGETS:
         raise UnknownTargetError(name)
-    isa = _load(compact_path(SHARED_TABLES.get(name, name)))
+    isa = _load(compact_path(SHARED_TABLES.get(name, name)), wavefront_size)
     isa.name = name
     return isa

@@ -604,9 +604,10 @@ def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int],
 
 
 @functools.cache
-def decoder_for(target: str) -> Decoder:
-    """The (cached) decoder of a processor; raises ``UnknownTargetError``."""
-    return Decoder(load_target(target))
+def decoder_for(target: str, wavefront_size: int | None = None) -> Decoder:
+    """The (cached) decoder of a processor, in its default wave size or
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return Decoder(load_target(target, wavefront_size))
 
 
 def decode_words(target: str, words: Sequence[int]) -> MCInst:

@@ -347,6 +347,7 @@ def _implicit_bits(inst: InstrDef, generation: int = 9) -> int:
 
 
 @functools.cache
-def encoder_for(target: str) -> Encoder:
-    """The (cached) encoder of a processor; raises ``UnknownTargetError``."""
-    return Encoder(load_target(target))
+def encoder_for(target: str, wavefront_size: int | None = None) -> Encoder:
+    """The (cached) encoder of a processor, in its default wave size or
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return Encoder(load_target(target, wavefront_size))

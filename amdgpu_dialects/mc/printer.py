@@ -791,9 +791,19 @@ _PRINT_METHODS["printWaitEXP"] = _named_decimal("wait_exp", 0xF)
 _PRINT_METHODS["printWaitVAVDst"] = _named_decimal("wait_va_vdst", 0xF)
 _PRINT_METHODS["printWaitVMVSrc"] = _named_decimal("wait_vm_vsrc", 0xF)
 _PRINT_METHODS["printByteSel"] = _named_nonzero("byte_sel", 0xFF)
-_PRINT_METHODS["printIndexKey16bit"] = _named_nonzero("index_key", 0xFF)
+def _index_key(p: InstPrinter, inst: MCInst, index: int, out: list[str]) -> None:
+    """SWMMAC ``index_key``: its low 3 bits, omitted when zero."""
+    value = _imm(inst, index) & 7
+    if value:
+        out.append(f" index_key:{value}")
+
+
+_PRINT_METHODS["printIndexKey8bit"] = _index_key
+_PRINT_METHODS["printIndexKey16bit"] = _index_key
 
 
 @functools.cache
-def printer_for(target: str) -> InstPrinter:
-    return InstPrinter(load_target(target))
+def printer_for(target: str, wavefront_size: int | None = None) -> InstPrinter:
+    """The (cached) printer of a processor, in its default wave size or
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return InstPrinter(load_target(target, wavefront_size))

@@ -115,3 +115,35 @@ def test_generation_selects_the_source_operand_specials(
     target: str, data: str, text: str
 ) -> None:
     assert printer_for(target).print(decoder_for(target).decode(_bytes(data))) == text
+
+
+#: (target, bytes, text) as ``llvm-mc-19 ... -mattr=+wavefrontsize64`` prints them.
+WAVE64: list[tuple[str, str, str]] = [
+    ("gfx1030", "0x03,0x09,0x06,0x50", "v_add_co_ci_u32_e32 v3, vcc, v3, v4, vcc"),
+    ("gfx1030", "0x01,0x05,0x04,0x7c", "v_cmp_eq_f32_e32 vcc, v1, v2"),
+    ("gfx1030", "0xfa,0x04,0x0a,0x02,0x01,0x51,0x01,0xff",
+     "v_cndmask_b32_dpp v5, v1, v2, vcc row_share:1 row_mask:0xf bank_mask:0xf"),
+    ("gfx1100", "0x01,0x05,0x04,0x7c", "v_cmp_eq_f16_e32 vcc, v1, v2"),
+]
+
+
+@pytest.mark.parametrize(("target", "data", "text"), WAVE64)
+def test_wave64_words_disassemble_as_llvm_mc(target: str, data: str, text: str) -> None:
+    raw = _bytes(data)
+    inst = decoder_for(target, 64).decode(raw)
+    assert printer_for(target, 64).print(inst) == text
+    assert encoder_for(target, 64).encode(inst) == raw
+
+
+def test_wave64_has_no_dual_issue() -> None:
+    # VOPD is a wave32 encoding: llvm-mc rejects this word in wave64, decodes it in wave32.
+    raw = _bytes("0x04,0x05,0x02,0xc9,0x01,0x07,0x06,0xff,0x56,0x34,0x12,0xaf")
+    assert decoder_for("gfx1100").decode(raw).size == 12
+    with pytest.raises(DecodeError):
+        decoder_for("gfx1100", 64).decode(raw)
+
+
+def test_gfx9_has_no_wave32() -> None:
+    assert load_target("gfx90a").wavefront_size == 64
+    with pytest.raises(ValueError, match="wavefrontsize32"):
+        load_target("gfx90a", 32)
