@@ -8,9 +8,11 @@ and symbol of the input is accounted for: modelled by the lifter, made again by 
 (symbol and hash tables, ``.dynamic``, ``.got``), carried into the IR as an
 ``amdgpu_mc.section`` or ``amdgpu_mc.extern``, or named in one warning line per kind.
 
-Only linked (``ET_DYN``) inputs are carried: a relocatable object's extra sections
-(``.note.GNU-stack``, ``.llvm_addrsig``) are hints to the linker that it drops, and an
-object's debug sections need their relocations, which the IR does not keep.
+A relocatable object (``ET_REL``) carries its sections the same way when nothing refers to
+them by index or relocates them (``.note.GNU-stack``, ``.AMDGPU.csdata``, other tools'
+notes); the others (``.llvm_addrsig``, which lists symbols by index, and debug sections,
+which need their relocations) are named in the warning. Its symbols are the lifter's own
+business (relocations name them).
 """
 
 from __future__ import annotations
@@ -93,10 +95,9 @@ def check_descriptors(code_object: CodeObject) -> None:
 def carry(code_object: CodeObject) -> Carried:
     """The sections and symbols of ``code_object`` the lifter does not model, as ops, and
     a warning per kind of those that cannot be carried."""
-    if code_object.elf_type is not ElfType.ET_DYN:
-        return Carried(ident=_ident(code_object))
     carried = Carried()
-    _carry_symbols(code_object, carried)
+    if code_object.elf_type is ElfType.ET_DYN:
+        _carry_symbols(code_object, carried)
     _carry_sections(code_object, carried)
     return carried
 
@@ -107,8 +108,14 @@ def carry(code_object: CodeObject) -> Carried:
 def _carry_sections(code_object: CodeObject, carried: Carried) -> None:
     interpreted = _interpreted_sections(code_object)
     metadata_note = _metadata_note_section(code_object)
-    made_again = _linker_sections(code_object)
-    layout = layout_digest(_layout_symbols(code_object))
+    linked = code_object.elf_type is ElfType.ET_DYN
+    made_again = _linker_sections(code_object) if linked else _object_tables(code_object,
+                                                                              interpreted)
+    # An object's sections that relocations apply to need them, which only the lifter's
+    # own sections keep.
+    relocated: set[int] = set() if linked else {section.info for section in code_object.sections
+                                      if section.type in (SHT_RELA, SHT_REL)}
+    layout = layout_digest(_layout_symbols(code_object)) if linked else None
     sections: list[SectionOp] = []
     refused: list[str] = []
     comment: Section | None = None
@@ -120,22 +127,25 @@ def _carry_sections(code_object: CodeObject, carried: Carried) -> None:
             continue
         is_note = section.type == SHT_NOTE
         allocated = bool(section.flags & SHF_ALLOC)
-        if (allocated and not is_note) or section.link or section.info:
+        if ((allocated and not is_note) or section.link or section.info
+                or section.index in relocated):
             refused.append(section.name)
             continue
         if section.name == ".comment":
             comment = section
-        bound = not allocated and holds_addresses(section.name, is_note)
+        bound = layout is not None and not allocated and holds_addresses(section.name, is_note)
         sections.append(_section_op(code_object, section, layout if bound else None))
     others = [op for op in sections if op.section.data != ".comment"]
-    if comment is None or (_comment_is_ident(code_object) and not others):
+    ident_only = _comment_is_ident(code_object) if linked else _comment_is_compilers(code_object)
+    if comment is None or (ident_only and not others):
         sections = others
         carried.ident = _ident(code_object)
     carried.ops += sections
     if refused:
         carried.warnings.append(
             f"not carried: {_names(refused)} (allocated sections the lifter does not "
-            "interpret, or sections that refer to others by index)")
+            "interpret, or sections that refer to others by index"
+            + (")" if linked else " or that relocations apply to)"))
     carried.warnings += _uncovered_data(code_object, interpreted)
 
 
@@ -186,6 +196,21 @@ def _linker_sections(code_object: CodeObject) -> set[int]:
         elif section.type == SHT_STRTAB and not section.flags & SHF_ALLOC:
             indexes.add(section.index)  # .shstrtab (and .strtab)
         elif section.flags & SHF_ALLOC and section.name in _LINKER_SECTIONS:
+            indexes.add(section.index)
+    return indexes
+
+
+def _object_tables(code_object: CodeObject, interpreted: set[int]) -> set[int]:
+    """A relocatable object's sections the relocatable writer makes again: the symbol and
+    string tables, and the relocations of the sections the lifter models."""
+    text = code_object.text.index if code_object.text is not None else None
+    indexes: set[int] = set()
+    for section in code_object.sections:
+        symbol_table = section.type == SHT_SYMTAB or (section.type == SHT_STRTAB
+                                                      and not section.flags & SHF_ALLOC)
+        modelled_relocations = section.type in (SHT_RELA, SHT_REL) and (
+            section.info in interpreted or section.info == text)
+        if symbol_table or modelled_relocations:
             indexes.add(section.index)
     return indexes
 
@@ -271,6 +296,13 @@ def _compiler_strings(code_object: CodeObject) -> tuple[list[str], list[str]]:
 def _ident(code_object: CodeObject) -> str | None:
     compilers, _ = _compiler_strings(code_object)
     return compilers[0] if compilers else None
+
+
+def _comment_is_compilers(code_object: CodeObject) -> bool:
+    """Whether an object's ``.comment`` is what the relocatable writer gives back from one
+    ``ident`` string: one compiler string, no linker's."""
+    compilers, linkers = _compiler_strings(code_object)
+    return len(compilers) <= 1 and not linkers
 
 
 def _comment_is_ident(code_object: CodeObject) -> bool:

@@ -228,6 +228,16 @@ def emit_relocatable(module: ModuleOp | CodeObjectOp,
         raise EmitError(str(error)) from None
 
 
+def _linked_from_object(spec: ObjectSpec, code_object: CodeObjectOp) -> ObjectSpec:
+    """A relocatable input's empty carried sections (``.note.GNU-stack``, ``.AMDGPU.csdata``)
+    are hints to a linker: linking them gives a code object nothing, so it has none (the
+    ``.co`` clang links from the same code has none either)."""
+    empty = {op.section.data for op in code_object.body.ops
+             if isinstance(op, SectionOp) and op.section_size == 0}
+    kept = tuple(section for section in spec.sections if section.name not in empty)
+    return dataclasses.replace(spec, sections=kept)
+
+
 def emit_code_object(module: ModuleOp | CodeObjectOp,
                      encoded: Mapping[str, EncodedFunction] | None = None, *,
                      warnings: list[str] | None = None) -> bytes:
@@ -237,7 +247,10 @@ def emit_code_object(module: ModuleOp | CodeObjectOp,
     one line appended to ``warnings``."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
-            spec = object_spec(_single_code_object(module), encoded)
+            code_object = _single_code_object(module)
+            spec = object_spec(code_object, encoded)
+            if code_object.elf_type.data == "rel":
+                spec = _linked_from_object(spec, code_object)
             linked = link_shared_object(spec)
     except ElfWriteError as error:
         raise EmitError(str(error)) from None

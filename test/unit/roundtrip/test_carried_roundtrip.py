@@ -429,3 +429,20 @@ def test_file_differences_name_each_difference() -> None:
         "section .symtab: bytes differ",
         f"symbol .symtab:{kernel.name}: visibility PROTECTED, now DEFAULT",
     ]
+
+
+def test_a_relocatable_object_keeps_its_unrelocated_sections() -> None:
+    """A compiler's object holds linker hints: ``.note.GNU-stack`` and ``.AMDGPU.csdata``
+    (empty, kept) and ``.llvm_addrsig`` (symbol indexes: named in the warning); its debug
+    sections, which relocations apply to, would be named too."""
+    source = CORPUS / "control_flow.gfx90a.o"
+    result = _lift(source.read_bytes(), "in.o")
+    assert result.warnings == [
+        "not carried: .llvm_addrsig (allocated sections the lifter does not interpret, or "
+        "sections that refer to others by index or that relocations apply to)"]
+    carried = [op.section.data for op in _code_object(result.module).body.ops
+               if isinstance(op, SectionOp)]
+    assert carried == [".AMDGPU.csdata", ".comment", ".note.GNU-stack"]  # input order
+    out = emit_relocatable(result.module)
+    kept = set(_section_names(source.read_bytes())) - {".llvm_addrsig"}
+    assert set(_section_names(out)) == kept
