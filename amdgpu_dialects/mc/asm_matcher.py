@@ -17,6 +17,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from luthier.amdgpu_dialects.isa.buffer_formats import UNIFIED_FORMATS_GFX10, UNIFIED_FORMATS_GFX11
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.amdgpu_dialects.mc import operand_syntax as S
@@ -31,7 +32,8 @@ _NEG, _ABS, _SEXT, _NEG_HI, _OP_SEL_0, _OP_SEL_1 = 1, 2, 1, 2, 4, 8
 
 #: Print methods of operands written by name (``offset:4``, ``glc``), in any order.
 _NAMED_PRINT = frozenset({
-    "printCPol", "printDMask", "printDPPCtrl", "printDppBankMask", "printDppBoundCtrl",
+    "printCPol", "printDMask", "printDim", "printDPPCtrl", "printDppBankMask",
+    "printDppBoundCtrl", "printDppFI", "printDPP8",
     "printDppRowMask", "printFORMAT", "printFlatOffset", "printOffset", "printOffset0",
     "printOffset1", "printSMEMOffsetMod", "printSwizzle", "printOModSI", "printOpSel",
     "printOpSelHi", "printNegLo", "printNegHi", "printABID", "printBLGP", "printCBSZ",
@@ -46,7 +48,8 @@ _FLAGS = ("glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe"
 _KNOWN_NAMED_KEYS = frozenset({
     "offset", "offset0", "offset1", "dmask", "row_mask", "bank_mask", "bound_ctrl",
     "dst_sel", "src0_sel", "src1_sel", "dst_unused", "op_sel", "op_sel_hi", "neg_lo",
-    "neg_hi", "cbsz", "abid", "blgp", "neg", "format", "dfmt", "nfmt", "mul", "div",
+    "neg_hi", "cbsz", "abid", "blgp", "neg", "format", "dfmt", "nfmt", "mul", "div", "dim",
+    "fi", "dpp8",
     *S.DPP_CTRL_NAMES,
 })
 _SDWA_KEYS = frozenset({"dst_sel", "src0_sel", "src1_sel", "dst_unused"})
@@ -54,7 +57,9 @@ _NAMED_KEYS_BY_PRINT: dict[str, frozenset[str]] = {
     "printDMask": frozenset({"dmask"}), "printDPPCtrl": frozenset(S.DPP_CTRL_NAMES),
     "printDppBankMask": frozenset({"bank_mask"}), "printDppRowMask": frozenset({"row_mask"}),
     "printDppBoundCtrl": frozenset({"bound_ctrl"}),
+    "printDppFI": frozenset({"fi"}), "printDPP8": frozenset({"dpp8"}),
     "printFORMAT": frozenset({"format", "dfmt", "nfmt"}),
+    "printDim": frozenset({"dim"}),
     "printFlatOffset": frozenset({"offset"}), "printOffset": frozenset({"offset"}),
     "printSMEMOffsetMod": frozenset({"offset"}), "printSwizzle": frozenset({"offset"}),
     "printOffset0": frozenset({"offset0"}), "printOffset1": frozenset({"offset1"}),
@@ -72,8 +77,13 @@ _CPOL_WORDS = frozenset({"glc", "slc", "scc", "sc0", "sc1", "nt", "noglc", "nosl
 FLAG_WORDS = frozenset({*_FLAGS, *("no" + f for f in _FLAGS), "bound_ctrl", "row_mirror",
                         "row_half_mirror"})
 
-_VARIANT_ORDER = {"Default": 0, "VOP3": 1, "SDWA9": 2, "SDWA": 2, "DPP": 3}
-_SUFFIX_VARIANT = {"_e32": "Default", "_e64": "VOP3", "_sdwa": "SDWA9", "_dpp": "DPP"}
+_VARIANT_ORDER = {"Default": 0, "VOP3": 1, "SDWA9": 2, "SDWA": 2, "SDWA10": 2, "DPP": 3,
+                  "VOP3_DPP": 4}
+_SUFFIX_VARIANT = {"_e64_dpp": "VOP3_DPP", "_e32": "Default", "_e64": "VOP3",
+                   "_sdwa": "SDWA9", "_dpp": "DPP"}
+#: ``{text}`` in an AsmString's mnemonic: text of the default variant (``v_cmpx_f_f32{_e64}``
+#: is spelled ``v_cmpx_f_f32_e64`` or ``v_cmpx_f_f32``).
+_VARIANT_TEXT = re.compile(r"\{([^{}|$]*)(?:\|[^{}$]*)?\}")
 _TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*)")
 
 
@@ -98,6 +108,10 @@ class Pattern:
     vcc_first: bool = False
     vcc_last: bool = False
     literal_ok: bool = True
+    #: GFX10+ carry forms write the implied VCC too: it follows vdst (``v, vcc_lo, ...``).
+    vcc_after_dst: bool = False
+    #: How the implied VCC is spelled: ``vcc`` in wave64, ``vcc_lo`` in wave32.
+    vcc: str = "vcc"
     named_by_key: dict[str, int] = field(default_factory=lambda: {})
 
 
@@ -148,8 +162,9 @@ def _is_named(kind: OperandKind) -> bool:
     return method in _NAMED_PRINT or method.startswith("printNamedBit:")
 
 
-def _pattern(inst: InstrDef, asm: str | None = None) -> Pattern:
-    asm = inst.asm if asm is None else asm
+def _pattern(inst: InstrDef, asm: str | None = None, generation: int = 9,
+             vcc: str = "vcc") -> Pattern:
+    asm = _VARIANT_TEXT.sub(lambda m: m.group(1), inst.asm if asm is None else asm)
     first_space = re.search(r"[\s$]", asm)
     body = asm[first_space.start():] if first_space else ""
     positional: list[tuple[str, int | str]] = []
@@ -169,9 +184,18 @@ def _pattern(inst: InstrDef, asm: str | None = None) -> Pattern:
     classes = inst.classes
     vcc_first = "VOPC" in classes and "VCC" in inst.defs and "SDWA" not in classes \
         and "VOP3" not in classes
-    vcc_last = inst.name.startswith("V_CNDMASK_B32_e32")
-    literal_ok = inst.size == 4 or (inst.has("imm") and "VOP3" not in inst.classes)
-    return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok)
+    # GFX10+ VOP2 forms that read VCC without an operand for it (v_cndmask_b32 and the
+    # carry-in adds, in e32/DPP/SDWA forms) spell it after src1, and after vdst too when
+    # they write it (the printer's rule, InstPrinter.implied_vcc).
+    implied = generation >= 10 and "VALU" in classes \
+        and not classes & {"VOP3", "VOPC", "VOP3P"} and "VCC" in inst.uses \
+        and "vcc" not in inst.asm
+    vcc_last = inst.name.startswith("V_CNDMASK_B32_e32") or implied
+    vcc_after_dst = implied and "VCC" in inst.defs
+    literal_ok = inst.size == 4 or (inst.has("imm") and "VOP3" not in inst.classes) \
+        or (generation >= 10 and "VOP3" in classes and not classes & {"DPP", "SDWA"})
+    return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok, vcc_after_dst,
+                   vcc=vcc)
 
 
 class Matcher:
@@ -191,8 +215,9 @@ class Matcher:
         for inst in isa.instructions:
             if not inst.parsable:
                 continue
-            asm_mnemonic = inst.asm.split("$", 1)[0].split()[0] if inst.asm.strip() else ""
-            keys = {inst.mnemonic, asm_mnemonic}
+            asm = _VARIANT_TEXT.sub(lambda m: m.group(1), inst.asm)
+            asm_mnemonic = asm.split("$", 1)[0].split()[0] if asm.strip() else ""
+            keys = {_VARIANT_TEXT.sub(lambda m: m.group(1), inst.mnemonic), asm_mnemonic}
             keys |= {k[: -len(suffix)] for k in keys for suffix in _SUFFIX_VARIANT
                      if k.endswith(suffix)}
             for key in sorted(keys):
@@ -227,7 +252,8 @@ class Matcher:
         for inst, asm in entries:
             pattern = self._pattern_of.get((inst.name, asm))
             if pattern is None:
-                pattern = self._pattern_of[inst.name, asm] = _pattern(inst, asm)
+                pattern = self._pattern_of[inst.name, asm] = _pattern(
+                    inst, asm, self.isa.generation, "vcc" if self.wave64 else "vcc_lo")
             found.append(pattern)
         self._patterns[mnemonic] = found
         return found
@@ -246,7 +272,7 @@ class Matcher:
                 if base_candidates is None:
                     return None
                 chosen = [p for p in base_candidates if p.inst.variant == variant
-                          or (variant == "SDWA9" and p.inst.variant == "SDWA")]
+                          or (variant == "SDWA9" and p.inst.variant in ("SDWA", "SDWA10"))]
                 if variant == "Default":
                     chosen = [p for p in chosen if "VOP3" not in p.inst.classes]
                 return chosen or None
@@ -297,16 +323,21 @@ class Matcher:
         state = _State()
         steps = list(pattern.positional)
         rest = [i for i in items if i.kind != "named" and i.text not in FLAG_WORDS]
-        if pattern.vcc_first and rest and rest[0].kind == "reg" and rest[0].text == "vcc" \
+        vcc = pattern.vcc
+        if pattern.vcc_first and rest and rest[0].kind == "reg" and rest[0].text == vcc \
                 and len(rest) > len(steps):
-            steps.insert(0, ("word", "vcc"))
+            steps.insert(0, ("word", vcc))
+        if pattern.vcc_after_dst and len(rest) > len(steps) + 1 and steps:
+            steps.insert(1, ("word", vcc))
         if pattern.vcc_last and len(rest) > len(steps):
-            steps.append(("word", "vcc"))
+            steps.append(("word", vcc))
         matched = 0
         for step_kind, step in steps:
             while pos < len(items) and pattern.named \
                     and _is_named_item(items[pos], step_kind, step, inst):
-                if items[pos].text == "format" and step == inst.index.get("soffset"):
+                if items[pos].text == "format" and step == inst.index.get("soffset") \
+                        and self.isa.generation < 10:
+                    # GFX10+ also takes the format before soffset (``s[0:3], format:22, 0``).
                     raise MatchError("not a valid operand.", items[pos].column, 60)
                 named_items.append(items[pos])
                 pos += 1
@@ -551,6 +582,8 @@ class Matcher:
                 operands[index] = 0xE4
             elif kind.print_method == "printFORMAT":
                 operands[index] = 1
+            elif kind.decoder_method == "decodeDpp8FI":
+                operands[index] = DPP8_FI_0
             elif not kind.is_register and kind.default is not None:
                 operands[index] = int(str(kind.default), 0)
             elif kind.is_register:
@@ -729,12 +762,14 @@ def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         return False
     if m.gfx940:
         bits = {"sc0": 1, "nt": 2, "sc1": 16}
+    elif m.isa.generation in (10, 11):
+        bits = {"glc": 1, "slc": 2, "dlc": 4}
     else:
         bits = {"glc": 1, "slc": 2, "scc": 16} if m.gfx90a else {"glc": 1, "slc": 2}
     if "SMRD" in inst.classes:
         if key in ("slc", "scc", "nt", "sc1", "sc0"):
             raise MatchError("invalid cache policy for SMEM instruction", -1, 60)
-        bits = {"glc": 1}
+        bits = {"glc": 1, "dlc": 4} if m.isa.generation in (10, 11) else {"glc": 1}
     if key.startswith("no") and key[2:] in bits:
         value = operands[index]
         current = value if isinstance(value, int) and assigned[index] else 0
@@ -818,10 +853,35 @@ def _dpp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
     if isinstance(arg, str):
         return False
     try:
-        value = S.dpp_ctrl(key, arg, m.gfx90a)
+        value = S.dpp_ctrl(key, arg, m.gfx90a, m.isa.generation >= 10)
     except S.OperandSyntaxError as error:
         raise MatchError(str(error), item.column, 6) from None
     return _set(operands, assigned, index, value)
+
+
+#: DPP8's fetch-inactive flag lives in the src0 field: 0xE9 (off) or 0xEA (fi:1).
+DPP8_FI_0, DPP8_FI_1 = 0xE9, 0xEA
+
+
+def _dpp_fi(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+            operands: list[Operand], assigned: list[bool]) -> bool:
+    if key != "fi" or item.kind != "named":
+        return False
+    if item.arg not in (0, 1):
+        raise MatchError("invalid fi value", item.column, 6)
+    if inst.operands[index].kind.decoder_method == "decodeDpp8FI":
+        return _set(operands, assigned, index, DPP8_FI_1 if item.arg else DPP8_FI_0)
+    return _set(operands, assigned, index, int(bool(item.arg)))
+
+
+def _dpp8(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+          operands: list[Operand], assigned: list[bool]) -> bool:
+    if key != "dpp8" or item.kind != "named":
+        return False
+    lanes = item.arg
+    if not isinstance(lanes, list) or len(lanes) != 8 or any(not 0 <= x < 8 for x in lanes):
+        raise MatchError("invalid dpp8 value", item.column, 6)
+    return _set(operands, assigned, index, sum(x << (3 * i) for i, x in enumerate(lanes)))
 
 
 def _bound_ctrl(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
@@ -858,6 +918,12 @@ def _format(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         return _set(operands, assigned, index, (current & 0xF) | (_int_arg(item) & 7) << 4)
     if isinstance(item.arg, int):
         return _set(operands, assigned, index, item.arg)
+    if m.isa.generation >= 10:
+        unified = UNIFIED_FORMATS_GFX10 if m.isa.generation == 10 else UNIFIED_FORMATS_GFX11
+        name = str(item.arg).strip()
+        if name in unified:
+            return _set(operands, assigned, index, unified.index(name))
+        raise MatchError("unsupported format", item.column, 6)
     dfmt, nfmt = 1, 0
     for name in str(item.arg).split(","):
         if name in S.DFMTS:
@@ -867,6 +933,20 @@ def _format(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         else:
             raise MatchError("unsupported format", item.column, 6)
     return _set(operands, assigned, index, dfmt | nfmt << 4)
+
+
+def _dim(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+         operands: list[Operand], assigned: list[bool]) -> bool:
+    """GFX10+ image ``dim:``: ``SQ_RSRC_IMG_2D``, its suffix alone, or the encoding."""
+    if item.kind != "named" or key != "dim":
+        return False
+    if isinstance(item.arg, int):
+        return _set(operands, assigned, index, item.arg)
+    suffix = str(item.arg).upper().removeprefix("SQ_RSRC_IMG_")
+    for encoding, dim in m.isa.mimg_dims.items():
+        if dim.suffix == suffix:
+            return _set(operands, assigned, index, encoding)
+    raise MatchError("invalid dim value", item.column, 6)
 
 
 def _blgp(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
@@ -944,7 +1024,10 @@ _NAMED_HANDLERS: dict[str, NamedHandler] = {
     "printDppBankMask": _keyed("bank_mask"),
     "printDppRowMask": _keyed("row_mask"),
     "printDppBoundCtrl": _bound_ctrl,
+    "printDppFI": _dpp_fi,
+    "printDPP8": _dpp8,
     "printFORMAT": _format,
+    "printDim": _dim,
     "printFlatOffset": _offset_handler,
     "printOffset": _offset_handler,
     "printSMEMOffsetMod": _offset_handler,

@@ -81,11 +81,13 @@ _BINARY_PRECEDENCE = {"|": 3, "^": 4, "&": 5, "<<": 8, ">>": 8, "+": 9, "-": 9, 
                       "/": 10, "%": 10}
 
 
-def register_name(prefix: str, first: int, count: int, column: int) -> str:
-    """Canonical spelling of a register tuple, checking range and SGPR alignment."""
+def register_name(prefix: str, first: int, count: int, column: int,
+                  sgprs: int = _LIMITS["s"]) -> str:
+    """Canonical spelling of a register tuple, checking range and SGPR alignment
+    (``sgprs``: how many SGPRs the target names, 106 from GFX10 on)."""
     if prefix == "acc":
         prefix = "a"
-    limit = _LIMITS[prefix]
+    limit = sgprs if prefix == "s" else _LIMITS[prefix]
     if count < 1 or first < 0 or first + count > limit:
         # s102..s105 exist on other processors.
         if prefix == "s" and count >= 1 and first >= 0 and first + count <= 106:
@@ -103,7 +105,9 @@ def register_name(prefix: str, first: int, count: int, column: int) -> str:
 class OperandReader:
     """Reads items from the tokens of one statement's operand part."""
 
-    def __init__(self, tokens: list[Token], gfx940: bool = False) -> None:
+    def __init__(self, tokens: list[Token], gfx940: bool = False,
+                 sgprs: int = _LIMITS["s"]) -> None:
+        self.sgprs = sgprs
         # Padded with copies of the end token so that look-ahead needs no bounds checks.
         self.tokens = tokens + [tokens[-1]] * 4
         self.last = len(tokens) - 1
@@ -425,7 +429,7 @@ class OperandReader:
         match = _REGISTER.match(text)
         if match is not None:
             return Item("reg", column, register_name(match.group(1), int(match.group(2)), 1,
-                                                     column))
+                                                     column, self.sgprs))
         self.expect("[")
         first = self.expect_int()
         last = first
@@ -436,7 +440,8 @@ class OperandReader:
         if last < first:
             raise AsmSyntaxError("first register index should not exceed second index",
                                  column)
-        return Item("reg", column, register_name(text, first, last - first + 1, column))
+        return Item("reg", column, register_name(text, first, last - first + 1, column,
+                                                 self.sgprs))
 
     # -- expressions ------------------------------------------------------------------
 

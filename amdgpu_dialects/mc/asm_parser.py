@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.asm_lexer import AsmSyntaxError, tokenize
 from luthier.amdgpu_dialects.mc.asm_matcher import Matched, Matcher, MatchError
@@ -54,7 +55,8 @@ class AsmParser:
             raise AsmParseError(self._unknown_mnemonic(mnemonic), column)
         try:
             items = OperandReader(tokenize(operand_text, operand_column),
-                                  self.isa.is_gfx940).read_all()
+                                  self.isa.is_gfx940,
+                                  R.sgpr_max(self.isa.generation) + 1).read_all()
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
         return self.match_items(mnemonic, items, column)

@@ -177,10 +177,20 @@ _DPP_FIXED = {"row_mirror": 0x140, "row_half_mirror": 0x141}
 _DPP_RANGES = {"row_shl": (0x100, 1, 15), "row_shr": (0x110, 1, 15),
                "row_ror": (0x120, 1, 15), "row_newbcast": (0x150, 0, 15)}
 _DPP_WAVE = {"wave_shl": 0x130, "wave_rol": 0x134, "wave_shr": 0x138, "wave_ror": 0x13C}
+#: GFX10+ only: row_share (row_newbcast's encodings) and row_xmask.
+_DPP_RANGES_GFX10 = {"row_share": (0x150, 0, 15), "row_xmask": (0x160, 0, 15)}
 
 
-def dpp_ctrl(name: str, value: int | list[int] | None, gfx90a: bool) -> int:
+def dpp_ctrl(name: str, value: int | list[int] | None, gfx90a: bool,
+             gfx10_plus: bool = False) -> int:
     """A ``dpp_ctrl`` spelled ``quad_perm:[..]``, ``row_shl:n``, ``row_mirror``..."""
+    if name in _DPP_RANGES_GFX10 and isinstance(value, int):
+        if not gfx10_plus:
+            raise OperandSyntaxError("not a valid operand.")
+        base, low, high = _DPP_RANGES_GFX10[name]
+        if not low <= value <= high:
+            raise OperandSyntaxError("invalid " + name + " value")
+        return base + value
     if name in _DPP_FIXED and value is None:
         return _DPP_FIXED[name]
     if name == "quad_perm" and isinstance(value, list):
@@ -209,4 +219,4 @@ def dpp_ctrl(name: str, value: int | list[int] | None, gfx90a: bool) -> int:
 
 
 DPP_CTRL_NAMES = frozenset({"quad_perm", *_DPP_FIXED, *_DPP_RANGES, *_DPP_WAVE,
-                            "row_bcast"})
+                            *_DPP_RANGES_GFX10, "row_bcast"})
