@@ -95,8 +95,9 @@ _FLOAT_CASTS = {"sitofp": "sitofp", "uitofp": "uitofp", "fptosi": "fptosi",
                 "fptoui": "fptoui", "fpext": "extf", "fptrunc": "truncf"}
 #: Math intrinsics that map to an arith op (HIP's fminf/fmaxf are llvm.minnum/maxnum).
 #: llvm.fmuladd (``#pragma clang fp contract(on)``) may round once or twice: its mul and
-#: add are what it becomes (selection has no fma).
-_FLOAT_INTRINSICS = ("llvm.minnum.", "llvm.maxnum.", "llvm.fabs.", "llvm.fmuladd.")
+#: add are what it becomes; llvm.fma (``fmaf``, ``__builtin_fmaf``) rounds once: math.fma.
+_FLOAT_INTRINSICS = ("llvm.minnum.", "llvm.maxnum.", "llvm.fabs.", "llvm.fmuladd.",
+                     "llvm.fma.")
 _PREDICATES = frozenset({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"})
 #: Calls that say nothing about what the hook computes.
 _IGNORED_CALLS = ("llvm.lifetime.", "llvm.dbg.", "llvm.assume",
@@ -578,7 +579,7 @@ class _Hook:
             return self.float_intrinsic(instruction)
         if callee.startswith("llvm.") and _is_math(callee):
             raise _Refusal(f"the math function @{callee} is not supported in hooks (floats "
-                           "have + - *, comparisons, conversions, fabs, fminf and fmaxf)")
+                           "have + - *, fma, comparisons, conversions, fabs, fminf and fmaxf)")
         if callee.startswith("llvm."):
             raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
         raise _Refusal(f"calls @{callee}, which is neither a Luthier intrinsic nor a "
@@ -616,8 +617,9 @@ class _Hook:
 
     def float_intrinsic(self, instruction: Instruction) -> Value:
         """llvm.minnum/maxnum (fminf, fmaxf: the other operand when one is NaN, as
-        arith.minnumf/maxnumf), llvm.fabs (the sign bit cleared, through the bits) and
-        llvm.fmuladd (a product then a sum, each rounded: LLVM allows it)."""
+        arith.minnumf/maxnumf), llvm.fabs (the sign bit cleared, through the bits),
+        llvm.fmuladd (a product then a sum, each rounded: LLVM allows it) and llvm.fma
+        (rounded once)."""
         callee = instruction.callee
         type_ = self._float_type(instruction.type, f"@{callee}'s result")
         first = self._value(instruction.operands[0], type_)
@@ -628,6 +630,8 @@ class _Hook:
         second = self._value(instruction.operands[1], type_)
         if callee.startswith("llvm.fmuladd."):
             return first * second + self._value(instruction.operands[2], type_)
+        if callee.startswith("llvm.fma."):
+            return first.fma(second, self._value(instruction.operands[2], type_))
         return first.minnum(second) if callee.startswith("llvm.minnum.") \
             else first.maxnum(second)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import cast, overload
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
@@ -226,6 +226,14 @@ class HookBuilder:
         self._floats(f"cmpf {predicate}", *[v for v in (lhs, rhs) if isinstance(v, Value)])
         left, right = self._pair(predicate, lhs, rhs)
         return self._result(arith.CmpfOp(left, right, predicate))
+
+    def fma(self, a: Value, b: Value | float, c: Value | float) -> Value:
+        """``math.fma``: ``a * b + c`` rounded once (``v_fma_f32``/``v_fma_f64``)."""
+        self._guard()
+        self._floats("fma", *[v for v in (a, b, c) if isinstance(v, Value)])
+        left, right = self._pair("fma", a, b)
+        _, addend = self._pair("fma", a, c)
+        return self._result(math.FmaOp(left, right, addend))
 
     def negate(self, value: Value) -> Value:
         """``arith.negf``: the float with its sign flipped (``-0.0`` from ``0.0``)."""

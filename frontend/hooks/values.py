@@ -48,6 +48,8 @@ class ValueBuilder(Protocol):
 
     def negate(self, value: Value) -> Value: ...
 
+    def fma(self, a: Value, b: Value | float, c: Value | float) -> Value: ...
+
     def convert(self, what: str, value: Value, type_: HookType) -> Value: ...
 
     def bitcast(self, value: Value, type_: HookType) -> Value: ...
@@ -140,6 +142,10 @@ class Value:
     def maxnum(self, other: Value | float) -> Value:
         """The larger float (``arith.maxnumf``: the other operand when one is NaN)."""
         return self.builder.float_binary(arith.MaxnumfOp, "maxnum", self, other)
+
+    def fma(self, factor: Value | float, addend: Value | float) -> Value:
+        """``self * factor + addend`` rounded once (``math.fma``)."""
+        return self.builder.fma(self, factor, addend)
 
     def __floordiv__(self, other: Value | int) -> Value:
         """Unsigned division (``arith.divui``)."""

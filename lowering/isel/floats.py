@@ -11,7 +11,8 @@ sign bit with an integer XOR (SALU when uniform).
 Rounding is the hardware's: round to nearest even (the descriptor's float mode), one
 rounding per operation, as LLVM's ``fadd``/``fmul`` ask. ``arith.divf`` is refused: an
 IEEE quotient needs the div_scale/div_fmas/div_fixup sequence and VCC, which hooks do not
-have yet; a hook can multiply by a reciprocal constant instead.
+have yet; a hook can multiply by a reciprocal constant instead. ``math.fma`` is
+``v_fma_f32``/``v_fma_f64``: the product and sum rounded once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Operation
 
@@ -144,6 +145,18 @@ def _binary(sel: Selector, op: Operation) -> None:
     _computed(sel, op, [a, b], compute)
 
 
+def _fma(sel: Selector, op: math.FmaOp) -> None:
+    """``a * b + c`` rounded once."""
+    operands = [sel.value(operand) for operand in (op.a, op.b, op.c)]
+    width = width_of(op.result)
+    mnemonic = "v_fma_f32" if width == 32 else "v_fma_f64"
+
+    def compute(dest: VirtRegAttr) -> None:
+        sel.emit(mnemonic, [dest, *_sources(sel, operands, width)])
+
+    _computed(sel, op, operands, compute)
+
+
 def _conversion(sel: Selector, op: Operation) -> None:
     source = sel.value(op.operands[0])
     key = (type(op), source.width, width_of(op.results[0]))
@@ -191,6 +204,8 @@ def lower_float(sel: Selector, op: Operation) -> bool:
         sel.define(op.result, Value(width, True, const=bits))
     elif type(op) in _BINARY:
         _binary(sel, op)
+    elif isinstance(op, math.FmaOp):
+        _fma(sel, op)
     elif isinstance(op, arith.NegfOp):
         sel.define(op.result, _negated(sel, sel.value(op.operand)))
     elif isinstance(op, arith.CmpfOp):

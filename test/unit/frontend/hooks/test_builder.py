@@ -298,7 +298,25 @@ FLOAT_MISTAKES: list[tuple[Callable[[HookBuilder], object], type[Exception], str
     (lambda h: h.atomic("add", h.const(0, i64), h.const(1.0, f32)), TypeError,
      "the value of atomic must be i32 or i64, not f32"),
     (lambda h: h.const(1.0, f32).zext(i64), TypeError, "'zext' is an integer operation"),
+    (lambda h: h.const(1.0, f32).fma(h.const(1.0, f64), 1.0), TypeError,
+     "f32 fma f64: the types differ"),
+    (lambda h: h.const(1.0, f32).fma(2.0, h.const(1, i32)), TypeError,
+     "'fma' is a float operation, not for i32"),
 ]
+
+
+def test_fma_is_one_math_fma_with_constants_of_the_value_type() -> None:
+    tool = HookModule()
+    out = tool.global_var("out", size=8)
+
+    @tool.hook(args=[i32])
+    def fused(h: HookBuilder, n: Value) -> None:  # pyright: ignore[reportUnusedFunction]
+        x = n.sitofp(f64)
+        h.store(x.fma(x, 0.25), h.global_addr(out))
+
+    text = tool.text()
+    assert "math.fma" in text and text.count("math.fma") == 1
+    assert "arith.constant 2.500000e-01 : f64" in text
 
 
 @pytest.mark.parametrize(("body", "error", "message"), FLOAT_MISTAKES)
