@@ -269,6 +269,9 @@ class Matcher:
             if mnemonic.endswith(suffix):
                 base = mnemonic[: -len(suffix)]
                 base_candidates = self.candidates(base)
+                if base_candidates is None and base in self.isa.mnemonic_aliases:
+                    # A renamed mnemonic with an encoding suffix: v_cvt_flr_i32_f32_e64_dpp.
+                    base_candidates = self.candidates(self.isa.mnemonic_aliases[base])
                 if base_candidates is None:
                     return None
                 chosen = [p for p in base_candidates if p.inst.variant == variant
@@ -969,6 +972,8 @@ def _r128(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
     if item.kind != "word" or key not in ("r128", "a16"):
         return False
     if (key == "a16") != m.isa.has_feature("FeatureR128A16"):
+        if key == "a16" and inst.has("a16") and inst.index["a16"] != index:
+            return False  # GFX10+ images: a16 is an operand of its own
         raise MatchError(f"{key} modifier is not supported on this GPU", item.column, 60)
     return _set(operands, assigned, index, 1)
 

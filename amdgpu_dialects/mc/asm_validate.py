@@ -44,7 +44,7 @@ class Validator:
             text = item.text.lower()
             if item.kind == "reg" and text in _TRAP_REGISTERS:
                 raise ValidationError("register not available on this GPU", item.column)
-            if item.kind == "reg" and text == "null":
+            if item.kind == "reg" and text == "null" and self.isa.generation < 10:
                 raise ValidationError("'null' operand is not supported on this GPU",
                                       item.column)
             if item.kind == "reg" and text == "src_lds_direct" and not self.has_lds_direct:
@@ -127,8 +127,12 @@ class Validator:
                 raise ValidationError("invalid op_sel operand", -1)
 
     def _constant_bus(self, inst: MCInst, columns: dict[int, int]) -> None:
-        """GFX9 VALU instructions read at most one SGPR or literal value."""
+        """GFX9 VALU instructions read at most one SGPR or literal value; GFX10+ ones two
+        (one for the 64-bit shifts, LLVM's ``getConstantBusLimit``), of which at most one
+        literal value."""
         desc = inst.desc
+        limit = 2 if self.isa.generation >= 10 and desc.mnemonic not in (
+            "v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64") else 1
         used: set[str | int] = set()
         k_index = desc.index.get("imm")
         if k_index is not None and isinstance(inst.operands[k_index], int) \
@@ -150,6 +154,8 @@ class Validator:
                     continue  # the lane select may be m0 next to an SGPR value
                 if value == "src_lds_direct":
                     continue  # LDS data, not a constant-bus read
+                if value == "null":
+                    continue  # GFX10+'s null reads nothing over the constant bus
                 key = value
             elif isinstance(value, int):
                 operand_type = desc.operands[index].kind.operand_type
@@ -163,8 +169,11 @@ class Validator:
                 continue
             if key in used:
                 continue
-            if used:
+            if len(used) >= limit:
                 raise ValidationError("invalid operand (violates constant bus restrictions)",
+                                      columns.get(index, -1))
+            if isinstance(key, int) and any(isinstance(u, int) for u in used):
+                raise ValidationError("only one unique literal operand is allowed",
                                       columns.get(index, -1))
             used.add(key)
 

@@ -49,3 +49,27 @@ def test_gfx9_keeps_its_limits() -> None:
         parser_for("gfx90a").parse("s_mov_b32 s105, s104")
     with pytest.raises(AsmParseError):
         parser_for("gfx90a").parse("s_load_dword s5, s[2:3], s0 glc dlc")
+
+
+GFX1100_CASES: list[tuple[str, str, str]] = [
+    # Two scalar values on the constant bus (GFX10+); null is not one.
+    ("v_add3_u32 v5, exec_hi, null, vcc_lo", "v_add3_u32 v5, exec_hi, null, vcc_lo",
+     "050055d67ff8a801"),
+    ("v_movreld_b32 v5, s1", "v_movreld_b32_e32 v5, s1", "01840a7e"),
+    # A renamed mnemonic (v_cvt_flr -> v_cvt_floor) with a VOP3 DPP suffix.
+    ("v_cvt_flr_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0]",
+     "v_cvt_floor_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf",
+     "05008dd5fa000000011b00ff"),
+]
+
+
+@pytest.mark.parametrize(("line", "text", "encoding"), GFX1100_CASES)
+def test_gfx1100_statements_assemble_as_llvm_mc(line: str, text: str, encoding: str) -> None:
+    inst = parser_for("gfx1100").parse(line)
+    assert printer_for("gfx1100").print(inst) == text
+    assert encoder_for("gfx1100").encode(inst).hex() == encoding
+
+
+def test_gfx10_plus_allows_one_unique_literal() -> None:
+    with pytest.raises(AsmParseError, match="only one unique literal operand is allowed"):
+        parser_for("gfx1100").parse("v_add3_u32 v5, 0x1234, 0x5678, v1")
