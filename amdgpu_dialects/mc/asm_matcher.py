@@ -483,7 +483,8 @@ class Matcher:
             raise MatchError("invalid operand for instruction", item.column, 2)
         method = kind.print_method
         if method == "printSMEMOffset":
-            check_offset_range(pattern.inst, item.value, item.column, self.flat_offset_bits)
+            check_offset_range(pattern.inst, item.value, item.column, self.flat_offset_bits,
+                               self.isa.generation)
         if operand_type == "OPERAND_PCREL" and not -(1 << 15) <= item.value < (1 << 16):
             raise MatchError("expected a 16-bit signed jump offset", item.column, 60)
         if method == "printU16ImmOperand":
@@ -983,19 +984,24 @@ def _offset_handler(m: Matcher, inst: InstrDef, index: int, key: str, item: Item
     if item.kind != "named" or key != "offset":
         return False
     value = _int_arg(item)
-    check_offset_range(inst, value, item.column, m.flat_offset_bits)
+    check_offset_range(inst, value, item.column, m.flat_offset_bits, m.isa.generation)
     return _set(operands, assigned, index, value)
 
 
-def check_offset_range(inst: InstrDef, value: int, column: int, flat_bits: int) -> None:
+def check_offset_range(inst: InstrDef, value: int, column: int, flat_bits: int,
+                       generation: int = 9) -> None:
     """The offset ranges LLVM's parser enforces, with its messages (``flat_bits``: the
-    target's signed global/scratch offset width)."""
+    target's signed global/scratch offset width; GFX12 made FLAT, SMEM and buffer offsets
+    24-bit signed)."""
     classes = inst.classes
-    if classes & {"FlatGlobal", "FlatScratch"}:
+    if classes & {"FlatGlobal", "FlatScratch"} or ("FLAT" in classes and generation >= 12):
         half = 1 << (flat_bits - 1)
         ok, message = -half <= value < half, f"expected a {flat_bits}-bit signed offset"
     elif "FLAT" in classes:
-        ok, message = 0 <= value < (1 << 12), "expected a 12-bit unsigned offset"
+        ok = 0 <= value < (1 << (flat_bits - 1))
+        message = f"expected a {flat_bits - 1}-bit unsigned offset"
+    elif "SMRD" in classes and generation >= 12:
+        ok, message = -(1 << 23) <= value < (1 << 23), "expected a 24-bit signed offset"
     elif "SMRD" in classes:
         sbase = inst.operands[inst.index["sbase"]] if inst.has("sbase") else None
         if sbase is not None and sbase.kind.width == 128:
@@ -1003,6 +1009,8 @@ def check_offset_range(inst: InstrDef, value: int, column: int, flat_bits: int) 
         else:
             ok = -(1 << 20) <= value < (1 << 20)
             message = "expected a 21-bit signed offset"
+    elif classes & {"MUBUF", "MTBUF"} and generation >= 12:
+        ok, message = -(1 << 23) <= value < (1 << 23), "expected a 24-bit signed offset"
     else:
         ok, message = 0 <= value < (1 << 16), "expected a 16-bit unsigned offset"
     if not ok:

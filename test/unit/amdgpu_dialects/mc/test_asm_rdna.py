@@ -73,3 +73,17 @@ def test_gfx1100_statements_assemble_as_llvm_mc(line: str, text: str, encoding: 
 def test_gfx10_plus_allows_one_unique_literal() -> None:
     with pytest.raises(AsmParseError, match="only one unique literal operand is allowed"):
         parser_for("gfx1100").parse("v_add3_u32 v5, 0x1234, 0x5678, v1")
+
+
+@pytest.mark.parametrize(("line", "text", "encoding"), [
+    ("buffer_load_b32 v5, off, s[8:11], s3 offset:8388607",
+     "buffer_load_b32 v5, off, s[8:11], s3 offset:8388607", "030005c405108000 00ffff7f"),
+    ("buffer_load_b32 v5, off, s[8:11], s3 offset:-4",
+     "buffer_load_b32 v5, off, s[8:11], s3 offset:-4", "030005c405108000 00fcffff"),
+])
+def test_gfx1200_buffer_offsets_are_24_bit_signed(line: str, text: str, encoding: str) -> None:
+    inst = parser_for("gfx1200").parse(line)
+    assert printer_for("gfx1200").print(inst) == text
+    assert encoder_for("gfx1200").encode(inst).hex() == encoding.replace(" ", "")
+    with pytest.raises(AsmParseError, match="expected a 24-bit signed offset"):
+        parser_for("gfx1200").parse("buffer_load_b32 v5, off, s[8:11], s3 offset:8388608")
