@@ -45,6 +45,9 @@ SHAPES: dict[str, Shape] = {
     "v_mfma_f32_32x32x8_f16": Shape(32, 32, 8, "f16", 4, "f32"),
     "v_mfma_f32_16x16x16f16": Shape(16, 16, 16, "f16", 4, "f32"),
     "v_mfma_f32_16x16x16_f16": Shape(16, 16, 16, "f16", 4, "f32"),
+    # gfx908's bf16 forms (before the _1k ones): two bf16 per lane.
+    "v_mfma_f32_16x16x8bf16": Shape(16, 16, 8, "bf16", 2, "f32"),
+    "v_mfma_f32_32x32x4bf16": Shape(32, 32, 4, "bf16", 2, "f32"),
     "v_mfma_f32_16x16x16bf16_1k": Shape(16, 16, 16, "bf16", 4, "f32"),
     "v_mfma_f32_16x16x16_bf16": Shape(16, 16, 16, "bf16", 4, "f32"),
     "v_mfma_f32_32x32x8bf16_1k": Shape(32, 32, 8, "bf16", 4, "f32"),

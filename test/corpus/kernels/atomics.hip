@@ -14,9 +14,15 @@ extern "C" __global__ void atomic_add_u64_returning(const unsigned long *in, uns
   old[i] = __hip_atomic_fetch_add(ctr, in[i], __ATOMIC_SEQ_CST, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
-// exercises: global_atomic_add_f32 (native float atomic)
+// exercises: global_atomic_add_f32 (native float atomic). gfx908 has only the no-return form
+// and clang-19 selects it only under -munsafe-fp-atomics (a whole-build flag), so gfx908 issues
+// the same instruction by inline assembly.
 extern "C" __global__ void atomic_fadd_native(const float *in, float *sum) {
+#if defined(__gfx908__)
+  asm volatile("global_atomic_add_f32 %0, %1, off" : : "v"(sum), "v"(in[global_id()]) : "memory");
+#else
   __builtin_amdgcn_global_atomic_fadd_f32(sum, in[global_id()]);
+#endif
 }
 
 // exercises: compare-and-swap loop (global_atomic_cmpswap) for a float max

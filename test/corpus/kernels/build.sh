@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuild the kernel corpus: HIP kernels, one .hip file per theme, compiled with clang-19 for
-# gfx90a and gfx942 into every form the frontend reads.
+# gfx908, gfx90a and gfx942 into every form the frontend reads.
 #
 #   bash test/corpus/kernels/build.sh          # rebuild everything here, then MANIFEST.md
 #   bash test/corpus/kernels/build.sh --check  # rebuild into a temporary folder and compare
@@ -12,7 +12,7 @@
 #                 it has one extra, empty section (.AMDGPU.csdata) that an object assembled in
 #                 memory (and the .co) lacks; the instructions are the same.
 # and for each theme:
-#   T.hipfb       clang offload bundle (HIP fat binary) with both targets and an empty host entry
+#   T.hipfb       clang offload bundle (HIP fat binary) with every target and an empty host entry
 # plus, for a few themes, assembly and what llvm-mc-19 makes of it:
 #   T.G.s         clang -S output
 #   T.G.mc.o      llvm-mc-19 -filetype=obj of T.G.s (ET_REL)
@@ -32,7 +32,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 PYTHON="${PYTHON:-python3}"
-TARGETS=(gfx90a gfx942)
+TARGETS=(gfx908 gfx90a gfx942)
 THEMES=(elementwise lds control_flow calls scratch mfma globals atomics edges)
 # theme.target pairs that also get an .s and an llvm-mc object.
 ASM=(control_flow.gfx90a globals.gfx942 calls.gfx942)
@@ -58,7 +58,7 @@ build() {
                     "$out/$theme.$target.o"
                 rm -rf "temps.$target"
             done
-            clang-19 "${CLANG_FLAGS[@]}" --offload-arch=gfx90a --offload-arch=gfx942 \
+            clang-19 "${CLANG_FLAGS[@]}" "${TARGETS[@]/#/--offload-arch=}" \
                 -cuid="$theme" -o "$out/$theme.hipfb" "$theme.hip"
         done
         for pair in "${ASM[@]}"; do

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TARGETS = ("gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942")
 # ELF e_ident[EI_ABIVERSION] of an AMDHSA object -> code object version.
 ABI_VERSION_TO_COV = {2: 4, 3: 5, 4: 6}
 INSTRUCTION = re.compile(r"//\s+([0-9A-F]{12}):")
@@ -205,8 +205,8 @@ def manifest(folder: Path) -> str:
             cov = f"v{version.group(1)}" if version else "?"
             files.append(row(path.name, target, "asm", cov, size, count, ", ".join(kernels)))
     kernels_table = [
-        "| kernel | source | exercises | instructions gfx90a | instructions gfx942 |",
-        "|---|---|---|---|---|",
+        row("kernel", "source", "exercises", *(f"instructions {t}" for t in TARGETS)),
+        "|---|---|---|" + "---|" * len(TARGETS),
     ]
     for name, (source, what) in sorted(described.items(), key=lambda kv: (kv[1][0], kv[0])):
         theme = source[: -len(".hip")]
@@ -236,12 +236,13 @@ def manifest(folder: Path) -> str:
             "  preload skips);",
             "  `elementwise.features.hipfb` bundles target IDs with features (`gfx90a:xnack+`,",
             "  `gfx942:sramecc-:xnack-`).",
-            f"- kernels: {kernel_count['gfx90a']} for gfx90a, {kernel_count['gfx942']} for gfx942"
-            " (in the `THEME.TARGET.co` files)",
+            "- kernels: " + ", ".join(f"{kernel_count[t]} for {t}" for t in TARGETS)
+            + " (in the `THEME.TARGET.co` files)",
             f"- {len(paths)} binary and assembly files, {total} bytes",
             "- instructions: every instruction llvm-objdump-19 -d decodes in the file, padding",
             "  after the last function included; for a `.s`, the count of its llvm-mc object; per",
-            "  kernel (below), the instructions inside the kernel symbol of the linked `.co`.",
+            "  kernel (below), the instructions inside the kernel symbol of the linked `.co`",
+            "  (`missing` where the source leaves the kernel out for that target).",
             "",
             "## Files",
             "",

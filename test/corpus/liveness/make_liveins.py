@@ -47,7 +47,7 @@ from luthier.frontend.codeobj.model import CodeObject
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
-TARGETS = ("gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: Must stay equal to CLANG_FLAGS in test/corpus/kernels/build.sh (checked at run time), or
 #: the code we describe would not be the code in the corpus.
 CLANG_FLAGS = ("-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc", "-O2")

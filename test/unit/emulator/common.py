@@ -16,7 +16,7 @@ from luthier.emulator.program import Program
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
-TARGETS = ("gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942")
 
 
 @functools.cache

@@ -152,9 +152,10 @@ def test_corpus_is_complete() -> None:
     """The parametrisation sees the whole corpus (40 code objects, 214 kernels when written)."""
     assert len(SOURCES) >= 40
     assert len(KERNELS) >= 214
-    for target in ("gfx90a", "gfx942"):
+    # gfx908 has no f64 MFMA: mfma.hip leaves mfma_f64_16x16x4f64 out there.
+    for target, count in (("gfx908", 47), ("gfx90a", 48), ("gfx942", 48)):
         linked = [k for s, k in KERNELS if s.path.name.endswith(f".{target}.co")]
-        assert len(linked) == 48, target
+        assert len(linked) == count, target
 
 
 @needs_llvm_mc

@@ -35,7 +35,7 @@ from .liveins_oracle import (
 )
 
 KERNELS = ROOT / "test" / "corpus" / "kernels"
-TARGETS = ("gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942")
 THEMES = sorted(path.stem for path in KERNELS.glob("*.hip"))
 PAIRS = [(theme, target) for theme in THEMES for target in TARGETS]
 IN_CI = os.environ.get("CI") == "true"
