@@ -45,10 +45,10 @@ class Disassembly:
     """Disassembles llvm-mc input text, writing instructions and diagnostics."""
 
     def __init__(self, target: str, show_encoding: bool, out: TextIO, err: TextIO,
-                 source_name: str) -> None:
-        self.decoder: Decoder = decoder_for(target)
-        self.printer: InstPrinter = printer_for(target)
-        self.encoder: Encoder = encoder_for(target)
+                 source_name: str, wavefront_size: int | None = None) -> None:
+        self.decoder: Decoder = decoder_for(target, wavefront_size)
+        self.printer: InstPrinter = printer_for(target, wavefront_size)
+        self.encoder: Encoder = encoder_for(target, wavefront_size)
         self.show_encoding = show_encoding
         self.out = out
         self.err = err
@@ -108,11 +108,31 @@ def _argument_parser() -> argparse.ArgumentParser:
                         help="show instruction encodings")
     parser.add_argument("--mcpu", "-mcpu", default=None, metavar="CPU",
                         help=f"target processor ({', '.join(SUPPORTED_TARGETS)})")
+    parser.add_argument("--mattr", "-mattr", default="", metavar="FEATURES",
+                        help="target features, as llvm-mc takes them: +wavefrontsize64 "
+                             "(or +wavefrontsize32) chooses the wave size")
     parser.add_argument("--triple", "-triple", default="amdgcn-amd-amdhsa", metavar="TRIPLE")
     parser.add_argument("--arch", "-arch", default="amdgcn", metavar="ARCH")
     parser.add_argument("-o", dest="output", default="-", metavar="FILE",
                         help="output file ('-' for stdout)")
     return parser
+
+
+#: The -mattr features luthier-mc knows, and the wave size each one asks for.
+_WAVE_FEATURES = {"+wavefrontsize64": 64, "+wavefrontsize32": 32}
+
+
+def _wavefront_size(features: str) -> int | None:
+    """The wave size ``-mattr`` asks for (None: the processor's default); UsageError for a
+    feature luthier-mc does not know."""
+    size: int | None = None
+    for feature in filter(None, (part.strip() for part in features.split(","))):
+        if feature in _WAVE_FEATURES:
+            size = _WAVE_FEATURES[feature]
+        elif feature not in ("-wavefrontsize64", "-wavefrontsize32"):
+            raise UsageError(f"unsupported feature '{feature}' (luthier-mc knows "
+                             f"{', '.join(_WAVE_FEATURES)})")
+    return size
 
 
 def _check_target(args: argparse.Namespace) -> str:
@@ -153,7 +173,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _argument_parser().parse_args(argv)
     try:
         target = _check_target(args)
-        load_target(target)
+        wavefront_size = _wavefront_size(str(args.mattr))
+        load_target(target, wavefront_size)
     except (UsageError, UnknownTargetError) as error:
         sys.stderr.write(f"luthier-mc: error: {error}\n")
         return 2
@@ -172,13 +193,15 @@ def _main(argv: Sequence[str] | None) -> int:
     buffer = io.StringIO()
     out: TextIO = sys.stdout if args.output == "-" else buffer
     if args.disassemble:
-        job = Disassembly(target, args.show_encoding, out, sys.stderr, source_name)
+        job = Disassembly(target, args.show_encoding, out, sys.stderr, source_name,
+                          wavefront_size)
         job.run(text)
         status = 1 if job.failed else 0
     else:
         from luthier.drivers.mc_assemble import run_assembler
 
-        status = run_assembler(text, target, args.show_encoding, out, sys.stderr, source_name)
+        status = run_assembler(text, target, args.show_encoding, out, sys.stderr, source_name,
+                               wavefront_size)
     if args.output != "-" and status == 0:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:

@@ -41,12 +41,14 @@ def encoding_lines(text: str, encoding: bytes, fixups: list[Fixup]) -> list[str]
 
 
 def run_assembler(
-    text: str, target: str, show_encoding: bool, out: TextIO, err: TextIO, source_name: str
+    text: str, target: str, show_encoding: bool, out: TextIO, err: TextIO, source_name: str,
+    wavefront_size: int | None = None,
 ) -> int:
-    """Assemble ``text`` for ``target``; returns the exit status."""
-    parser = parser_for(target)
-    printer = printer_for(target)
-    encoder = encoder_for(target)
+    """Assemble ``text`` for ``target`` (in ``wavefront_size``, or the processor's default);
+    returns the exit status."""
+    parser = parser_for(target, wavefront_size)
+    printer = printer_for(target, wavefront_size)
+    encoder = encoder_for(target, wavefront_size)
     failed = False
     out.write("\t.text\n")
     out.write(f'\t.amdgcn_target "amdgcn-amd-amdhsa--{target}"\n')

@@ -97,6 +97,7 @@ class AsmParser:
 
 
 @functools.cache
-def parser_for(target: str) -> AsmParser:
-    """The (cached) assembly parser of a processor."""
-    return AsmParser(load_target(target))
+def parser_for(target: str, wavefront_size: int | None = None) -> AsmParser:
+    """The (cached) assembly parser of a processor, in its default wave size or
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return AsmParser(load_target(target, wavefront_size))
