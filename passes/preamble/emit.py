@@ -165,9 +165,6 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
                     f"would need {new_fields['rsrc2.user_sgpr_count']} user SGPRs (16 at "
                     "most)")
     new_layout = entry_sgprs(new_fields, architected)
-    if not isa.subtarget.has_packed_work_item_ids and needs.workitem_ids:
-        raise _fail(f"@{name}", f"work-item ids on {processor} (not packed into v0) are not "
-                    "supported")
     builder = InstBuilder(processor)
     #: SGPRs from here on hold no entry value: the preamble's scratch registers.
     first_free = max((first + count for first, count in new_layout.values()), default=0)
@@ -176,8 +173,12 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
         code += flat_scratch_setup(builder, new_layout[FLAT_SCRATCH_INIT][0],
                                    new_layout[PRIVATE_SEGMENT][0])
     if workitem_home is not None:
-        code += copy_workitem_ids(builder, workitem_home, first_free)
-        if level != old_level:
+        packed = isa.subtarget.has_packed_work_item_ids
+        code += copy_workitem_ids(builder, workitem_home, first_free, 0 if packed else level)
+        if packed and level != old_level:
+            # v0 holds the ids the kernel did not ask for too; where each id has its own
+            # VGPR, v0 is x alone and the new ones land in v1/v2, which the application
+            # writes before it reads (they held nothing at entry before).
             code.append(builder.inst("v_and_b32_e32", [V0, WORKITEM_MASKS[old_level], V0]))
     if sva is not None:
         code += fill_sva(builder, sva, needs, new_layout, first_free)

@@ -164,16 +164,33 @@ def launch_sizes(build: InstBuilder, needs: StateNeeds, dispatch_ptr: int,
     return code, lanes
 
 
-def copy_workitem_ids(build: InstBuilder, home: str, first_free_sgpr: int) -> list[Operation]:
-    """The copy of the packed work-item ids (``v0``) into their home, a VGPR, an AGPR or a
-    stack slot (only the wave's work-items matter, so EXEC as it is at entry is right)."""
+def copy_workitem_ids(build: InstBuilder, home: str, first_free_sgpr: int,
+                      separate_ids: int = 0) -> list[Operation]:
+    """The copy of the packed work-item ids into their home, a VGPR, an AGPR or a stack slot
+    (only the wave's work-items matter, so EXEC as it is at entry is right).
+
+    Where the hardware packs the ids (GFX90A, GFX942) that is ``v0``. Where it writes them
+    to ``v0``, ``v1``, ``v2`` (``separate_ids`` of them past ``v0``; GFX908), the preamble
+    packs them the same way (x in bits 0-9, y 10-19, z 20-29) so ``lower-intrinsics`` reads
+    one layout on every target: into the home when it is a VGPR (never one of ``v0``-``v2``,
+    which ``place-sva`` keeps out), else into ``v3``, which the hardware does not write and
+    the application has not run yet to use."""
     slot = stack_slot(home)
+    packed = V0
+    code: list[Operation] = []
+    if separate_ids:
+        packed = reg(home) if slot is None and home.startswith("v") else LANE_VGPR
+        for dim in range(1, separate_ids + 1):
+            code.append(build.inst("v_lshl_or_b32",
+                                   [packed, reg(f"v{dim}"), 10 * dim, V0 if dim == 1 else packed]))
+        if packed.data == home:
+            return code
     if slot is not None:
-        return list(slot_access(build, load_target(build.processor), True, V0, slot,
-                                reg(f"s{first_free_sgpr}")))
+        return code + list(slot_access(build, load_target(build.processor), True, packed, slot,
+                                       reg(f"s{first_free_sgpr}")))
     if home.startswith("a"):
-        return [build.inst("v_accvgpr_write_b32", [reg(home), V0])]
-    return [build.inst("v_mov_b32_e32", [reg(home), V0])]
+        return code + [build.inst("v_accvgpr_write_b32", [reg(home), packed])]
+    return code + [build.inst("v_mov_b32_e32", [reg(home), packed])]
 
 
 def fill_sva(build: InstBuilder, sva: str, needs: StateNeeds, entry: dict[str, tuple[int, int]],

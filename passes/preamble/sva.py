@@ -62,6 +62,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import describe_point
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.register_budget import RegisterBudget
 from luthier.passes.analysis.register_usage import RegisterUsage
@@ -250,7 +251,8 @@ def place_sva(code_object: CodeObjectOp,
         if kernel_usage.unknown_code is not None:
             raise _fail(f"@{name}", f"no home for the State Value Array: "
                         f"{kernel_usage.unknown_code}, so no register can be proven free")
-        taken = kernel_usage.touched | kernel_usage.entry_defined | _payload_units(kernel)
+        taken = kernel_usage.touched | kernel_usage.entry_defined | _payload_units(kernel) \
+            | _workitem_id_vgprs(kernel, needs, code_object.processor)
         for function in kernel_usage.functions:
             if function != name:
                 callee = code_object_function(code_object, function)
@@ -272,6 +274,19 @@ def place_sva(code_object: CodeObjectOp,
             [StringAttr(item) for item in needs.names()])
         placed[name] = (sva, workitem)
     return placed
+
+
+def _workitem_id_vgprs(kernel: KernelOp, needs: StateNeeds, processor: str) -> int:
+    """The VGPRs the hardware writes at entry once ``emit-preamble`` enables the work-item
+    ids the payloads read: ``v0`` where the ids are packed, else ``v0`` up to ``v2`` (one
+    per dimension up to the highest read or enabled): the preamble reads them before it
+    fills a home, so no home may be one of them."""
+    if subtarget_for(processor).has_packed_work_item_ids:
+        return file_range("v", 0, 1)
+    dims = ("x", "y", "z")
+    level = max([kernel.descriptor.fields.get("rsrc2.enable_vgpr_workitem_id", 0)]
+                + [dims.index(dim) for dim in needs.workitem_ids])
+    return file_range("v", 0, level + 1)
 
 
 def _stack_homes(code_object: CodeObjectOp, kernel: KernelOp, free: int,
