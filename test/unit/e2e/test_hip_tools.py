@@ -137,7 +137,8 @@ def _counter(result: RunResult) -> int:
 
 #: Every launch on every target with each variant its object gets.
 CASES = [pytest.param(launch, target, variant, id=f"{launch.id}-{target}-{variant}")
-         for launch in LAUNCHES for target in TARGETS for variant in _variants(launch.obj)]
+         for launch in LAUNCHES for target in TARGETS if launch.runs_on(target)
+         for variant in _variants(launch.obj)]
 
 
 @pytest.mark.parametrize(("launch", "target", "variant"), CASES)

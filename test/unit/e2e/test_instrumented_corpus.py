@@ -50,7 +50,7 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.hooks import opcode_names
 from luthier.frontend.lift import lift_code_object
 
-from .cases import HOOKS, LAUNCHES, OBJECTS, TARGETS, Launch
+from .cases import HOOKS, LAUNCH_TARGETS, LAUNCHES, OBJECTS, TARGETS, Launch
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
@@ -242,8 +242,8 @@ def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
 
 
 @pytest.mark.parametrize("hook", HOOKS)
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("launch", LAUNCHES, ids=[launch.id for launch in LAUNCHES])
+@pytest.mark.parametrize(("launch", "target"), LAUNCH_TARGETS,
+                         ids=[f"{launch.id}-{target}" for launch, target in LAUNCH_TARGETS])
 def test_instrumented_kernel_computes_the_same_and_counts_right(
         instrumenter: Instrumenter, launch: Launch, target: str, hook: str) -> None:
     original = original_run(launch, target)

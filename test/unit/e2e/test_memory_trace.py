@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator.api import load_program, run_kernel
 
-from .cases import GLOBALS, Launch
+from .cases import GLOBALS, TARGETS, Launch
 from .test_instrumented_corpus import (
     CORPUS,
     HOOK_DIR,
@@ -39,7 +40,6 @@ from .test_instrumented_corpus import (
     run_instrumentation,
 )
 
-TARGETS = ("gfx90a", "gfx942")
 #: Two waves in one workgroup.
 BLOCK = 128
 #: The buffer argument: room for every lane's dword at 4 * tid plus the offsets used.
@@ -107,8 +107,7 @@ KERNEL = """\t.amdgcn_target "amdgcn-amd-amdhsa--{target}"
 \t\t.amdhsa_kernarg_size 8
 \t\t.amdhsa_next_free_vgpr 8
 \t\t.amdhsa_next_free_sgpr 8
-\t\t.amdhsa_accum_offset 8
-\t.end_amdhsa_kernel
+{accum_offset}\t.end_amdhsa_kernel
 \t.amdgpu_metadata
 ---
 amdhsa.kernels:
@@ -143,9 +142,13 @@ def _luthier_opt(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _original(folder: Path, name: str, target: str) -> Path:
     """The kernel assembled and written as a code object, as ``luthier-opt`` does."""
-    body = PROLOGUE + BODIES[name].format(rtn="glc" if target == "gfx90a" else "sc0")
+    subtarget = subtarget_for(target)
+    body = PROLOGUE + BODIES[name].format(rtn="sc0" if subtarget.has_gfx940_insts else "glc")
+    # Only a unified VGPR/AGPR file (not gfx908's) has an accum_offset.
+    accum = "\t\t.amdhsa_accum_offset 8\n" if subtarget.has_unified_vector_file else ""
     source = folder / f"{name}.{target}.s"
-    source.write_text(KERNEL.format(target=target, name=name, body=body, block=BLOCK))
+    source.write_text(KERNEL.format(target=target, name=name, body=body, block=BLOCK,
+                                    accum_offset=accum))
     output = folder / f"{name}.{target}.co"
     done = _luthier_opt("--lift", str(source), "-o", str(output))
     assert done.returncode == 0, done.stderr

@@ -69,7 +69,7 @@ def _expected_records() -> np.ndarray:
 
 
 @pytest.mark.parametrize("prefer", ["vgpr", "agpr", "stack"])
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
 @pytest.mark.parametrize(("object_name", "kernel", "arguments"), [
     ("elementwise", "vector_add", _vector_add),
     ("mfma", "mfma_f32_16x16x4f32", _mfma),  # uses AGPRs itself; no hidden size arguments
