@@ -28,7 +28,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +62,10 @@ class Case:
     extension: str
 
 
+#: The targets of the corpus bundles (test/corpus/kernels/build.sh's TARGETS).
+BUNDLE_TARGETS = ("gfx908", "gfx90a", "gfx942")
+
+
 def _inputs(globs: tuple[str, ...]) -> list[str]:
     return sorted({path.relative_to(REPO).as_posix()
                    for pattern in globs for path in REPO.glob(pattern)})
@@ -75,7 +79,7 @@ def cases(opt_jobs: int | None = None) -> list[Case]:
     hooks = [path for path in _inputs(HOOK_GLOBS) if not Path(path).name.startswith("_")]
     for source in _inputs(BINARY_GLOBS) + _inputs(ASSEMBLY_GLOBS):
         bundle = source.endswith(".hipfb")
-        arches = ("gfx90a", "gfx942") if bundle else ("",)
+        arches = BUNDLE_TARGETS if bundle else ("",)
         for arch in arches:
             select = (f"--offload-arch={arch}",) if arch else ()
             name = f"{source}@{arch}" if arch else source
@@ -124,10 +128,11 @@ def _run(item: tuple[Case, str | None]) -> tuple[str, dict[str, object]]:
     return case.key, run_case(case, keep)
 
 
-def run_all(jobs: int, keep: str | None,
-            opt_jobs: int | None = None) -> dict[str, dict[str, object]]:
-    """Every case's result, keyed as in the record (``opt_jobs``: see :func:`cases`)."""
-    todo = [(case, keep) for case in cases(opt_jobs)]
+def run_all(jobs: int, keep: str | None, opt_jobs: int | None = None,
+            only: Callable[[str], bool] | None = None) -> dict[str, dict[str, object]]:
+    """Every case's result (those whose key ``only`` accepts), keyed as in the record
+    (``opt_jobs``: see :func:`cases`)."""
+    todo = [(case, keep) for case in cases(opt_jobs) if only is None or only(case.key)]
     if jobs == 1:  # here: luthier-opt may then start workers of its own (--opt-jobs)
         return _collect(map(_run, todo), len(todo))
     context = multiprocessing.get_context("fork")
@@ -167,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--list", action="store_true", help="list the cases")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", metavar="DIR", help="also write every output into DIR")
+    parser.add_argument("--only", choices=("recorded", "new"),
+                        help="only the cases the record has (recorded: --check them before "
+                             "adding inputs) or lacks (new: --record adds them, keeping the "
+                             "rest)")
     parser.add_argument("--opt-jobs", type=int, metavar="N",
                         help="instrument with luthier-opt --jobs N (workers that split each "
                              "code object's functions); needs --jobs 1, since pool workers "
@@ -178,12 +187,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.opt_jobs is not None and args.jobs != 1:
         parser.error("--opt-jobs needs --jobs 1")
-    now = run_all(args.jobs, args.keep, args.opt_jobs)
+    recorded: dict[str, dict[str, object]] = json.loads(RECORD.read_text())
+
+    def selected(key: str) -> bool:
+        return (key in recorded) == (args.only == "recorded")
+
+    now = run_all(args.jobs, args.keep, args.opt_jobs, selected if args.only else None)
     if args.record:
-        RECORD.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
-        print(f"recorded {len(now)} cases in {RECORD.relative_to(REPO)}")
+        written = {**recorded, **now} if args.only == "new" else now
+        RECORD.write_text(json.dumps(written, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {len(now)} cases in {RECORD.relative_to(REPO)} "
+              f"({len(written)} in all)")
         return 0
-    recorded = json.loads(RECORD.read_text())
+    if args.only == "new":
+        recorded = {}  # every new case is a difference: there is nothing to compare with
     lines = differences(recorded, now)
     for line in lines:
         print(line)

@@ -182,7 +182,7 @@ def _buffers(result: RunResult) -> list[bytes]:
 
 
 @pytest.mark.parametrize("lanes", ["active", "all"])
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
 @pytest.mark.parametrize(("theme", "kernel", "grid", "block", "make_args"), CASES,
                          ids=[case[1] for case in CASES])
 def test_clobbering_every_free_register_changes_no_output(

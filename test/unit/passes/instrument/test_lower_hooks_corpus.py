@@ -71,7 +71,7 @@ def _instructions(module: ModuleOp) -> tuple[tuple[str, str, tuple[Attribute, ..
     return tuple(found)
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
 @pytest.mark.parametrize("example", EXAMPLES)
 @pytest.mark.parametrize("name", OBJECTS)
 def test_example_hook_lowers_to_verified_machine_code(name: str, example: str,

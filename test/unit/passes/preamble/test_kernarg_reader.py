@@ -31,7 +31,7 @@ def _instrument(original: Path, folder: Path) -> Path:
     return instrumented
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
 def test_kernarg_reader_records_the_launch(target: str, tmp_path: Path) -> None:
     original = KERNELS / f"control_flow.{target}.co"
     instrumented = _instrument(original, tmp_path)
@@ -63,9 +63,11 @@ def _vector_add_arguments() -> list[KernelArgument]:
 
 @pytest.mark.parametrize(("target", "object_name", "kernel", "arguments"), [
     # no hidden launch-size arguments in its metadata
+    ("gfx908", "mfma", "mfma_f32_16x16x4f32", _mfma_arguments),
     ("gfx90a", "mfma", "mfma_f32_16x16x4f32", _mfma_arguments),
     ("gfx942", "mfma", "mfma_f32_16x16x4f32", _mfma_arguments),
     # hidden launch-size arguments present (the preamble reads the packet all the same)
+    ("gfx908", "elementwise", "vector_add", _vector_add_arguments),
     ("gfx90a", "elementwise", "vector_add", _vector_add_arguments),
     ("gfx942", "elementwise", "vector_add", _vector_add_arguments),
 ])

@@ -48,7 +48,7 @@ def _division_program(target: str) -> Program:
     return compile_program(code_object)
 
 
-@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
 def test_ceil_divide_is_exact_on_32_bits(target: str) -> None:
     program = _division_program(target)
     for dividend, divisor in _pairs():

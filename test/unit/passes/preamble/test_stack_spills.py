@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator import KernelArgument
 from luthier.emulator.api import RunResult, load_program, run_kernel
 from luthier.emulator.program import Program
@@ -34,7 +35,7 @@ from luthier.passes.preamble.scratch import STACK_ALIGNMENT, round_up
 ROOT = Path(__file__).resolve().parents[4]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
 HOOKS = ROOT / "examples" / "hooks" / "instr_count.mlir"
-TARGETS = ("gfx90a", "gfx942")
+TARGETS = ("gfx908", "gfx90a", "gfx942")
 PIPELINE = "lower-hooks{spill_vgprs_to_agprs=false assume_live=true}"
 F32 = np.float32
 
@@ -132,8 +133,10 @@ def test_memory_spills_keep_results_and_count_right(obj: str, target: str,
 def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
                                                   folder: Path) -> None:
     """Every kernel's private segment grew past its old size rounded to 16 (where the
-    stack starts), its descriptor enables the private segment (and, on gfx90a, the flat
-    scratch init SGPRs), and the metadata agrees; the code saves to scratch and to lanes."""
+    stack starts), its descriptor enables the private segment (and, without architected flat
+    scratch, gfx908 and gfx90a, the flat scratch init SGPRs), and the metadata agrees; the
+    code saves to scratch and to lanes."""
+    initialises_flat_scratch = not subtarget_for(target).has_architected_flat_scratch
     before = read_code_object(CORPUS / f"{obj}.{target}.co")
     after = read_code_object(_instrumented(obj, target, folder))
     old = {kernel.name: kernel for kernel in before.kernels}
@@ -144,11 +147,11 @@ def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
         assert kernel.metadata is not None
         assert kernel.metadata.private_segment_fixed_size == descriptor.private_segment_fixed_size
         assert descriptor.compute_pgm_rsrc2.enable_private_segment
-        assert descriptor.kernel_code_properties.enable_sgpr_flat_scratch_init == (
-            target == "gfx90a")
+        assert descriptor.kernel_code_properties.enable_sgpr_flat_scratch_init == \
+            initialises_flat_scratch
     disassembly = subprocess.run(["llvm-objdump-19", "-d", str(_instrumented(obj, target,
                                                                               folder))],
                                  capture_output=True, text=True, check=True).stdout
     for mnemonic in ("scratch_store_dword", "scratch_load_dword", "v_writelane_b32"):
         assert mnemonic in disassembly
-    assert ("flat_scratch_lo" in disassembly) == (target == "gfx90a")
+    assert ("flat_scratch_lo" in disassembly) == initialises_flat_scratch
