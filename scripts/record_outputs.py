@@ -62,8 +62,16 @@ class Case:
     extension: str
 
 
-#: The targets of the corpus bundles (test/corpus/kernels/build.sh's TARGETS).
+#: The targets selected from a bundle (test/corpus/kernels/build.sh's TARGETS), each where the
+#: bundle holds it (elementwise.features.hipfb has no gfx908 entry).
 BUNDLE_TARGETS = ("gfx908", "gfx90a", "gfx942")
+
+
+def _bundle_targets(source: str) -> tuple[str, ...]:
+    from luthier.frontend.codeobj.reader import read_bundle
+
+    held = {entry.target_id.split(":")[0] for entry in read_bundle(REPO / source).device_entries}
+    return tuple(target for target in BUNDLE_TARGETS if target in held)
 
 
 def _inputs(globs: tuple[str, ...]) -> list[str]:
@@ -79,7 +87,7 @@ def cases(opt_jobs: int | None = None) -> list[Case]:
     hooks = [path for path in _inputs(HOOK_GLOBS) if not Path(path).name.startswith("_")]
     for source in _inputs(BINARY_GLOBS) + _inputs(ASSEMBLY_GLOBS):
         bundle = source.endswith(".hipfb")
-        arches = BUNDLE_TARGETS if bundle else ("",)
+        arches = _bundle_targets(source) if bundle else ("",)
         for arch in arches:
             select = (f"--offload-arch={arch}",) if arch else ()
             name = f"{source}@{arch}" if arch else source
