@@ -33,13 +33,15 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def test_every_entry_is_an_output(serial: dict[str, str]) -> None:
-    assert sorted(serial) == ["calls.hipfb.0.gfx90a.co", "calls.hipfb.1.gfx942.co",
-                              "control_flow.hipfb.0.gfx90a.co",
-                              "control_flow.hipfb.1.gfx942.co", "lds.gfx942.co"]
+    assert sorted(serial) == ["calls.hipfb.0.gfx908.co", "calls.hipfb.1.gfx90a.co",
+                              "calls.hipfb.2.gfx942.co", "control_flow.hipfb.0.gfx908.co",
+                              "control_flow.hipfb.1.gfx90a.co",
+                              "control_flow.hipfb.2.gfx942.co", "lds.gfx942.co"]
 
 
 def test_outputs_are_what_luthier_opt_writes(serial: dict[str, str], tmp_path: Path) -> None:
-    for source, arch, name in [(KERNELS / "calls.hipfb", "gfx942", "calls.hipfb.1.gfx942.co"),
+    for source, arch, name in [(KERNELS / "calls.hipfb", "gfx942", "calls.hipfb.2.gfx942.co"),
+                               (KERNELS / "calls.hipfb", "gfx908", "calls.hipfb.0.gfx908.co"),
                                (KERNELS / "lds.gfx942.co", None, "lds.gfx942.co")]:
         out = tmp_path / name
         command = ["luthier-opt", "--lift", "--inline-hooks", "--emit-preamble", str(source),
@@ -110,7 +112,8 @@ def test_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_tasks_keep_input_order() -> None:
     tasks = tasks_of(INPUTS, None)
     assert [task.output for task in tasks] == [
-        "control_flow.hipfb.0.gfx90a.co", "control_flow.hipfb.1.gfx942.co",
-        "calls.hipfb.0.gfx90a.co", "calls.hipfb.1.gfx942.co", "lds.gfx942.co"]
+        "control_flow.hipfb.0.gfx908.co", "control_flow.hipfb.1.gfx90a.co",
+        "control_flow.hipfb.2.gfx942.co", "calls.hipfb.0.gfx908.co", "calls.hipfb.1.gfx90a.co",
+        "calls.hipfb.2.gfx942.co", "lds.gfx942.co"]
     outputs = run_batch(tasks[-1:], local_engine(1))
     assert list(outputs) == ["lds.gfx942.co"]
