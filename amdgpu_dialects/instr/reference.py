@@ -11,7 +11,6 @@ drift from what the parser and verifier accept.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import re
 import sys
@@ -44,6 +43,7 @@ from luthier.amdgpu_dialects.isa.target import (
     instruction_classes,
     load_target,
 )
+from luthier.amdgpu_dialects.target.generated_doc import generated_doc_main
 
 #: Where the reference is committed, from the checkout's root.
 REFERENCE = Path("docs") / "instr-reference.md"
@@ -166,23 +166,8 @@ def reference(dialect: Dialect = INSTR) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 when the committed reference differs from the dialect")
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="the checkout's root (default: the current folder)")
-    args = parser.parse_args(argv)
-    path: Path = args.root / REFERENCE
-    text = reference()
-    if args.check:
-        if not path.is_file() or path.read_text() != text:
-            print(f"{path} is stale: run python -m luthier.amdgpu_dialects.instr.reference",
-                  file=sys.stderr)
-            return 1
-        return 0
-    path.write_text(text)
-    print(f"wrote {path}")
-    return 0
+    return generated_doc_main(argv, (__doc__ or "").splitlines()[0], REFERENCE, reference,
+                              "luthier.amdgpu_dialects.instr.reference")
 
 
 if __name__ == "__main__":

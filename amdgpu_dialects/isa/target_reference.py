@@ -10,7 +10,6 @@ tables exist), so the table cannot drift from what the passes ask.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import inspect
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import cast
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TABLE_TARGETS
+from luthier.amdgpu_dialects.target.generated_doc import generated_doc_main
 from luthier.amdgpu_dialects.target.subtarget import (
     Subtarget,
     VectorRegisterFile,
@@ -93,23 +93,8 @@ def reference() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 when the committed table differs from the target objects")
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="the checkout's root (default: the current folder)")
-    args = parser.parse_args(argv)
-    path: Path = args.root / REFERENCE
-    text = reference()
-    if args.check:
-        if not path.is_file() or path.read_text() != text:
-            print(f"{path} is stale: run python -m "
-                  "luthier.amdgpu_dialects.isa.target_reference", file=sys.stderr)
-            return 1
-        return 0
-    path.write_text(text)
-    print(f"wrote {path}")
-    return 0
+    return generated_doc_main(argv, (__doc__ or "").splitlines()[0], REFERENCE, reference,
+                              "luthier.amdgpu_dialects.isa.target_reference")
 
 
 if __name__ == "__main__":
