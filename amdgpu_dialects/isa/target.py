@@ -314,11 +314,16 @@ def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
     )
 
 
-@functools.cache
 def load_target(name: str, wavefront_size: int | None = None) -> TargetISA:
     """The ISA of processor ``name`` (``gfx90a``...) in its default wave size, or in
     ``wavefront_size`` (64 on an RDNA processor: LLVM's ``-mattr=+wavefrontsize64``);
-    raises :class:`UnknownTargetError` for a processor or wave size without tables."""
+    raises :class:`UnknownTargetError` for a processor or wave size without tables. One
+    object per (processor, wave size), however the call spells them."""
+    return _cached_target(name, wavefront_size)
+
+
+@functools.cache
+def _cached_target(name: str, wavefront_size: int | None) -> TargetISA:
     if name not in TABLE_TARGETS:
         raise UnknownTargetError(name)
     isa = _load(compact_path(SHARED_TABLES.get(name, name)), wavefront_size)

@@ -96,8 +96,13 @@ class AsmParser:
         return "invalid instruction"
 
 
-@functools.cache
 def parser_for(target: str, wavefront_size: int | None = None) -> AsmParser:
     """The (cached) assembly parser of a processor, in its default wave size or
-    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``.
+    One parser per (processor, wave size), however the arguments are spelled."""
+    return _cached_parser(target, wavefront_size)
+
+
+@functools.cache
+def _cached_parser(target: str, wavefront_size: int | None) -> AsmParser:
     return AsmParser(load_target(target, wavefront_size))

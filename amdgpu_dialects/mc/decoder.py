@@ -603,10 +603,14 @@ def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int],
     return ()
 
 
-@functools.cache
 def decoder_for(target: str, wavefront_size: int | None = None) -> Decoder:
     """The (cached) decoder of a processor, in its default wave size or
     ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return _cached_decoder(target, wavefront_size)
+
+
+@functools.cache
+def _cached_decoder(target: str, wavefront_size: int | None) -> Decoder:
     return Decoder(load_target(target, wavefront_size))
 
 

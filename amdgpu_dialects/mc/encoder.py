@@ -346,8 +346,12 @@ def _implicit_bits(inst: InstrDef, generation: int = 9) -> int:
     return hi0 | hi1 | hi2
 
 
-@functools.cache
 def encoder_for(target: str, wavefront_size: int | None = None) -> Encoder:
     """The (cached) encoder of a processor, in its default wave size or
     ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return _cached_encoder(target, wavefront_size)
+
+
+@functools.cache
+def _cached_encoder(target: str, wavefront_size: int | None) -> Encoder:
     return Encoder(load_target(target, wavefront_size))

@@ -802,8 +802,12 @@ _PRINT_METHODS["printIndexKey8bit"] = _index_key
 _PRINT_METHODS["printIndexKey16bit"] = _index_key
 
 
-@functools.cache
 def printer_for(target: str, wavefront_size: int | None = None) -> InstPrinter:
     """The (cached) printer of a processor, in its default wave size or
     ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
+    return _cached_printer(target, wavefront_size)
+
+
+@functools.cache
+def _cached_printer(target: str, wavefront_size: int | None) -> InstPrinter:
     return InstPrinter(load_target(target, wavefront_size))
