@@ -99,6 +99,15 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 // -----
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f <{trailing_data = "0102zz"}> {
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: @f: trailing_data is not hex
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.func @f <{padding_fill = "ones"}> {
     amdgpu_mc.s_setpc_b64 s[30:31]
   }
