@@ -144,20 +144,20 @@ def text_layout(code_object: CodeObject, decode_at: DecodeAt) -> TextLayout:
     layout.leading_padding = _leading_padding(code_object, symbols[0])
     last = max(symbols, key=lambda symbol: symbol.value + layout.extents[symbol.name])
     tail = text.data[last.value + layout.extents[last.name] - text.address:]
-    nops = _s_nop_suffix(tail)
+    nops = s_nop_suffix(tail)
     layout.padding = nops
     if len(tail) > nops:
         layout.trailing[last.name] = tail[:len(tail) - nops]
     return layout
 
 
-def _s_nop_suffix(data: bytes) -> int:
+def s_nop_suffix(data: bytes) -> int:
     """Length of the longest run of whole ``s_nop 0`` words that ends ``data``."""
     word = PADDING_FILLS["s_nop"]
-    count = 0
-    while data[:len(data) - count].endswith(word):
-        count += len(word)
-    return count
+    end = len(data)
+    while end >= len(word) and data[end - len(word):end] == word:  # linear: 4-byte slices
+        end -= len(word)
+    return len(data) - end
 
 
 def _leading_padding(code_object: CodeObject, first: Symbol) -> int:

@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import S_NOP_0, CodeObjectOp, FunctionLikeOp
 from luthier.emulator.api import run_kernel
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
+from luthier.frontend.lift.extents import s_nop_suffix
 from luthier.lowering.emit import emit_code_object
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -125,3 +126,13 @@ def test_every_example_hook_instruments_them(name: str, hook: str, tmp_path: Pat
             outputs.append(stored)
         assert np.array_equal(outputs[0], expected), kernel
         assert np.array_equal(outputs[1], outputs[0]), kernel
+
+
+def test_the_s_nop_tail_is_counted_in_whole_words() -> None:
+    """The tail's s_nop padding is the run of whole words that ends it; anything before is
+    trailing data (a linear scan: a hostile file's tail can be megabytes)."""
+    word = S_NOP_0
+    assert s_nop_suffix(b"\x01\x02" + word * 3) == 3 * len(word)
+    assert s_nop_suffix(word[1:] + word) == len(word)
+    assert s_nop_suffix(b"") == 0 and s_nop_suffix(bytes(3)) == 0
+    assert s_nop_suffix(word * 1_000_000) == 4_000_000
