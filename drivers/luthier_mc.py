@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from luthier.amdgpu_dialects.errors import report_internal_error
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, UnknownTargetError, load_target
+from luthier.amdgpu_dialects.isa.target import TABLE_TARGETS, UnknownTargetError, load_target
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, Decoder, MCInst, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder, encoder_for
 from luthier.amdgpu_dialects.mc.hex_input import ByteChunk, HexInputError, parse_hex_input
@@ -107,7 +107,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--show-encoding", "-show-encoding", action="store_true",
                         help="show instruction encodings")
     parser.add_argument("--mcpu", "-mcpu", default=None, metavar="CPU",
-                        help=f"target processor ({', '.join(SUPPORTED_TARGETS)})")
+                        help=f"target processor ({', '.join(TABLE_TARGETS)})")
     parser.add_argument("--mattr", "-mattr", default="", metavar="FEATURES",
                         help="target features, as llvm-mc takes them: +wavefrontsize64 "
                              "(or +wavefrontsize32) chooses the wave size")
@@ -141,7 +141,7 @@ def _check_target(args: argparse.Namespace) -> str:
     if not str(args.triple).startswith("amdgcn"):
         raise UsageError(f"unsupported triple '{args.triple}' (only amdgcn triples)")
     if args.mcpu is None:
-        raise UsageError("--mcpu is required (one of " + ", ".join(SUPPORTED_TARGETS) + ")")
+        raise UsageError("--mcpu is required (one of " + ", ".join(TABLE_TARGETS) + ")")
     return str(args.mcpu)
 
 

@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, InstrDef, load_target
+from luthier.amdgpu_dialects.isa.target import TABLE_TARGETS, InstrDef, load_target
 from luthier.amdgpu_dialects.mc.printer import printer_for
 
 OUTPUT = Path(__file__).resolve().parent / "mnemonics.py"
@@ -48,7 +48,7 @@ _RANK = {"": 0, "call": 1, "terminator": 2, "branch": 3}
 def collect() -> dict[str, str]:
     """Mnemonic -> kind over all targets (the strongest kind where records disagree)."""
     kinds: dict[str, str] = {}
-    for target in SUPPORTED_TARGETS:
+    for target in TABLE_TARGETS:
         printer = printer_for(target)
         for desc in load_target(target).instructions:
             mnemonic = printer.mnemonic(desc)

@@ -46,8 +46,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
+    TargetKey,
     current_parsing_target,
-    enclosing_processor,
+    enclosing_target,
     print_properties,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
@@ -70,10 +71,11 @@ from luthier.amdgpu_dialects.mc.printer import print_immediate, printer_for
 DIALECT_PREFIX = "amdgpu_mc."
 
 _operand_arrays: dict[tuple[Attribute, ...], ArrayAttr[Attribute]] = {}
-#: Instructions that passed :meth:`InstructionOpBase.verify_operands`: (processor, op class,
+#: Instructions that passed :meth:`InstructionOpBase.verify_operands`: (target, op class,
 #: id of opcode, id of operands) -> (opcode, operands), the attributes kept so that their
 #: ids stay theirs while the entry lives.
-_verified: dict[tuple[str, type, int, int], tuple[StringAttr, ArrayAttr[Attribute]]] = {}
+_verified: dict[tuple[TargetKey, type, int, int],
+                tuple[StringAttr, ArrayAttr[Attribute]]] = {}
 _VERIFIED_LIMIT = 1 << 16
 _opcode_attrs: dict[str, StringAttr] = {}
 _NO_VALUES: SSAValues[SSAValue] = SSAValues()
@@ -109,14 +111,14 @@ def opcode_attr(name: str) -> StringAttr:
     return attr
 
 
-def _reads_back(processor: str, inst: MCInst, text: str) -> bool:
+def _reads_back(target: TargetKey, inst: MCInst, text: str) -> bool:
     """Whether assembling ``text`` gives ``inst``'s bytes again. A trailing literal whose
     value is also an inline constant (``0xffffffff`` in a literal slot, as some compilers
     leave it) prints like the inline constant, which the assembler prefers: such an
     instruction is written in its properties form instead, which is exact."""
     try:
-        matched = parser_for(processor).parse_statement(text)
-        encoder = encoder_for(processor)
+        matched = parser_for(*target).parse_statement(text)
+        encoder = encoder_for(*target)
         return encoder.encode(matched.inst) == encoder.encode(inst, keep_literals=True)
     except (AsmParseError, EncodeError):
         return False
@@ -165,10 +167,11 @@ class InstructionOpBase(IRDLOperation):
         """The operand text after the mnemonic, or None when it cannot be written as
         assembly (no target, an opcode the target lacks). Virtual registers print as
         ``%3:SReg_64`` (see :mod:`.vreg_syntax`)."""
-        processor = enclosing_processor(self)
-        if processor is None:
+        target = enclosing_target(self)
+        if target is None:
             return None
-        isa = load_target(processor)
+        processor = target[0]
+        isa = load_target(*target)
         desc = isa.by_name.get(self.opcode.data)
         if desc is None or len(desc.operands) != len(self.mc_operands.data):
             return None
@@ -195,13 +198,13 @@ class InstructionOpBase(IRDLOperation):
                 operands.append(mc_operand(attr))
             except NotMCOperandError:
                 return None
-        text = printer_for(processor).print(MCInst(desc, operands, desc.size))
+        text = printer_for(*target).print(MCInst(desc, operands, desc.size))
         for placeholder_text, expression in symbols:
             text = text.replace(placeholder_text, expression, 1)
         if names:
             text = restore_names(text, names)
         elif not symbols and any(isinstance(attr, LiteralAttr) for attr in self.mc_operands.data) \
-                and not _reads_back(processor, MCInst(desc, operands, desc.size), text):
+                and not _reads_back(target, MCInst(desc, operands, desc.size), text):
             return None
         parts = text.split(None, 1)
         return parts[1] if len(parts) > 1 else ""
@@ -227,18 +230,19 @@ class InstructionOpBase(IRDLOperation):
         properties = parser.parse_optional_properties_dict()
         if properties:
             return cls.create(properties=properties)
-        processor = current_parsing_target()
-        if processor is None:
+        target = current_parsing_target()
+        if target is None:
             parser.raise_error(
                 f"'{cls.name}' outside an amdgpu_mc.code_object: its target is unknown, "
                 "so write its properties (<{opcode = ..., mc_operands = [...]}>)")
+        processor = target[0]
         if cls.KIND == "branch":
             successors = parser.parse_comma_separated_list(
                 parser.Delimiter.NONE, parser.parse_successor)
             opcode = branch_opcode(processor, mnemonic)
             if opcode is None:
                 parser.raise_error(f"'{mnemonic}' is not an instruction of {processor}")
-            desc = load_target(processor).by_name[opcode]
+            desc = load_target(*target).by_name[opcode]
             return cls.create(
                 properties={"opcode": opcode_attr(opcode),
                             "mc_operands": operand_array([NoneAttr()] * len(desc.operands))},
@@ -251,7 +255,7 @@ class InstructionOpBase(IRDLOperation):
         except VRegSyntaxError as error:
             parser.raise_error(str(error), start, end)
         try:
-            matched = parser_for(processor).parse_statement(statement)
+            matched = parser_for(*target).parse_statement(statement)
         except AsmParseError as error:
             column = max(0, error.column - len(mnemonic) - 1)
             parser.raise_error(error.message, start + min(column, max(0, end - start - 1)),
@@ -274,36 +278,40 @@ class InstructionOpBase(IRDLOperation):
     def verify_(self) -> None:
         self.verify_operands()
 
-    def verify_operands(self, processor: str | None = None) -> None:
+    def verify_operands(self, target: TargetKey | str | None = None) -> None:
         """The instruction against its target's tables: the opcode exists and spells this
         mnemonic, and each operand fits its slot (what a pass that only replaced operands
         can break; xDSL's generic checks of the op's structure are not repeated).
 
         Passing is memoised per target, op class, opcode and operand array (interned
         attributes, kept alive by the memo): instrumented code repeats a few payload
-        instructions tens of thousands of times. ``processor``, when the caller knows the
-        code object the op is in, saves finding it."""
-        processor = enclosing_processor(self) if processor is None else processor
-        if processor is None:
-            return
+        instructions tens of thousands of times. ``target`` (a processor: in its default
+        wave size), when the caller knows the code object the op is in, saves finding it."""
+        if target is None:
+            target = enclosing_target(self)
+            if target is None:
+                return
+        elif isinstance(target, str):
+            target = (target, None)
         opcode, operands = self.opcode, self.mc_operands
-        key = (processor, type(self), id(opcode), id(operands))
+        key = (target, type(self), id(opcode), id(operands))
         known = _verified.get(key)
         if known is not None and known[0] is opcode and known[1] is operands:
             return
-        self._verify_operands(processor)
+        self._verify_operands(target)
         if len(_verified) >= _VERIFIED_LIMIT:
             _verified.clear()
         _verified[key] = (opcode, operands)
 
-    def _verify_operands(self, processor: str) -> None:
-        isa = load_target(processor)
+    def _verify_operands(self, target: TargetKey) -> None:
+        processor = target[0]
+        isa = load_target(*target)
         desc = isa.by_name.get(self.opcode.data)
         if desc is None:
             raise VerifyException(f"'{self.opcode.data}' is not an instruction of {processor}")
-        if printer_for(processor).mnemonic(desc) != self.mnemonic:
+        if printer_for(*target).mnemonic(desc) != self.mnemonic:
             raise VerifyException(
-                f"opcode '{desc.name}' is '{printer_for(processor).mnemonic(desc)}', "
+                f"opcode '{desc.name}' is '{printer_for(*target).mnemonic(desc)}', "
                 f"not '{self.mnemonic}'")
         attrs = self.mc_operands.data
         if len(attrs) != len(desc.operands):

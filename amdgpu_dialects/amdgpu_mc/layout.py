@@ -33,6 +33,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import target_key
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
@@ -95,14 +96,15 @@ def instruction_encoding(op: InstructionOpBase, isa: TargetISA) -> tuple[bytes, 
     if known is not None and known[0] is opcode and known[1] is operands:
         return known[2], known[3]
     branch = op.KIND == "branch"
-    offered = None if branch else _taken_offer(isa.name, opcode, operands)
+    offered = None if branch else _taken_offer(isa, opcode, operands)
     if offered is not None:
         data, symbolic = offered, False
     else:
         desc = _record(op, isa)
         try:
             inst = op.to_mcinst(desc, ZERO_LITERAL, 0)
-            data = encoder_for(isa.name).encode(inst, keep_literals=True)
+            data = encoder_for(*target_key(isa.name, isa.wavefront_size)).encode(
+                inst, keep_literals=True)
         except (NotMCOperandError, EncodeError) as error:
             raise UnsizedError(op, f"{op.mnemonic}: {error}") from None
         symbolic = bool([attr for attr in operands.data if isinstance(attr, SymbolOperandAttr)])
@@ -136,14 +138,16 @@ def offer_encoding(target: str, opcode: StringAttr, operands: ArrayAttr[Attribut
     _offered[(target, id(opcode), id(operands))] = (opcode, operands, inst, data)
 
 
-def _taken_offer(target: str, opcode: StringAttr, operands: ArrayAttr[Attribute]) -> bytes | None:
-    """The bytes offered for a non-branch op with ``opcode`` and ``operands``, when the
-    encoder confirms them."""
-    offer = _offered.pop((target, id(opcode), id(operands)), None)
+def _taken_offer(isa: TargetISA, opcode: StringAttr,
+                 operands: ArrayAttr[Attribute]) -> bytes | None:
+    """The bytes offered for a non-branch op of ``isa`` with ``opcode`` and ``operands``,
+    when the encoder confirms them."""
+    offer = _offered.pop((isa.name, id(opcode), id(operands)), None)
     if offer is None or offer[0] is not opcode or offer[1] is not operands:
         return None
     try:
-        confirmed = encoder_for(target).encode(offer[2], keep_literals=True) == offer[3]
+        encoder = encoder_for(*target_key(isa.name, isa.wavefront_size))
+        confirmed = encoder.encode(offer[2], keep_literals=True) == offer[3]
     except EncodeError:
         return None
     return offer[3] if confirmed else None

@@ -52,11 +52,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
+    TargetKey,
     parsing_target,
     print_properties,
     processor_of_target_id,
+    target_key,
 )
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
 from luthier.amdgpu_dialects.target.kernel_descriptor import DescriptorLayout
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 
@@ -515,6 +517,11 @@ class CodeObjectOp(IRDLOperation):
     symbol_order = opt_prop_def(ArrayAttr[StringAttr])
     #: The AMDGPU metadata note (see :mod:`.metadata`).
     metadata = opt_prop_def(DictionaryAttr)
+    #: Lanes of a wave when they are not the processor's default: 64 on an RDNA processor
+    #: (code compiled with ``-mwavefrontsize64``). Every kernel of the code object runs in
+    #: it (its descriptor says so), and its instructions are read in it: ``vcc`` is an SGPR
+    #: pair in wave64, ``vcc_lo`` one SGPR in wave32.
+    wavefront_size = opt_prop_def(IntegerAttr)
     body = region_def("single_block")
 
     traits = traits_def(NoTerminator(), SymbolTable(), IsolatedFromAbove())
@@ -522,6 +529,19 @@ class CodeObjectOp(IRDLOperation):
     @property
     def processor(self) -> str:
         return processor_of_target_id(self.target.data)
+
+    @property
+    def wave_size(self) -> int:
+        """Lanes of a wave of this code object's kernels."""
+        if self.wavefront_size is not None:
+            return self.wavefront_size.value.data
+        return subtarget_for(self.processor).default_wave_size
+
+    @property
+    def target_key(self) -> TargetKey:
+        """The processor and wave size, as the MC layer's tables are asked for them."""
+        wave = self.wavefront_size
+        return target_key(self.processor, None if wave is None else wave.value.data)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -540,25 +560,44 @@ class CodeObjectOp(IRDLOperation):
         position = parser.pos
         target = parser.parse_str_literal("the target, such as \"gfx90a:xnack-\"")
         processor = processor_of_target_id(target)
-        if processor not in SUPPORTED_TARGETS:
+        if processor not in LIFT_TARGETS:
             parser.raise_error(
-                f"unknown target '{processor}' (supported: {', '.join(SUPPORTED_TARGETS)})",
+                f"unknown target '{processor}' (supported: {', '.join(LIFT_TARGETS)})",
                 position, parser.pos)
         properties = parser.parse_optional_properties_dict()
         properties["target"] = StringAttr(target)
-        with parsing_target(processor):
+        wave = properties.get("wavefront_size")
+        wave_size = wave.value.data if isinstance(wave, IntegerAttr) else None
+        if wave_size is not None and wave_size not in subtarget_for(processor).wave_sizes:
+            parser.raise_error(f"{processor} runs waves of "
+                               f"{' or '.join(map(str, subtarget_for(processor).wave_sizes))} "
+                               f"lanes, not {wave_size}", position, parser.pos)
+        with parsing_target(processor, wave_size):
             region = parser.parse_region()
         if not region.blocks:
             region.add_block(Block())
         return cls.create(properties=properties, regions=[region])
 
     def verify_(self) -> None:
-        if self.processor not in SUPPORTED_TARGETS:
+        if self.processor not in LIFT_TARGETS:
             raise VerifyException(f"unknown target '{self.processor}'")
         if self.elf_type.data not in ("dyn", "rel"):
             raise VerifyException(f"elf_type is 'dyn' or 'rel', not '{self.elf_type.data}'")
-        layout = subtarget_for(self.processor).descriptor_layout
+        subtarget = subtarget_for(self.processor)
+        wave = self.wave_size
+        if wave not in subtarget.wave_sizes:
+            raise VerifyException(f"{self.processor} runs waves of "
+                                  f"{' or '.join(map(str, subtarget.wave_sizes))} lanes, "
+                                  f"not {wave}")
+        layout = subtarget.descriptor_layout
         for op in self.body.ops:
+            if isinstance(op, KernelOp) and subtarget.major >= 10 \
+                    and op.descriptor.data.kernel_code_properties.enable_wavefront_size32 \
+                    != (wave == 32):
+                raise VerifyException(
+                    f"@{op.sym_name.data}: its descriptor's ENABLE_WAVEFRONT_SIZE32 says "
+                    f"wave{32 if wave == 64 else 64}, the code object is wave{wave} (set "
+                    "the code object's wavefront_size to match)")
             if isinstance(op, KernelOp) and op.descriptor.data.layout is not layout:
                 spelling = ("without a layout" if layout is DescriptorLayout.GFX9
                             else f"starting with '{layout}'")

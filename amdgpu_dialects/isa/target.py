@@ -18,11 +18,14 @@ from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
 
 #: Processors the whole stack serves (lifting, instrumentation, assembly, emulation).
 SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
-#: Processors whose instruction tables exist and the MC layer disassembles, but that the
-#: rest of the stack does not serve yet (the RDNA families, wave32 by default).
-DISASSEMBLY_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
+#: Processors whose code objects lift into IR, print, parse back and are written again byte
+#: for byte (identity round trip, listing, disassembly, assembly), in wave32 and wave64, but
+#: that instrumentation and the emulator do not serve yet (the RDNA families).
+LIFT_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
 #: Every processor :func:`load_target` accepts.
-TABLE_TARGETS = SUPPORTED_TARGETS + DISASSEMBLY_ONLY_TARGETS
+TABLE_TARGETS = SUPPORTED_TARGETS + LIFT_ONLY_TARGETS
+#: Processors whose code objects lift (``amdgpu_mc`` IR, and a code object again).
+LIFT_TARGETS = TABLE_TARGETS
 #: Processors served by another processor's table because LLVM gives both exactly the same
 #: feature set (``generate.SHARED_TABLES``; every generator run compares the feature lists).
 SHARED_TABLES = {"gfx1201": "gfx1200"}

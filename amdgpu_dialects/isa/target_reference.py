@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import cast
 
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TABLE_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS, TABLE_TARGETS
 from luthier.amdgpu_dialects.target.generated_doc import generated_doc_main
 from luthier.amdgpu_dialects.target.subtarget import (
     Subtarget,
@@ -45,6 +45,8 @@ def _value(subtarget: Subtarget, name: str) -> str:
         return "yes" if value else "-"
     if value is None:
         return "-"
+    if isinstance(value, tuple):
+        return ", ".join(map(str, cast(tuple[object, ...], value)))
     if isinstance(value, VectorRegisterFile):
         return ", ".join(f"{field.name} {getattr(value, field.name)}"
                          for field in dataclasses.fields(value))
@@ -68,12 +70,15 @@ def reference() -> str:
         "| ISA family | " + " | ".join(f"GFX{s.major}" for s in subtargets) + " |",
         "| instruction tables (decode, print) | "
         + " | ".join("yes" if s.name in TABLE_TARGETS else "-" for s in subtargets) + " |",
-        "| lift, instrument, emit | "
+        "| lift, print and parse IR, write back (wave32 and wave64) | "
+        + " | ".join("yes" if s.name in LIFT_TARGETS else "-" for s in subtargets) + " |",
+        "| instrument, emulate | "
         + " | ".join("yes" if s.name in SUPPORTED_TARGETS else "-" for s in subtargets)
         + " |",
         "",
-        "A code object of any other processor, or of one without \"lift\" above, is refused in",
-        "one line naming its target and the supported ones.",
+        "A code object of any other processor is refused in one line naming its target and",
+        "the supported ones; instrumenting or emulating code of a processor that only lifts is",
+        "refused in one line naming the processors that are instrumented and emulated.",
         "",
         "## Facts",
         "",

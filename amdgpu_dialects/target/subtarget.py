@@ -156,6 +156,12 @@ class Subtarget:
         return 64 if self.major < 10 else 32
 
     @property
+    def wave_sizes(self) -> tuple[int, ...]:
+        """The wave sizes kernels can run in: 64 before GFX10, 32 or 64 from it (a kernel
+        descriptor's ENABLE_WAVEFRONT_SIZE32 chooses)."""
+        return (64,) if self.major < 10 else (32, 64)
+
+    @property
     def flat_offset_bits(self) -> int:
         """Width of the signed immediate offset of global and scratch instructions
         (``getNumFlatOffsetBits``): 13 on GFX9 and GFX11, 12 on GFX10, 24 on GFX12. One

@@ -35,11 +35,13 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     KernelOp,
     int_attr,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import TargetKey, target_key
 from luthier.amdgpu_dialects.collector import collector_paused
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.carry import carry, check_descriptors
@@ -71,13 +73,13 @@ class LiftResult:
 
 
 class _FunctionLifter:
-    def __init__(self, code_object: CodeObject, symbols: pcrel.SymbolMap,
+    def __init__(self, code_object: CodeObject, wave: TargetKey, symbols: pcrel.SymbolMap,
                  text_relocations: dict[int, Relocation]) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
-        self.decoder = decoder_for(self.processor)
-        self.printer = printer_for(self.processor)
-        self.encoder = encoder_for(self.processor)
+        self.decoder = decoder_for(*wave)
+        self.printer = printer_for(*wave)
+        self.encoder = encoder_for(*wave)
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
@@ -228,9 +230,9 @@ def lift_code_object(code_object: CodeObject,
 
 
 def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResult:
-    if code_object.processor not in SUPPORTED_TARGETS:
+    if code_object.processor not in LIFT_TARGETS:
         raise LiftError(code_object.name, f"no instruction tables for target "
-                        f"'{code_object.processor}' (supported: {', '.join(SUPPORTED_TARGETS)})")
+                        f"'{code_object.processor}' (supported: {', '.join(LIFT_TARGETS)})")
     if code_object.text is None:
         raise LiftError(code_object.name, "the code object has no executable section")
     text = code_object.text
@@ -245,7 +247,9 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         kernels = list(chosen.values())
     text_relocations = {relocation.offset: relocation for relocation in code_object.relocations
                         if relocation.target_section == text.name}
-    lifter = _FunctionLifter(code_object, pcrel.SymbolMap(code_object), text_relocations)
+    target = target_key(code_object.processor, _wave_size(code_object))
+    lifter = _FunctionLifter(code_object, target, pcrel.SymbolMap(code_object),
+                             text_relocations)
     result_ops: list[tuple[int, Operation]] = []
     count = 0
     entries: list[tuple[Symbol, Kernel | None]] = [(kernel.function, kernel)
@@ -304,6 +308,8 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         "e_flags": int_attr(code_object.e_flags),
         "abi_version": int_attr(code_object.abi_version),
     }
+    if target[1] is not None:
+        properties["wavefront_size"] = int_attr(target[1])
     leading, padding = layout.leading_padding, layout.padding
     if leading:
         properties["text_leading_padding"] = int_attr(leading)
@@ -322,6 +328,23 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
     return LiftResult(module, lifter.warnings + carried.warnings, count)
+
+
+def _wave_size(code_object: CodeObject) -> int | None:
+    """Lanes of a wave of the code object's kernels, as their descriptors say (from GFX10,
+    ENABLE_WAVEFRONT_SIZE32; before, always 64); None without kernels (the processor's
+    default). :class:`LiftError` when kernels of both sizes share the object: its
+    instructions are read in one wave size."""
+    if subtarget_for(code_object.processor).major < 10:
+        return None
+    by_size: dict[int, str] = {}
+    for kernel in code_object.kernels:
+        wave32 = kernel.descriptor.kernel_code_properties.enable_wavefront_size32
+        by_size.setdefault(32 if wave32 else 64, kernel.name)
+    if len(by_size) > 1:
+        raise LiftError(code_object.name, f"kernels of both wave sizes (@{by_size[32]} runs "
+                        f"wave32, @{by_size[64]} wave64): a code object is lifted in one")
+    return next(iter(by_size), None)
 
 
 def _data_relocation(code_object: CodeObject, relocation: Relocation, base: int,

@@ -86,12 +86,13 @@ def object_spec(code_object: CodeObjectOp,
     The functions named in ``encoded`` were encoded already (by the workers that lowered
     them): their bytes are taken from there, their ops give the rest (alignment, binding,
     descriptor)."""
-    isa = load_target(code_object.processor)
+    target = code_object.target_key
+    isa = load_target(*target)
     functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
     padding = code_object.text_padding.value.data if code_object.text_padding else 0
     leading = (code_object.text_leading_padding.value.data
                if code_object.text_leading_padding else 0)
-    text = encode_text(functions, isa, encoder_for(code_object.processor), padding, leading,
+    text = encode_text(functions, isa, encoder_for(*target), padding, leading,
                        encoded)
     max_alignment = max([f.op.alignment.value.data for f in text.functions
                          if f.op.alignment is not None] + [4])

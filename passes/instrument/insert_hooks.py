@@ -330,10 +330,13 @@ def _inserts(module: ModuleOp) -> _Tool:
 def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
     """What makes an insertion wrong wherever it lands: an ISA class no target has, a
     global address naming nothing (caught here rather than as an undefined symbol when the
-    object is written)."""
+    object is written); a code object of a target that lifts but is not instrumented yet."""
     for code_object in tool.code_objects:
         if code_object.processor not in SUPPORTED_TARGETS:
-            continue
+            raise _fail(insert, f"{code_object.processor} code cannot be instrumented yet "
+                        f"(instrumentation supports {', '.join(SUPPORTED_TARGETS)}; "
+                        f"{code_object.processor} code objects lift, print and are written "
+                        "back unchanged)")
         isa = load_target(code_object.processor)
         wanted = insert.instruction_class
         classes = instruction_classes(isa)

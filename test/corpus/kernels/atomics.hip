@@ -16,10 +16,13 @@ extern "C" __global__ void atomic_add_u64_returning(const unsigned long *in, uns
 
 // exercises: global_atomic_add_f32 (native float atomic). gfx908 has only the no-return form
 // and clang-19 selects it only under -munsafe-fp-atomics (a whole-build flag), so gfx908 issues
-// the same instruction by inline assembly.
+// the same instruction by inline assembly. gfx1030 (RDNA2) has no global float atomic add: there
+// a float fetch-add, which clang-19 expands into a compare-and-swap loop.
 extern "C" __global__ void atomic_fadd_native(const float *in, float *sum) {
 #if defined(__gfx908__)
   asm volatile("global_atomic_add_f32 %0, %1, off" : : "v"(sum), "v"(in[global_id()]) : "memory");
+#elif defined(__gfx1030__)
+  __hip_atomic_fetch_add(sum, in[global_id()], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 #else
   __builtin_amdgcn_global_atomic_fadd_f32(sum, in[global_id()]);
 #endif

@@ -80,12 +80,12 @@ def header_field(header: str, field: str) -> str:
     return match.group(1).strip()
 
 
-def summarize_elf(path: Path) -> ElfSummary:
+def summarize_elf(path: Path, targets: tuple[str, ...] = TARGETS) -> ElfSummary:
     header = run("llvm-readelf-19", "--file-header", str(path))
     elf_type = header_field(header, "Type").split()[0]
     abi_version = int(header_field(header, "ABI Version"))
     flags = header_field(header, "Flags")
-    target = next((t for t in TARGETS if t in flags), flags)
+    target = next((t for t in targets if t in flags), flags)
     addresses = [
         int(match.group(1), 16)
         for line in run("llvm-objdump-19", "-d", str(path)).splitlines()

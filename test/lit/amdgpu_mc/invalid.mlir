@@ -60,9 +60,24 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 
 // -----
 
-amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+amdgpu_mc.code_object "gfx1150" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
 }
-// CHECK: unknown target 'gfx1100' (supported: gfx908, gfx90a, gfx942)
+// CHECK: unknown target 'gfx1150' (supported: gfx908, gfx90a, gfx942, gfx1030, gfx1100, gfx1200, gfx1201)
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64, wavefront_size = 32 : i64}> {
+}
+// CHECK: gfx90a runs waves of 64 lanes, not 32
+
+// -----
+
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 65 : i64, abi_version = 3 : i64, wavefront_size = 64 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<gfx10_gfx11, properties.enable_wavefront_size32 = 1>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: @k: its descriptor's ENABLE_WAVEFRONT_SIZE32 says wave32, the code object is wave64 (set the code object's wavefront_size to match)
 
 // -----
 
