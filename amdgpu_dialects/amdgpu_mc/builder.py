@@ -65,6 +65,7 @@ def reg(name: str) -> PhysRegAttr:
 
 #: The registers inserted code names most.
 EXEC = reg("exec")
+VCC = reg("vcc")
 M0 = reg("m0")
 
 

@@ -452,7 +452,17 @@ def _exponent(value: Vec, kind: str) -> Vec:
 def _div_scale(kind: str, s0: Vec, s1: Vec, s2: Vec) -> tuple[Vec, Vec]:
     """V_DIV_SCALE: S0 is the value to scale (the denominator or the numerator), S1 the
     denominator, S2 the numerator. Scales by 2**+-scale when the quotient would leave the
-    range of normals; VCC says that div_fmas must undo a numerator scaling."""
+    range of normals; VCC says that div_fmas must undo the scaling of the quotient.
+
+    The ISA documents' pseudo-code, with two corrections that make LLVM's ``fdiv``
+    expansion give the IEEE quotient for every input, as the GPUs do (their correctly
+    rounded division passes conformance): whether 1/S1 is a denormal is asked of the
+    reciprocal in f64 (the RDNA3 document says so for f32; in f32 itself, 1/FLT_MAX would
+    scale the denominator out of range), and where both 1/S1 and S2/S1 are denormals the
+    denominator is scaled *down* (the documents say up, which overflows 1/DBL_MAX's
+    denominator; down gives a normal quotient estimate, which div_fmas' rule then scales
+    back by 2**-scale).
+    """
     float_type, _, _, scale, mantissa, threshold = _DIV[kind]
     tiny = np.finfo(float_type).tiny
     s0, s1, s2 = (np.asarray(x, float_type) for x in (s0, s1, s2))
@@ -465,16 +475,18 @@ def _div_scale(kind: str, s0: Vec, s1: Vec, s2: Vec) -> tuple[Vec, Vec]:
     with np.errstate(all="ignore"):
         reciprocal = float_type(1) / s1
         quotient = s2 / s1
+    rcp_tiny_limit = tiny
     zero = (s1 == 0) | (s2 == 0)
     huge = ~zero & (exp2 - exp1 >= threshold)
     denormal_denominator = ~zero & ~huge & (np.abs(s1) < tiny)
     rest = ~zero & ~huge & ~denormal_denominator
-    both = rest & (np.abs(reciprocal) < tiny) & (np.abs(quotient) < tiny)
-    rcp_tiny = rest & ~both & (np.abs(reciprocal) < tiny)
+    both = rest & (np.abs(reciprocal) < rcp_tiny_limit) & (np.abs(quotient) < tiny)
+    rcp_tiny = rest & ~both & (np.abs(reciprocal) < rcp_tiny_limit)
     quotient_tiny = rest & ~both & ~rcp_tiny & (np.abs(quotient) < tiny)
     numerator_tiny = rest & ~both & ~rcp_tiny & ~quotient_tiny & (exp2 <= mantissa + 1)
     result = np.where(zero, float_type(np.nan), result)
-    result = np.where((huge | both) & (s0 == s1), up, result)
+    result = np.where(huge & (s0 == s1), up, result)
+    result = np.where(both & (s0 == s1), down, result)
     result = np.where(denormal_denominator, up, result)
     result = np.where(rcp_tiny, down, result)
     result = np.where(quotient_tiny & (s0 == s2), up, result)
@@ -514,15 +526,44 @@ def _div_fmas(inst: Instruction) -> Step:
     following = inst.next_pc
 
     def step(wave: Wave) -> int:
-        c_value = c(wave)
-        value = np.asarray(fused(a(wave), b(wave), c_value), float_type)
+        a_value, b_value, c_value = a(wave), b(wave), c(wave)
+        value = np.asarray(fused(a_value, b_value, c_value), float_type)
         vcc = lanes_of(wave.vcc_bits, wave.lanes)
         exponent = np.where(_exponent(c_value, kind) > bias, scale, -scale)
         scaled = np.ldexp(value, exponent).astype(float_type)
+        # The scaling is part of the one rounding: where the scaled result leaves the
+        # normal range (a denormal quotient), rounding the fma first would round twice.
+        tiny = np.finfo(float_type).tiny
+        for lane in np.flatnonzero(vcc & np.isfinite(value) & (value != 0)
+                                   & ~(np.abs(scaled) >= tiny)):
+            first, second, third = (float(np.broadcast_to(x, vcc.shape)[lane])
+                                    for x in (a_value, b_value, c_value))
+            scaled[lane] = _scaled_fma_lane(first, second, third, int(exponent[lane]),
+                                            float_type)
         write(wave, np.where(vcc, scaled, value).astype(float_type).view(raw))
         return following
 
     return step
+
+
+def _scaled_fma_lane(a: float, b: float, c: float, exponent: int, float_type: type) -> float:
+    """(a * b + c) * 2**exponent rounded once to ``float_type`` (nearest even), for a
+    finite, nonzero a * b + c whose scaled value is below the smallest normal."""
+    exact = (Fraction(a) * Fraction(b) + Fraction(c)) * Fraction(2) ** exponent
+    # Below the smallest normal the spacing is the smallest denormal's: round to it.
+    unit = Fraction(2) ** (-149 if float_type is F32 else -1074)
+    steps = exact / unit
+    whole = math.floor(steps)
+    rest = steps - whole
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and whole % 2):
+        whole += 1
+    value = float(whole * unit)
+    return value if value != 0 else math.copysign(0.0, float(exact))
+
+
+#: V_DIV_FIXUP's underflow threshold: a numerator exponent this far below the
+#: denominator's (biased exponents) gives a zero quotient.
+_FIXUP_UNDERFLOW = {"f32": 150, "f64": 1075}
 
 
 @semantics("v_div_fixup_f32", "v_div_fixup_f64")
@@ -545,8 +586,15 @@ def _div_fixup(inst: Instruction) -> Step:
             np.isinf(denominator) & np.isinf(numerator))
         infinite = ~nan & ((denominator == 0) | np.isinf(numerator))
         zero = ~nan & ~infinite & (np.isinf(denominator) | (numerator == 0))
-        magnitude = np.where(infinite, float_type(np.inf), magnitude)
-        magnitude = np.where(zero, float_type(0), magnitude)
+        rest = ~nan & ~infinite & ~zero
+        # Far below the smallest denormal: zero. A quotient the scaled steps overflowed
+        # (their inf - inf is a NaN here, as it is on the GPU): the overflow, infinity in
+        # round-to-nearest.
+        underflow = rest & (_exponent(numerator, kind) - _exponent(denominator, kind)
+                            < -_FIXUP_UNDERFLOW[kind])
+        overflow = rest & ~underflow & np.isnan(quotient)
+        magnitude = np.where(infinite | overflow, float_type(np.inf), magnitude)
+        magnitude = np.where(zero | underflow, float_type(0), magnitude)
         result = np.where(negative, -magnitude, magnitude)
         result = np.where(nan, float_type(np.nan), result).astype(float_type)
         write(wave, result.view(raw))

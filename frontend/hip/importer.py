@@ -88,6 +88,7 @@ _ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "swap"}
 _FLOAT_BINARY: dict[str, tuple[type[arith.FloatingPointLikeBinaryOperation], str]] = {
     "fadd": (arith.AddfOp, "+"), "fsub": (arith.SubfOp, "-"), "fmul": (arith.MulfOp, "*"),
+    "fdiv": (arith.DivfOp, "/"),
 }
 #: Float conversions: LLVM's cast -> the HookBuilder conversion (the same semantics:
 #: fptosi/fptoui give poison out of range, arith leaves the hardware's clamp).
@@ -386,8 +387,9 @@ class _Hook:
         return self.h.binary(op_type, symbol, left, right)
 
     def float_binary(self, instruction: Instruction) -> Value:
-        """fadd/fsub/fmul: one IEEE operation, rounded to nearest even (fast-math flags
-        are read past: the result is the exact-semantics one, which they allow)."""
+        """fadd/fsub/fmul/fdiv: one IEEE operation, rounded to nearest even (fast-math
+        flags are read past: the result is the exact-semantics one, which they allow;
+        ``fdiv`` is the correctly rounded quotient, as clang-19 gives ``a / b``)."""
         op_type, symbol = _FLOAT_BINARY[instruction.opcode]
         type_ = self._float_type(instruction.type, f"'{instruction.opcode}'")
         return self.h.float_binary(op_type, symbol,
@@ -768,9 +770,6 @@ def _is_math(callee: str) -> bool:
 
 
 def _refusal_of(opcode: str) -> str:
-    if opcode == "fdiv":
-        return ("floating-point division 'fdiv' is not supported in hooks (an IEEE "
-                "quotient is not selected: multiply by a reciprocal)")
     if opcode == "frem":
         return "floating-point remainder 'frem' is not supported in hooks"
     if opcode in ("udiv", "sdiv", "urem", "srem"):

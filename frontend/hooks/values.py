@@ -7,11 +7,12 @@ Both sides must have the same width: the hardware does not widen silently and ne
 we; ``.zext(i64)``/``.sext(i64)``/``.trunc(i32)`` say what is meant.
 
 Float values (``f32``, ``f64``) take the same operators, as ``arith.addf``/``subf``/
-``mulf``/``negf`` and ordered compares (``arith.cmpf olt``...; ``!=`` is ``une``, true on
-NaN, as C's ``!=`` is); ``.cmpf(predicate, other)`` names any predicate. A Python ``int``
-or ``float`` beside a float value is a constant of its type. ``//``, ``%``, the bit
-operators and shifts are integer-only: IEEE division is not selected (multiply by a
-reciprocal), and bits are reached with ``.bitcast(i32)``.
+``mulf``/``negf``, ``/`` as ``arith.divf`` (the correctly rounded IEEE quotient), and
+ordered compares (``arith.cmpf olt``...; ``!=`` is ``une``, true on NaN, as C's ``!=`` is);
+``.cmpf(predicate, other)`` names any predicate. A Python ``int`` or ``float`` beside a
+float value is a constant of its type. ``/`` is float-only (``//`` divides integers), and
+``//``, ``%``, the bit operators and shifts are integer-only; bits are reached with
+``.bitcast(i32)``.
 
 A value is not a Python boolean (``if x < 3:`` would test nothing on the GPU): use
 ``h.if_``. ``==`` builds a comparison, so values are not hashable.
@@ -128,6 +129,14 @@ class Value:
         if self.is_float:
             return self.builder.float_binary(arith.MulfOp, "*", other, self)
         return self.builder.binary(arith.MuliOp, "*", _integer(other), self)
+
+    def __truediv__(self, other: Value | float) -> Value:
+        """The IEEE quotient of floats (``arith.divf``, rounded once); integers divide
+        with ``//``."""
+        return self.builder.float_binary(arith.DivfOp, "/", self, other)
+
+    def __rtruediv__(self, other: float) -> Value:
+        return self.builder.float_binary(arith.DivfOp, "/", other, self)
 
     def __neg__(self) -> Value:
         """``arith.negf`` of a float (the sign flipped); ``0 - x`` of an integer."""

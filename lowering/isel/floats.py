@@ -9,10 +9,20 @@ IEEE bits, so constants are their bit patterns, a bitcast is free, and ``negf`` 
 sign bit with an integer XOR (SALU when uniform).
 
 Rounding is the hardware's: round to nearest even (the descriptor's float mode), one
-rounding per operation, as LLVM's ``fadd``/``fmul`` ask. ``arith.divf`` is refused: an
-IEEE quotient needs the div_scale/div_fmas/div_fixup sequence and VCC, which hooks do not
-have yet; a hook can multiply by a reciprocal constant instead. ``math.fma`` is
+rounding per operation, as LLVM's ``fadd``/``fmul`` ask. ``math.fma`` is
 ``v_fma_f32``/``v_fma_f64``: the product and sum rounded once.
+
+``arith.divf`` is the correctly rounded IEEE quotient, by the sequence LLVM's AMDGPU
+backend expands ``fdiv`` into (no instruction divides): ``v_div_scale`` scales denominator
+and numerator out of the range where the reciprocal would lose bits, ``v_rcp`` estimates
+1/d, Newton-Raphson steps in FMAs refine the reciprocal and the quotient, ``v_div_fmas``
+takes the last step and undoes a numerator scaling (VCC, which the second ``v_div_scale``
+sets, says where), and ``v_div_fixup`` gives the special cases (NaN, infinities, zeros,
+overflow) their IEEE results. VCC is the application's: it is saved and restored around the
+sequence. The f32 refinement needs denormal results, so MODE's f32 denormal field is saved,
+set to "keep denormals" and restored around the FMAs (the application may flush them; LLVM
+does the same when a function's mode flushes). The f64 sequence runs in the f64 mode as
+it is, as LLVM's does.
 """
 
 from __future__ import annotations
@@ -24,8 +34,9 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import BuildOperand
+from luthier.amdgpu_dialects.amdgpu_mc.builder import VCC, BuildOperand
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
+from luthier.amdgpu_dialects.mc.operand_syntax import hwreg
 from luthier.lowering.isel.memory import single_lane
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import (
@@ -157,6 +168,81 @@ def _fma(sel: Selector, op: math.FmaOp) -> None:
     _computed(sel, op, operands, compute)
 
 
+#: MODE's f32 denormal field (bits 5:4), as ``s_getreg``/``s_setreg`` name it:
+#: ``hwreg(HW_REG_MODE, 4, 2)``; 3 keeps denormal inputs and results.
+_MODE_F32_DENORM = hwreg(1, 4, 2)
+_KEEP_DENORMALS = 3
+#: IEEE 1.0.
+_ONE = {32: 0x3F800000, 64: 0x3FF0000000000000}
+
+
+def _divide(sel: Selector, op: arith.DivfOp) -> None:
+    """``lhs / rhs`` correctly rounded (see the module's docstring)."""
+    x, y = sel.value(op.lhs), sel.value(op.rhs)
+    width = width_of(op.result)
+
+    def compute(dest: VirtRegAttr) -> None:
+        # Every operand in a VGPR: v_div_fmas reads VCC, which takes GFX9's constant bus.
+        lhs, rhs = sel.vreg(x), sel.vreg(y)
+        saved_vcc = sel.new(LANE_MASK_CLASS)
+        sel.emit("s_mov_b64", [saved_vcc, VCC])
+        if width == 32:
+            _divide_f32(sel, dest, lhs, rhs)
+        else:
+            _divide_f64(sel, dest, lhs, rhs)
+        sel.emit("s_mov_b64", [VCC, saved_vcc])
+
+    _computed(sel, op, [x, y], compute)
+
+
+def _vgpr(sel: Selector, width: int) -> VirtRegAttr:
+    return sel.new(VGPR_CLASS[width])
+
+
+def _divide_f32(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
+    denominator, numerator, estimate = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    sel.emit("v_div_scale_f32", [denominator, VCC, rhs, rhs, lhs])
+    sel.emit("v_div_scale_f32", [numerator, VCC, lhs, rhs, lhs])
+    sel.emit("v_rcp_f32_e32", [estimate, denominator])
+    negated = sel.vreg(_negated(sel, Value(32, False, reg=denominator)))
+    one = sel.vreg(Value(32, True, const=_ONE[32]))
+    mode = sel.new(SGPR_CLASS[32])
+    sel.emit("s_getreg_b32", [mode, _MODE_F32_DENORM])
+    sel.emit("s_setreg_imm32_b32", [_MODE_F32_DENORM, _KEEP_DENORMALS])
+    error, reciprocal, quotient = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    sel.emit("v_fma_f32", [error, negated, estimate, one])
+    sel.emit("v_fma_f32", [reciprocal, error, estimate, estimate])
+    sel.emit("v_mul_f32_e64", [quotient, numerator, reciprocal])
+    residual, refined, last = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    sel.emit("v_fma_f32", [residual, negated, quotient, numerator])
+    sel.emit("v_fma_f32", [refined, residual, reciprocal, quotient])
+    sel.emit("v_fma_f32", [last, negated, refined, numerator])
+    sel.emit("s_setreg_b32", [_MODE_F32_DENORM, mode])
+    scaled = _vgpr(sel, 32)
+    sel.emit("v_div_fmas_f32", [scaled, last, reciprocal, refined])
+    sel.emit("v_div_fixup_f32", [dest, scaled, rhs, lhs])
+
+
+def _divide_f64(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
+    denominator, estimate = _vgpr(sel, 64), _vgpr(sel, 64)
+    sel.emit("v_div_scale_f64", [denominator, VCC, rhs, rhs, lhs])
+    sel.emit("v_rcp_f64_e32", [estimate, denominator])
+    negated = sel.vreg(_negated(sel, Value(64, False, reg=denominator)))
+    one = sel.vreg(Value(64, True, const=_ONE[64]))
+    error, reciprocal, error2 = _vgpr(sel, 64), _vgpr(sel, 64), _vgpr(sel, 64)
+    sel.emit("v_fma_f64", [error, negated, estimate, one])
+    sel.emit("v_fma_f64", [reciprocal, estimate, error, estimate])
+    sel.emit("v_fma_f64", [error2, negated, reciprocal, one])
+    numerator, refined, quotient = _vgpr(sel, 64), _vgpr(sel, 64), _vgpr(sel, 64)
+    sel.emit("v_div_scale_f64", [numerator, VCC, lhs, rhs, lhs])
+    sel.emit("v_fma_f64", [refined, reciprocal, error2, reciprocal])
+    sel.emit("v_mul_f64", [quotient, numerator, refined])
+    residual, scaled = _vgpr(sel, 64), _vgpr(sel, 64)
+    sel.emit("v_fma_f64", [residual, negated, quotient, numerator])
+    sel.emit("v_div_fmas_f64", [scaled, residual, refined, quotient])
+    sel.emit("v_div_fixup_f64", [dest, scaled, rhs, lhs])
+
+
 def _conversion(sel: Selector, op: Operation) -> None:
     source = sel.value(op.operands[0])
     key = (type(op), source.width, width_of(op.results[0]))
@@ -219,8 +305,7 @@ def lower_float(sel: Selector, op: Operation) -> bool:
                                  "changes the width")
         sel.define(op.result, sel.value(op.input))
     elif isinstance(op, arith.DivfOp):
-        raise SelectionError("arith.divf is not supported in hooks (an IEEE quotient needs "
-                             "VCC); multiply by the reciprocal of a constant instead")
+        _divide(sel, op)
     else:
         return False
     return True

@@ -11,6 +11,8 @@ restores registers with, and treats every other write as ``unknown``:
 * EXEC masking: ``s_and_saveexec_b64`` and the other ``*_saveexec_b64``, ``s_and``/``s_or``/
   ``s_xor``/``s_andn2`` of 32 and 64 bits, per unit: an AND with the entry's EXEC is a
   subset of it, OR of a subset with the entry's EXEC is the entry's EXEC again...;
+* a MODE field saved and restored: ``s_getreg_b32 s, hwreg(HW_REG_MODE, o, n)``, writes
+  of that field, then ``s_setreg_b32 hwreg(HW_REG_MODE, o, n), s``;
 * SGPR spills to a VGPR lane: ``v_writelane_b32 v, s, lane`` and ``v_readlane_b32 s, v,
   lane`` with a constant lane;
 * VGPR spills to the instrumentation stack: ``scratch_store_dword``/``scratch_load_dword``
@@ -373,6 +375,47 @@ def _readlane(state: State, operands: tuple[Attribute, ...]) -> _Override | None
     return _Override(slots={unit: value}, copy=lane is not None)
 
 
+#: ``HW_REG_MODE``'s id in a ``hwreg`` operand, and MODE's slot.
+_HW_REG_MODE = 1
+_MODE = units_of("mode").bit_length() - 1
+
+
+def _mode_field(operand: Attribute) -> str | None:
+    """``"offset size"`` of a ``hwreg(HW_REG_MODE, offset, size)`` operand, or None."""
+    value = _int_value(operand)
+    if value is None or value & 0x3F != _HW_REG_MODE:
+        return None
+    return f"{(value >> 6) & 0x1F} {((value >> 11) & 0x1F) + 1}"
+
+
+def _getreg(state: State, operands: tuple[Attribute, ...]) -> _Override | None:
+    """``s_getreg_b32 s, hwreg(HW_REG_MODE, o, n)`` of the entry's MODE: ``s`` holds that
+    field of it (a save, as ``field o n``)."""
+    field = _mode_field(operands[1])
+    destination = storage_units(operands[0])
+    if field is None or destination is None or len(destination) != 1 \
+            or state.get(_MODE) != orig(_MODE):
+        return None
+    return _Override(slots={destination[0]: Sym(f"field {field}", _MODE, 1 << _MODE)},
+                     copy=True)
+
+
+def _setreg(state: State, operands: tuple[Attribute, ...], immediate: bool) -> _Override | None:
+    """``s_setreg_b32 hwreg(HW_REG_MODE, o, n), s`` with ``s`` holding the entry's field
+    (a restore) gives MODE its entry content back; another write of one field leaves MODE
+    ``patched o n`` (the entry's content but for that field), which only the restore of
+    the same field undoes."""
+    field = _mode_field(operands[1])
+    current = state.get(_MODE)
+    if field is None or (current != orig(_MODE) and current.kind != f"patched {field}"):
+        return None
+    if not immediate:
+        values = _scalar_values(state, operands[0], 1)
+        if values is not None and values[0].kind == f"field {field}":
+            return _Override(slots={_MODE: orig(_MODE)}, copy=True)
+    return _Override(slots={_MODE: Sym(f"patched {field}")})
+
+
 #: A recognised form: what it writes, from the state before it and its operands.
 _Recogniser = Callable[[State, tuple[Attribute, ...]], "_Override | None"]
 
@@ -393,6 +436,11 @@ def _recogniser(mnemonic: str) -> tuple[_Recogniser, int] | None:
         return _writelane, -3
     if mnemonic == "v_readlane_b32":
         return _readlane, 3
+    if mnemonic == "s_getreg_b32":
+        return _getreg, 2
+    if mnemonic in ("s_setreg_b32", "s_setreg_imm32_b32"):
+        immediate = mnemonic == "s_setreg_imm32_b32"
+        return (lambda state, operands: _setreg(state, operands, immediate)), 2
     bitwise = _BITWISE_OP.search(mnemonic)
     if bitwise is not None:
         operation, words = bitwise.group(1), int(bitwise.group(2)) // 32

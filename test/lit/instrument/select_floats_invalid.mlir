@@ -1,15 +1,14 @@
 // select-instructions refuses the float operations it has no instructions for, in one line
-// naming the point: an IEEE division, and conversions from or to 64-bit integers.
-// RUN: not luthier-opt %s -p select-instructions 2>&1 | filecheck %s --check-prefix=DIVF
-// RUN: sed -e '/arith.divf/d' %s | not luthier-opt -p select-instructions 2>&1 \
+// naming the point: half-precision values, and conversions from or to 64-bit integers.
+// RUN: not luthier-opt %s -p select-instructions 2>&1 | filecheck %s --check-prefix=HALF
+// RUN: sed -e '/f16/d' %s | not luthier-opt -p select-instructions 2>&1 \
 // RUN:   | filecheck %s --check-prefix=CONVERT
 
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
   amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
     instr.payload @divide attributes {args = []} {
-      %lane = instr.lane_id : i32
-      %x = arith.uitofp %lane : i32 to f32
-      %q = arith.divf %x, %x : f32
+      %h = arith.constant 1.500000e+00 : f16
+      %q = arith.divf %h, %h : f16
       instr.return
     }
     instr.payload @convert attributes {args = []} {
@@ -20,5 +19,5 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
     amdgpu_mc.s_endpgm
   }
 }
-// DIVF: luthier-opt: error: select-instructions: @divide in @k {{.*}}: arith.divf is not supported in hooks (an IEEE quotient needs VCC); multiply by the reciprocal of a constant instead
+// HALF: luthier-opt: error: select-instructions: @divide in @k {{.*}}: arith.constant gives f16; hook values are i1, i32, i64, f32 or f64
 // CONVERT: luthier-opt: error: select-instructions: @convert in @k {{.*}}: arith.sitofp from i64 to f64 is not supported (conversions between 32-bit integers and f32/f64, and between f32 and f64)

@@ -26,6 +26,7 @@ build() {  # build OUT: every .ll into folder OUT
     compile control.hip "$out/control.ll"
     compile floats.hip "$out/floats.ll"
     compile fma.hip "$out/fma.ll"
+    compile fdiv.hip "$out/fdiv.ll"
     for case in "${BAD_CASES[@]}"; do
         lower="$(echo "$case" | tr '[:upper:]' '[:lower:]')"
         compile bad_hooks.hip "$out/bad_$lower.ll" "$case"
