@@ -84,7 +84,8 @@ _SUFFIX_VARIANT = {"_e64_dpp": "VOP3_DPP", "_e32": "Default", "_e64": "VOP3",
 #: ``{text}`` in an AsmString's mnemonic: text of the default variant (``v_cmpx_f_f32{_e64}``
 #: is spelled ``v_cmpx_f_f32_e64`` or ``v_cmpx_f_f32``).
 _VARIANT_TEXT = re.compile(r"\{([^{}|$]*)(?:\|[^{}$]*)?\}")
-_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*)")
+#: ``::`` separates the two halves of a GFX11+ dual-issue (VOPD) instruction.
+_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*|::)")
 
 
 class MatchError(Exception):
@@ -157,6 +158,12 @@ def _is_64bit_register(name: str) -> bool:
     return False
 
 
+def is_vopd(inst: InstrDef) -> bool:
+    """A GFX11+ dual-issue instruction (``v_dual_X ... :: v_dual_Y ...``): the only
+    instructions with a second destination, ``vdstY``."""
+    return inst.has("vdstY")
+
+
 def _is_named(kind: OperandKind) -> bool:
     method = kind.print_method
     return method in _NAMED_PRINT or method.startswith("printNamedBit:")
@@ -193,7 +200,8 @@ def _pattern(inst: InstrDef, asm: str | None = None, generation: int = 9,
     vcc_last = inst.name.startswith("V_CNDMASK_B32_e32") or implied
     vcc_after_dst = implied and "VCC" in inst.defs
     literal_ok = inst.size == 4 or (inst.has("imm") and "VOP3" not in inst.classes) \
-        or (generation >= 10 and "VOP3" in classes and not classes & {"DPP", "SDWA"})
+        or (generation >= 10 and "VOP3" in classes and not classes & {"DPP", "SDWA"}) \
+        or is_vopd(inst)
     return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok, vcc_after_dst,
                    vcc=vcc)
 
@@ -352,7 +360,9 @@ class Matcher:
             item = items[pos]
             if step_kind == "word":
                 if item.text.lower() != step:
-                    raise MatchError("invalid operand for instruction", item.column, matched)
+                    message = "invalid VOPDY instruction" if pos and \
+                        items[pos - 1].text == "::" else "invalid operand for instruction"
+                    raise MatchError(message, item.column, matched)
             else:
                 assert isinstance(step, int)
                 self._positional(pattern, step, item, operands, assigned, state)
@@ -894,6 +904,10 @@ def _bound_ctrl(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         return False
     if item.kind == "named" and item.arg not in (0, 1):
         raise MatchError("invalid bound_ctrl value", item.column, 6)
+    # Before GFX11 both bound_ctrl:0 and bound_ctrl:1 set the bit (sp3's spelling);
+    # from GFX11 on the value is the bit.
+    if item.kind == "named" and m.isa.generation >= 11:
+        return _set(operands, assigned, index, int(item.arg == 1))
     return _set(operands, assigned, index, 1)
 
 

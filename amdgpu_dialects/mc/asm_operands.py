@@ -153,6 +153,10 @@ class OperandReader:
                     raise AsmSyntaxError("unknown token in expression",
                                          self.peek().column if items else comma.column)
                 continue
+            if self.at(":") and self.at(":", 1) \
+                    and self.peek(1).column == self.peek().column + 1:
+                items.extend(self.dual_separator())
+                continue
             items.append(self.item())
         return items
 
@@ -163,7 +167,7 @@ class OperandReader:
         if token.kind == "ident":
             name = token.text
             lower = name.lower()
-            if self.at(":", 1):
+            if self.at(":", 1) and not self.at(":", 2):
                 return self.named()
             if self.at("(", 1):
                 if lower in _WAITCNT_COUNTERS:
@@ -183,6 +187,16 @@ class OperandReader:
                     self.expect(")", "expected closing parentheses")
                     return inner
         return self.source()
+
+    def dual_separator(self) -> list[Item]:
+        """``:: v_dual_...`` of a dual-issue instruction: the separator and the second
+        mnemonic become two words (LLVM's ``parseVOPD``)."""
+        column = self.next().column
+        self.next()
+        if self.peek().kind != "ident":
+            raise AsmSyntaxError("expected a VOPDY instruction after ::", self.peek().column)
+        mnemonic = self.next()
+        return [Item("word", column, "::"), Item("word", mnemonic.column, mnemonic.text)]
 
     def named(self) -> Item:
         key = self.next()

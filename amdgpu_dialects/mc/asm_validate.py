@@ -9,16 +9,19 @@ statement is rejected.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.amdgpu_dialects.mc.asm_matcher import LITERAL_PLACEHOLDER
+from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
+from luthier.amdgpu_dialects.mc.asm_matcher import LITERAL_PLACEHOLDER, is_vopd
 from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import is_inline_constant
 
 _VALU_CLASSES = frozenset({"VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "SDWA", "DPP"})
 _MEMORY_CLASSES = frozenset({"FLAT", "MUBUF", "MTBUF", "DS", "MIMG"})
+#: The sources of both halves of a dual-issue instruction, as one constant bus sees them.
+_VOPD_SOURCES = ("src0X", "vsrc1X", "src0Y", "vsrc1Y")
 _TRAP_REGISTERS = frozenset({"tba", "tba_lo", "tba_hi", "tma", "tma_lo", "tma_hi"})
 
 
@@ -37,6 +40,8 @@ class Validator:
         self.isa = isa
         self.align_vgpr_tuples = isa.is_gfx90a
         self.has_lds_direct = not isa.is_gfx90a
+        #: VOPD instruction name -> its components' operand indices.
+        self._vopd: dict[str, _Components] = {}
 
     def check_items(self, items: list[Item]) -> None:
         """Rules about what was written, whatever instruction it matched."""
@@ -59,7 +64,7 @@ class Validator:
                         and int(value[2:].split(":", 1)[0]) % 2:
                     raise ValidationError(
                         "invalid register class: vgpr tuples must be 64 bit aligned", -1)
-        if desc.classes & _VALU_CLASSES:
+        if desc.classes & _VALU_CLASSES or is_vopd(desc):
             self._constant_bus(inst, columns)
         if self.isa.is_gfx90a:
             self._gfx90a_rules(inst, columns)
@@ -73,6 +78,11 @@ class Validator:
                     raise ValidationError("ABS not allowed in VOP3B instructions", -1)
         if self.isa.is_gfx940 and "IsDOT" in desc.classes:
             self._dot_op_sel(inst)
+        if is_vopd(desc):
+            components = self._vopd.get(desc.name)
+            if components is None:
+                components = self._vopd[desc.name] = _vopd_components(desc)
+            _vopd_banks(inst, components, columns)
 
     def _atomic_glc(self, inst: MCInst) -> None:
         """Returning atomics are selected by glc (sc0 on gfx940); the others must not use it."""
@@ -141,7 +151,7 @@ class Validator:
         for implicit in ("VCC", "M0"):
             if implicit in desc.uses:
                 used.add(implicit.lower())
-        for name in ("src0", "src1", "src2"):
+        for name in _VOPD_SOURCES if is_vopd(desc) else ("src0", "src1", "src2"):
             index = desc.index.get(name)
             if index is None:
                 continue
@@ -176,6 +186,64 @@ class Validator:
                 raise ValidationError("only one unique literal operand is allowed",
                                       columns.get(index, -1))
             used.add(key)
+
+
+#: VGPR bank masks of a VOPD component's dst, src0, src1 and src2 (LLVM's
+#: ``VOPD_VGPR_BANK_MASKS``): the two dsts differ in parity, sources in bank (index % 4).
+_VOPD_BANK_MASKS = (1, 3, 3, 1)
+
+
+def _vopd_components(inst: InstrDef) -> _Components:
+    """Operand indices of the X and Y components' dst, src0, src1, src2 (None: absent, or a
+    mandatory literal K), from the AsmString halves; a tied src2 (fmac) comes last."""
+    halves = inst.asm.split("::")
+    components: list[tuple[int | None, ...]] = []
+    for half in halves:
+        names = [a or b for a, b in re.findall(r"\$\{(\w+)\}|\$(\w+)", half)]
+        slots: list[int | None] = []
+        for name in names:
+            kind = inst.operands[inst.index[name]].kind
+            slots.append(None if kind.operand_type.startswith("OPERAND_KIMM")
+                         else inst.index[name])
+        tied = inst.tied.get(names[0]) if names else None
+        if tied is not None and tied != names[0]:
+            slots.append(inst.index[tied])
+        components.append(tuple(slots + [None] * (4 - len(slots))))
+    return components[0], components[1]
+
+
+_Components = tuple[tuple[int | None, ...], tuple[int | None, ...]]
+
+
+def _vopd_banks(inst: MCInst, components: _Components, columns: dict[int, int]) -> None:
+    """The halves of a dual-issue instruction read their VGPRs from different banks and
+    write registers of opposite parity (LLVM's ``validateVOPDRegBankConstraints``; on
+    GFX12 a mov pair only checks the destinations)."""
+    desc = inst.desc
+    x, y = components
+    checked = 1 if desc.name.startswith("V_DUAL_MOV_B32_e32_X_MOV_B32_e32_gfx12") else 4
+    for position in range(checked):
+        first, second = x[position], y[position]
+        if first is None or second is None:
+            continue
+        x_reg, y_reg = _vgpr_index(inst.operands[first]), _vgpr_index(inst.operands[second])
+        if x_reg is None or y_reg is None:
+            continue
+        mask = _VOPD_BANK_MASKS[position]
+        if x_reg & mask == y_reg & mask:
+            column = max(columns.get(first, -1), columns.get(second, -1))
+            if position == 0:
+                raise ValidationError("one dst register must be even and the other odd",
+                                      column)
+            raise ValidationError(
+                f"src{position - 1} operands must use different VGPR banks", column)
+
+
+def _vgpr_index(value: object) -> int | None:
+    """The index of a single VGPR operand (``v12``), None for anything else."""
+    if isinstance(value, str) and value[:1] == "v" and value[1:].isdigit():
+        return int(value[1:])
+    return None
 
 
 def _is_virtual(register: str) -> bool:

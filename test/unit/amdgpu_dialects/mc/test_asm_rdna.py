@@ -60,6 +60,25 @@ GFX1100_CASES: list[tuple[str, str, str]] = [
     ("v_cvt_flr_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0]",
      "v_cvt_floor_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf",
      "05008dd5fa000000011b00ff"),
+    # Dual issue (VOPD): two halves joined by ::, one literal shared by both K operands.
+    ('v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3',
+     'v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3', "040508c9010706ff"),
+    ('v_dual_fmaak_f32 v255, src_scc, v255, 0xaf123456 :: '
+     'v_dual_fmamk_f32 v6, -1, 0xaf123456, v255',
+     'v_dual_fmaak_f32 v255, src_scc, v255, 0xaf123456 :: '
+     'v_dual_fmamk_f32 v6, -1, 0xaf123456, v255', "fdfe45c8c1fe07ff563412af"),
+    ('v_dual_add_f32 v6, null, v5 :: v_dual_and_b32 v255, 0xaf123456, v4',
+     'v_dual_add_f32 v6, null, v5 :: v_dual_and_b32 v255, 0xaf123456, v4',
+     "7c0a24c9ff08fe06563412af"),
+    ('v_dual_fmac_f32 v255, v4, v2 :: v_dual_cndmask_b32 v6, v1, v3',
+     'v_dual_fmac_f32 v255, v4, v2 :: v_dual_cndmask_b32 v6, v1, v3', "040512c8010706ff"),
+    # GFX11 DPP: bound_ctrl:0 is the bit's value, not sp3's "set" spelling.
+    ('v_floor_f16 v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:0 fi:1',
+     'v_floor_f16_dpp v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 fi:1',
+     "fab6fe7e7f6f3530"),
+    ('v_floor_f16 v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:1 fi:1',
+     'v_floor_f16_dpp v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:1 '
+     'fi:1', "fab6fe7e7f6f3d30"),
 ]
 
 
@@ -68,6 +87,28 @@ def test_gfx1100_statements_assemble_as_llvm_mc(line: str, text: str, encoding: 
     inst = parser_for("gfx1100").parse(line)
     assert printer_for("gfx1100").print(inst) == text
     assert encoder_for("gfx1100").encode(inst).hex() == encoding
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("v_dual_mul_f32 v11, v1, v2 :: v_dual_mul_f32 v13, v5, v6",
+     "one dst register must be even and the other odd"),
+    ("v_dual_mul_f32 v10, v1, v2 :: v_dual_mul_f32 v11, v5, v6",
+     "src0 operands must use different VGPR banks"),
+    ("v_dual_mul_f32 v10, v1, v2 :: v_dual_mul_f32 v11, v4, v6",
+     "src1 operands must use different VGPR banks"),
+    ("v_dual_cndmask_b32 v10, s1, v2 :: v_dual_mul_f32 v11, s3, v7",
+     "invalid operand \\(violates constant bus restrictions\\)"),
+    ("v_dual_add_f32 v255, v4, v2 :: v_add_f32 v6, v1, v3", "invalid VOPDY instruction"),
+])
+def test_vopd_rules(line: str, message: str) -> None:
+    with pytest.raises(AsmParseError, match=message):
+        parser_for("gfx1100").parse(line)
+
+
+def test_vopd_is_wave32_only() -> None:
+    with pytest.raises(AsmParseError):
+        parser_for("gfx1100", 64).parse(
+            "v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3")
 
 
 def test_gfx10_plus_allows_one_unique_literal() -> None:
