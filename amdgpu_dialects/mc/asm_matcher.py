@@ -84,8 +84,9 @@ _SUFFIX_VARIANT = {"_e64_dpp": "VOP3_DPP", "_e32": "Default", "_e64": "VOP3",
 #: ``{text}`` in an AsmString's mnemonic: text of the default variant (``v_cmpx_f_f32{_e64}``
 #: is spelled ``v_cmpx_f_f32_e64`` or ``v_cmpx_f_f32``).
 _VARIANT_TEXT = re.compile(r"\{([^{}|$]*)(?:\|[^{}$]*)?\}")
-#: ``::`` separates the two halves of a GFX11+ dual-issue (VOPD) instruction.
-_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*|::)")
+#: ``::`` separates the two halves of a GFX11+ dual-issue (VOPD) instruction; ``[``
+#: and ``]`` enclose an image's non-sequential address list.
+_TOKEN = re.compile(r"\$\{(\w+)\}|\$(\w+)|([A-Za-z_][\w]*|::|\[|\])")
 
 
 class MatchError(Exception):
@@ -319,6 +320,8 @@ class Matcher:
                 for index in pattern.named:
                     method = pattern.inst.operands[index].kind.print_method
                     keys |= _NAMED_KEYS_BY_PRINT.get(method, frozenset())
+                    if method == "printCPol" and self.isa.generation >= 12:
+                        keys |= {"th", "scope"}
             cached = frozenset(keys)
             self._keys_cache[mnemonic] = cached
         return cached
@@ -567,8 +570,13 @@ class Matcher:
         offset, and the ``glc`` that distinguishes a returning atomic."""
         for index, slot in enumerate(inst.operands):
             kind = slot.kind
-            if kind.print_method == "printSMEMOffsetMod" and not assigned[index]:
+            if kind.print_method == "printSMEMOffsetMod" and not assigned[index] \
+                    and kind.match_class != "OptSMEMOffsetMod":
                 raise MatchError("too few operands for instruction", -1, matched)
+            if kind.print_method == "printCPol" and self.isa.generation >= 12:
+                value = operands[index]
+                operands[index] = _finish_th_scope(
+                    inst, value if isinstance(value, int) and assigned[index] else 0)
             if kind.match_class in ("CPol_GLC", "CPol_NonGLC"):
                 value = operands[index] if assigned[index] else 0
                 glc = isinstance(value, int) and bool(value & 1)
@@ -772,6 +780,8 @@ def _named_bit(name: str) -> NamedHandler:
 
 def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
           operands: list[Operand], assigned: list[bool]) -> bool:
+    if m.isa.generation >= 12:
+        return _th_scope(index, key, item, operands, assigned)
     if item.kind != "word":
         return False
     if m.gfx940:
@@ -796,6 +806,51 @@ def _cpol(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
     if current & bit:
         raise MatchError("duplicate cache policy modifier", item.column, 6)
     return _set(operands, assigned, index, current | bit)
+
+
+def _th_scope(index: int, key: str, item: Item, operands: list[Operand],
+              assigned: list[bool]) -> bool:
+    """GFX12 cache policy: ``th:TH_<LOAD|STORE|ATOMIC>_<hint>`` and ``scope:SCOPE_<..>``
+    (LLVM's ``parseTH``/``parseScope``). The value keeps LLVM's helper bits (kind of hint,
+    BYPASS) until :func:`_finish_th_scope` has checked them."""
+    if item.kind != "named" or key not in ("th", "scope"):
+        return False
+    current = operands[index] if assigned[index] and isinstance(operands[index], int) else 0
+    assert isinstance(current, int)
+    if not isinstance(item.arg, str):
+        raise MatchError(f"invalid {key} value", item.column, 60)
+    try:
+        if key == "scope":
+            value = (current & ~S.CPOL_SCOPE_MASK) | S.cpol_scope(item.arg)
+        else:
+            value = (current & S.CPOL_SCOPE_MASK) | S.cpol_th(item.arg)
+    except S.OperandSyntaxError as error:
+        raise MatchError(str(error), item.column, 60) from None
+    return _set(operands, assigned, index, value)
+
+
+def _finish_th_scope(inst: InstrDef, value: int) -> int:
+    """The GFX12 cache policy's checks once th and scope are both known (LLVM's
+    ``validateTHAndScopeBits``); returns the encoded bits without the helper bits."""
+    th, scope = value & S.CPOL_TH_MASK, value & S.CPOL_SCOPE_MASK
+    classes = inst.classes
+    if "IsAtomicRet" in classes and classes & {"FLAT", "MUBUF"} and not th & 1:
+        raise MatchError("instruction must use th:TH_ATOMIC_RETURN", -1, 70)
+    if th:
+        if "SMRD" in classes and th in (4, 5, 6):
+            raise MatchError("invalid th value for SMEM instruction", -1, 70)
+        bypass = bool(value & S.CPOL_TH_REAL_BYPASS)
+        if th == 3 and (scope == S.CPOL_SCOPE_SYS) != bypass:
+            raise MatchError("scope and th combination is not valid", -1, 70)
+        if classes & {"IsAtomicRet", "IsAtomicNoRet"}:
+            expected, kind_bit = "atomic", S.CPOL_TH_TYPE_ATOMIC
+        elif "mayStore" in inst.flags:
+            expected, kind_bit = "store", S.CPOL_TH_TYPE_STORE
+        else:
+            expected, kind_bit = "load", S.CPOL_TH_TYPE_LOAD
+        if not value & kind_bit:
+            raise MatchError(f"invalid th value for {expected} instructions", -1, 70)
+    return th | scope
 
 
 def _keyed(name: str, transform: Callable[[int], int] = lambda v: v) -> NamedHandler:

@@ -106,8 +106,11 @@ class OperandReader:
     """Reads items from the tokens of one statement's operand part."""
 
     def __init__(self, tokens: list[Token], gfx940: bool = False,
-                 sgprs: int = _LIMITS["s"]) -> None:
+                 sgprs: int = _LIMITS["s"], nsa: bool = False) -> None:
         self.sgprs = sgprs
+        #: GFX10+ image instructions: a bracketed list as the address operand is a
+        #: non-sequential address (``[v2, v5, v[6:7]]``), not a register tuple.
+        self.nsa = nsa
         # Padded with copies of the end token so that look-ahead needs no bounds checks.
         self.tokens = tokens + [tokens[-1]] * 4
         self.last = len(tokens) - 1
@@ -153,6 +156,9 @@ class OperandReader:
                     raise AsmSyntaxError("unknown token in expression",
                                          self.peek().column if items else comma.column)
                 continue
+            if self.nsa and len(items) == 1 and self.at("["):
+                items.extend(self.nsa_addresses())
+                continue
             if self.at(":") and self.at(":", 1) \
                     and self.peek(1).column == self.peek().column + 1:
                 items.extend(self.dual_separator())
@@ -187,6 +193,24 @@ class OperandReader:
                     self.expect(")", "expected closing parentheses")
                     return inner
         return self.source()
+
+    def nsa_addresses(self) -> list[Item]:
+        """An image's address list ``[v2, v5, v[6:7]]`` (LLVM's ``OperandMode_NSA``): its
+        registers between ``[`` and ``]`` words, or the one register of ``[v2]``."""
+        open_column = self.next().column
+        registers: list[Item] = []
+        while True:
+            if not self._register_ahead(0):
+                raise AsmSyntaxError("expected a register", self.peek().column)
+            registers.append(self.register())
+            close_column = self.peek().column
+            if self.at("]"):
+                self.next()
+                break
+            self.expect(",", "expected a comma or a closing square bracket")
+        if len(registers) == 1:
+            return registers
+        return [Item("word", open_column, "["), *registers, Item("word", close_column, "]")]
 
     def dual_separator(self) -> list[Item]:
         """``:: v_dual_...`` of a dual-issue instruction: the separator and the second

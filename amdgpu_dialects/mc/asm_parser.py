@@ -54,9 +54,10 @@ class AsmParser:
         if self.matcher.lookup(mnemonic) is None:
             raise AsmParseError(self._unknown_mnemonic(mnemonic), column)
         try:
+            nsa = self.isa.generation >= 10 and mnemonic.lower().startswith("image_")
             items = OperandReader(tokenize(operand_text, operand_column),
                                   self.isa.is_gfx940,
-                                  R.sgpr_max(self.isa.generation) + 1).read_all()
+                                  R.sgpr_max(self.isa.generation) + 1, nsa).read_all()
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
         return self.match_items(mnemonic, items, column)

@@ -32,6 +32,44 @@ NFMTS: dict[str, int] = {name: i for i, name in enumerate(P.NFMT_NAMES_GFX9)}
 GPR_IDX_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(P.GPR_IDX_NAMES)}
 
 
+#: GFX12 cache policy (LLVM's ``CPol``): temporal hint bits 2:0, scope bits 4:3, and the
+#: parser's helper bits (which kind of hint was written; BYPASS as opposed to hint 3).
+CPOL_TH_MASK, CPOL_SCOPE_MASK, CPOL_SCOPE_SYS = 0x7, 0x18, 0x18
+CPOL_TH_TYPE_LOAD, CPOL_TH_TYPE_STORE, CPOL_TH_TYPE_ATOMIC = 1 << 7, 1 << 8, 1 << 9
+CPOL_TH_REAL_BYPASS = 1 << 10
+_CPOL_SCOPES = {"SCOPE_CU": 0, "SCOPE_SE": 0x8, "SCOPE_DEV": 0x10, "SCOPE_SYS": 0x18}
+_TH_ATOMIC = {"RETURN": 1, "RT": 0, "RT_RETURN": 1, "NT": 2, "NT_RETURN": 3,
+              "CASCADE_RT": 4, "CASCADE_NT": 6}
+_TH_LOAD_STORE = {"RT": 0, "NT": 1, "HT": 2, "LU": 3, "RT_WB": 3, "NT_RT": 4, "RT_NT": 5,
+                  "NT_HT": 6, "NT_WB": 7, "BYPASS": 3}
+
+
+def cpol_scope(name: str) -> int:
+    """``scope:SCOPE_SE`` -> its cache-policy bits."""
+    if name not in _CPOL_SCOPES:
+        raise OperandSyntaxError("invalid scope value")
+    return _CPOL_SCOPES[name]
+
+
+def cpol_th(name: str) -> int:
+    """``th:TH_LOAD_NT`` -> its cache-policy bits with the helper bits (LLVM's
+    ``parseTH``)."""
+    if name == "TH_DEFAULT":
+        return 0
+    if name in ("TH_STORE_LU", "TH_LOAD_RT_WB", "TH_LOAD_NT_WB"):
+        raise OperandSyntaxError("invalid th value")
+    for prefix, kind_bit, names in (("TH_ATOMIC_", CPOL_TH_TYPE_ATOMIC, _TH_ATOMIC),
+                                    ("TH_LOAD_", CPOL_TH_TYPE_LOAD, _TH_LOAD_STORE),
+                                    ("TH_STORE_", CPOL_TH_TYPE_STORE, _TH_LOAD_STORE)):
+        if name.startswith(prefix):
+            hint = names.get(name[len(prefix):])
+            if hint is None:
+                break
+            bypass = CPOL_TH_REAL_BYPASS if name.endswith("_BYPASS") else 0
+            return kind_bit | bypass | hint
+    raise OperandSyntaxError("invalid th value")
+
+
 def hwreg(reg_id: int, offset: int = 0, width: int = 32) -> int:
     if not 0 <= reg_id < 64:
         raise OperandSyntaxError("invalid hardware register: only 6-bit values are legal")

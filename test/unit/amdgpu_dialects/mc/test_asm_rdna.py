@@ -128,3 +128,76 @@ def test_gfx1200_buffer_offsets_are_24_bit_signed(line: str, text: str, encoding
     assert encoder_for("gfx1200").encode(inst).hex() == encoding.replace(" ", "")
     with pytest.raises(AsmParseError, match="expected a 24-bit signed offset"):
         parser_for("gfx1200").parse("buffer_load_b32 v5, off, s[8:11], s3 offset:8388608")
+
+
+GFX1200_CASES: list[tuple[str, str, str]] = [
+    # GFX12 cache policy: th: and scope:, in either order; RT_RETURN is RETURN.
+    ("buffer_atomic_add_u64 v[5:6], off, s[8:11], s3 offset:8388607 th:TH_ATOMIC_RT_RETURN "
+     "scope:SCOPE_SE",
+     "buffer_atomic_add_u64 v[5:6], off, s[8:11], s3 offset:8388607 th:TH_ATOMIC_RETURN "
+     "scope:SCOPE_SE", "03c010c40510940000ffff7f"),
+    ("tbuffer_store_d16_format_xy v4, off, ttmp[4:7], s3 format:[BUF_FMT_32_32_FLOAT] "
+     "offset:8388607 th:TH_STORE_BYPASS scope:SCOPE_SYS",
+     "tbuffer_store_d16_format_xy v4, off, ttmp[4:7], s3 format:[BUF_FMT_32_32_FLOAT] "
+     "offset:8388607 th:TH_STORE_BYPASS scope:SCOPE_SYS", "034023c404e03c1900ffff7f"),
+    ("s_buffer_load_b512 s[20:35], s[96:99], s0 offset:0x0 th:TH_LOAD_LU scope:SCOPE_SE",
+     "s_buffer_load_b512 s[20:35], s[96:99], s0 offset:0x0 th:TH_LOAD_LU scope:SCOPE_SE",
+     "3085a2f500000000"),
+    ("global_load_b32 v1, v[3:4], off scope:SCOPE_DEV th:TH_LOAD_NT",
+     "global_load_b32 v1, v[3:4], off th:TH_LOAD_NT scope:SCOPE_DEV",
+     "7c0005ee0100180003000000"),
+    # GFX12 SMEM: the offset next to an SGPR offset is optional.
+    ("s_load_b256 s[20:27], s[2:3], vcc_lo", "s_load_b256 s[20:27], s[2:3], vcc_lo offset:0x0",
+     "016500f4000000d4"),
+    # Image address lists: the VIMAGE/VSAMPLE fields, a wide last address, one register.
+    ("image_sample_c_l_o v[64:67], [v32, v33, v34, v[35:37]], s[4:11], s[4:7] dmask:0xf "
+     "dim:SQ_RSRC_IMG_2D_ARRAY",
+     "image_sample_c_l_o v[64:67], [v32, v33, v34, v[35:37]], s[4:11], s[4:7] dmask:0xf "
+     "dim:SQ_RSRC_IMG_2D_ARRAY", "0500cbe74008000220212223"),
+    ("image_load v[0:2], [v4, v5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY th:TH_LOAD_HT "
+     "scope:SCOPE_SE r128 a16 tfe d16",
+     "image_load v[0:2], [v4, v5], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D_ARRAY th:TH_LOAD_HT "
+     "scope:SCOPE_SE r128 a16 tfe d16", "7500c0d30010a40004050000"),
+    ("image_load v[0:3], [v4], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D",
+     "image_load v[0:3], v4, s[8:15] dmask:0xf dim:SQ_RSRC_IMG_1D", "0000c0d30010000004000000"),
+]
+
+
+@pytest.mark.parametrize(("line", "text", "encoding"), GFX1200_CASES)
+def test_gfx1200_statements_assemble_as_llvm_mc(line: str, text: str, encoding: str) -> None:
+    inst = parser_for("gfx1200").parse(line)
+    assert printer_for("gfx1200").print(inst) == text
+    assert encoder_for("gfx1200").encode(inst).hex() == encoding
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("buffer_load_b32 v5, off, s[8:11], s3 th:TH_STORE_NT",
+     "invalid th value for load instructions"),
+    ("buffer_load_b32 v5, off, s[8:11], s3 th:TH_LOAD_BYPASS",
+     "scope and th combination is not valid"),
+    ("buffer_load_b32 v5, off, s[8:11], s3 th:TH_LOAD_LU scope:SCOPE_SYS",
+     "scope and th combination is not valid"),
+    ("buffer_atomic_add_u32 v5, off, s[8:11], s3 th:TH_LOAD_NT",
+     "invalid th value for atomic instructions"),
+    ("buffer_load_b32 v5, off, s[8:11], s3 scope:SCOPE_XX", "invalid scope value"),
+    ("buffer_load_b32 v5, off, s[8:11], s3 th:TH_LOAD_RT_WB", "invalid th value"),
+    ("s_load_b32 s5, s[2:3], s0 th:TH_LOAD_NT_HT", "invalid th value for SMEM instruction"),
+])
+def test_gfx1200_cache_policy_rules(line: str, message: str) -> None:
+    with pytest.raises(AsmParseError, match=message):
+        parser_for("gfx1200").parse(line)
+
+
+@pytest.mark.parametrize(("target", "line", "text", "encoding"), [
+    ("gfx1100", "image_load v[1:4], [v2, v3], s[4:11] dmask:0xf dim:SQ_RSRC_IMG_2D unorm",
+     "image_load v[1:4], [v2, v3], s[4:11] dmask:0xf dim:SQ_RSRC_IMG_2D unorm",
+     "850f00f00201010003000000"),
+    ("gfx1030", "image_sample v[0:3], [v4, v6, v8], s[0:7], s[8:11] dmask:0xf "
+     "dim:SQ_RSRC_IMG_3D",
+     "image_sample  v[0:3], [v4, v6, v8], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_3D",
+     "120f80f00400400006080000"),
+])
+def test_nsa_image_addresses(target: str, line: str, text: str, encoding: str) -> None:
+    inst = parser_for(target).parse(line)
+    assert printer_for(target).print(inst) == text
+    assert encoder_for(target).encode(inst).hex() == encoding
