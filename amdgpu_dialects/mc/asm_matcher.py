@@ -385,6 +385,8 @@ class Matcher:
             self._named(pattern, item, operands, assigned)
             matched += 1
         self._check_required(inst, operands, assigned, matched)
+        if inst.has("en") and inst.has("compr"):
+            _export_enables(inst, operands, assigned)
         self._defaults(inst, operands, assigned)
         return Matched(MCInst(inst, operands, inst.size), state.fixups, state.columns)
 
@@ -418,6 +420,19 @@ class Matcher:
             return
         if kind.print_method in ("printInterpAttr", "printInterpSlot"):
             self._interp(inst, index, item, operands, assigned)
+            return
+        if kind.print_method == "printExpTgt":
+            if item.kind != "word" and not (item.kind == "reg" and item.text == "null"):
+                raise MatchError("invalid operand for instruction", item.column, 5)
+            try:
+                target = S.exp_target(item.text, self.isa.generation)
+            except S.OperandSyntaxError as error:
+                raise MatchError(str(error), item.column, 60) from None
+            operands[index], assigned[index] = target, True
+            return
+        if kind.print_method.startswith("printExpSrc") and item.kind == "word" \
+                and item.text == "off":
+            operands[index], assigned[index] = None, True
             return
         if item.has_modifiers:
             item = _fold_fp_modifiers(item, kind)
@@ -619,6 +634,21 @@ class Matcher:
                     value = operands[inst.index[mods_name]]
                     operands[inst.index[mods_name]] = (value if isinstance(value, int)
                                                        else 0) | _OP_SEL_1
+
+
+def _export_enables(inst: InstrDef, operands: list[Operand], assigned: list[bool]) -> None:
+    """``exp``'s enable mask from the sources that are not ``off``; ``compr`` exports
+    pack the third source into the second slot (LLVM's ``cvtExp``)."""
+    sources = [inst.index[f"src{i}"] for i in range(4)]
+    compr = bool(operands[inst.index["compr"]]) and assigned[inst.index["compr"]]
+    if compr:
+        operands[sources[1]] = operands[sources[2]]
+        operands[sources[2]] = operands[sources[3]] = None
+    enabled = 0
+    for i, index in enumerate(sources):
+        if operands[index] is not None:
+            enabled |= (3 << 2 * i) if compr else 1 << i
+    operands[inst.index["en"]], assigned[inst.index["en"]] = enabled, True
 
 
 def _explicit(inst: InstrDef, assigned: list[bool], name: str) -> bool:

@@ -106,8 +106,13 @@ class OperandReader:
     """Reads items from the tokens of one statement's operand part."""
 
     def __init__(self, tokens: list[Token], gfx940: bool = False,
-                 sgprs: int = _LIMITS["s"], nsa: bool = False) -> None:
+                 sgprs: int = _LIMITS["s"], nsa: bool = False, generation: int = 9,
+                 depctr_hold_cnt: bool = False) -> None:
         self.sgprs = sgprs
+        #: The ISA generation whose names the symbolic operands (hwreg, sendmsg, waitcnt)
+        #: use, and whether s_waitcnt_depctr has depctr_hold_cnt there.
+        self.generation = generation
+        self.depctr_hold_cnt = depctr_hold_cnt
         #: GFX10+ image instructions: a bracketed list as the address operand is a
         #: non-sequential address (``[v2, v5, v[6:7]]``), not a register tuple.
         self.nsa = nsa
@@ -178,6 +183,10 @@ class OperandReader:
             if self.at("(", 1):
                 if lower in _WAITCNT_COUNTERS:
                     return self.waitcnt()
+                if lower in S.DEPCTR_COUNTERS:
+                    return self.depctr()
+                if lower in S.DELAY_ALU_FIELDS:
+                    return self.delay_alu()
                 special = self.symbolic(lower)
                 if special is not None:
                     return special
@@ -275,22 +284,21 @@ class OperandReader:
                 self.next()
                 args = self.call_args()
                 reg = args[0]
-                reg_id = reg if isinstance(reg, int) else S.HWREG_IDS.get(reg, -1)
-                if reg_id < 0 and isinstance(reg, str) and reg in S.HWREG_IDS_GFX940:
-                    if not self.gfx940:
-                        raise AsmSyntaxError(
-                            "invalid hardware register: not supported on this GPU", column + 6)
-                    reg_id = S.HWREG_IDS_GFX940[reg]
-                if reg_id < 0:
-                    raise AsmSyntaxError("expected a register name or an absolute expression",
-                                         column)
+                if isinstance(reg, int):
+                    reg_id = reg
+                else:
+                    try:
+                        reg_id = S.hwreg_id(reg, self.generation, self.gfx940)
+                    except S.OperandSyntaxError as error:
+                        where = column + 6 if "not supported" in str(error) else column
+                        raise AsmSyntaxError(str(error), where) from None
                 rest = [a for a in args[1:] if isinstance(a, int)]
                 value = S.hwreg(reg_id, *rest)
             elif lower == "sendmsg":
                 self.next()
                 self.next()
                 args = self.call_args()
-                value = S.checked_sendmsg(args)
+                value = S.checked_sendmsg(args, self.generation)
             elif lower == "gpr_idx":
                 self.next()
                 self.next()
@@ -353,14 +361,14 @@ class OperandReader:
 
     def waitcnt(self) -> Item:
         column = self.peek().column
-        value = S.WAITCNT_ALL
+        value = S.waitcnt_all(self.generation)
         while self.peek().kind == "ident" and self.at("(", 1):
             counter = self.next()
             self.next()
             count = self.expect_int()
             self.expect(")", "expected a closing parenthesis")
             try:
-                value = S.waitcnt_set(value, counter.text.lower(), count)
+                value = S.waitcnt_set(value, counter.text.lower(), count, self.generation)
             except S.OperandSyntaxError as error:
                 raise AsmSyntaxError(str(error), counter.column) from None
             if self.at("&") or (self.at(",") and self.peek(1).kind == "ident"
@@ -369,6 +377,52 @@ class OperandReader:
                 if not (self.peek().kind == "ident" and self.at("(", 1)):
                     raise AsmSyntaxError("expected a counter name", self.peek().column)
         return Item("imm", column, "waitcnt", value=value, symbolic=True)
+
+    def depctr(self) -> Item:
+        """``s_waitcnt_depctr``'s named counters, ``depctr_va_vdst(0) depctr_sa_sdst(0)``,
+        separated by spaces, ``&`` or ``,`` (LLVM's ``parseDepCtr``)."""
+        column = self.peek().column
+        value = S.depctr_default(self.depctr_hold_cnt)
+        used: set[str] = set()
+        while self.peek().kind == "ident" and self.at("(", 1):
+            counter = self.next()
+            self.next()
+            count = self.expect_int()
+            try:
+                value = S.depctr_set(value, used, counter.text, count, self.depctr_hold_cnt)
+            except S.OperandSyntaxError as error:
+                raise AsmSyntaxError(str(error), counter.column) from None
+            self.expect(")", "expected a closing parenthesis")
+            if self.at("&") or self.at(","):
+                self.next()
+                if self.peek().kind == "end":
+                    raise AsmSyntaxError("expected a counter name", self.peek().column)
+        return Item("imm", column, "depctr", value=value, symbolic=True)
+
+    def delay_alu(self) -> Item:
+        """``s_delay_alu``'s ``instid0(VALU_DEP_1) | instskip(NEXT) | instid1(...)``
+        (LLVM's ``parseSDelayALU``)."""
+        column = self.peek().column
+        value = 0
+        while True:
+            field = self.next()
+            self.expect("(", "expected a left parenthesis")
+            name = self.peek()
+            if name.kind != "ident":
+                raise AsmSyntaxError("expected a value name", name.column)
+            self.next()
+            self.expect(")", "expected a right parenthesis")
+            try:
+                value = S.delay_alu_set(value, field.text, name.text)
+            except S.OperandSyntaxError as error:
+                where = field.column if "field" in str(error) else name.column
+                raise AsmSyntaxError(str(error), where) from None
+            if not self.at("|"):
+                break
+            self.next()
+            if self.peek().kind != "ident":
+                raise AsmSyntaxError("expected a field name", self.peek().column)
+        return Item("imm", column, "delay_alu", value=value, symbolic=True)
 
     def modifier_call(self, name: str) -> Item:
         self.next()

@@ -34,6 +34,7 @@ class AsmParser:
         self.isa = isa
         self.matcher = Matcher(isa)
         self.validator = Validator(isa)
+        self.depctr_hold_cnt = isa.has_feature("FeatureGFX10_BEncoding")
 
     def parse(self, statement: str, column: int = 0) -> MCInst:
         """Parse ``statement`` (no comment, no label, no symbols) into an instruction."""
@@ -57,7 +58,8 @@ class AsmParser:
             nsa = self.isa.generation >= 10 and mnemonic.lower().startswith("image_")
             items = OperandReader(tokenize(operand_text, operand_column),
                                   self.isa.is_gfx940,
-                                  R.sgpr_max(self.isa.generation) + 1, nsa).read_all()
+                                  R.sgpr_max(self.isa.generation) + 1, nsa,
+                                  self.isa.generation, self.depctr_hold_cnt).read_all()
         except AsmSyntaxError as error:
             raise AsmParseError(error.message, error.column) from None
         return self.match_items(mnemonic, items, column)

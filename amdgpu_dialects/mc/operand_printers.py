@@ -286,7 +286,7 @@ def mimg_dim(imm: int) -> str:
 
 
 #: ``s_waitcnt_depctr`` fields: name, maximum, default, bit offset, width (GFX10.3+).
-_DEPCTR_FIELDS = (
+DEPCTR_FIELDS = (
     ("depctr_hold_cnt", 1, 1, 7, 1), ("depctr_sa_sdst", 1, 1, 0, 1),
     ("depctr_va_vdst", 15, 15, 12, 4), ("depctr_va_sdst", 7, 7, 9, 3),
     ("depctr_va_ssrc", 1, 1, 8, 1), ("depctr_va_vcc", 1, 1, 1, 1),
@@ -298,7 +298,7 @@ def depctr(imm: int, has_hold_cnt: bool) -> str:
     """``s_waitcnt_depctr``: its named counters when every bit belongs to one of them and
     holds a value in range; otherwise the hex value."""
     imm &= 0xFFFF
-    fields = [f for f in _DEPCTR_FIELDS if has_hold_cnt or f[0] != "depctr_hold_cnt"]
+    fields = [f for f in DEPCTR_FIELDS if has_hold_cnt or f[0] != "depctr_hold_cnt"]
     covered = 0
     for _, maximum, _, offset, width in fields:
         covered |= ((1 << width) - 1) << offset
@@ -313,19 +313,19 @@ def depctr(imm: int, has_hold_cnt: bool) -> str:
                     if value != default or not non_default)
 
 
-_DELAY_IDS = ("NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4",
+DELAY_IDS = ("NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4",
               "TRANS32_DEP_1", "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1",
               "SALU_CYCLE_1", "SALU_CYCLE_2", "SALU_CYCLE_3")
-_DELAY_SKIPS = ("SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4")
+DELAY_SKIPS = ("SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4")
 
 
 def delay_alu(imm: int) -> str:
     """``s_delay_alu``: instid0 (bits 3:0), instskip (6:4), instid1 (10:7)."""
     parts: list[str] = []
     for shift, mask, key, names, bad in (
-            (0, 0xF, "instid0", _DELAY_IDS, "/* invalid instid value */"),
-            (4, 0x7, "instskip", _DELAY_SKIPS, "/* invalid instskip value */"),
-            (7, 0xF, "instid1", _DELAY_IDS, "/* invalid instid value */")):
+            (0, 0xF, "instid0", DELAY_IDS, "/* invalid instid value */"),
+            (4, 0x7, "instskip", DELAY_SKIPS, "/* invalid instskip value */"),
+            (7, 0xF, "instid1", DELAY_IDS, "/* invalid instid value */")):
         value = (imm >> shift) & mask
         if value:
             parts.append(f"{key}({names[value] if value < len(names) else bad})")

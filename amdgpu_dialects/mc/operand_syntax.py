@@ -22,7 +22,39 @@ class OperandSyntaxError(ValueError):
 
 HWREG_IDS: dict[str, int] = {name: reg for reg, name in P.HWREG_NAMES_GFX9.items()}
 HWREG_IDS_GFX940: dict[str, int] = {name: reg for reg, name in P.HWREG_NAMES_GFX940.items()}
+#: Hardware register names per generation: what the printer prints, and LLVM's aliases
+#: (GFX10 still takes HW_REG_HW_ID for HW_ID1).
+_HWREG_IDS_BY_GENERATION: dict[int, dict[str, int]] = {
+    9: HWREG_IDS,
+    10: {**{name: reg for reg, name in P.HWREG_NAMES_GFX10.items()}, "HW_REG_HW_ID": 23},
+    11: {name: reg for reg, name in P.HWREG_NAMES_GFX11.items()},
+    12: {name: reg for reg, name in P.HWREG_NAMES_GFX12.items()},
+}
 SENDMSG_IDS: dict[str, int] = {name: msg for msg, name in P.SENDMSG_NAMES_GFX9.items()}
+_SENDMSG_IDS_BY_GENERATION: dict[int, dict[str, int]] = {
+    9: SENDMSG_IDS,
+    10: {name: msg for msg, name in P.SENDMSG_NAMES_GFX10.items()},
+    11: {name: msg for msg, name in P.SENDMSG_NAMES_GFX11.items()},
+    12: {name: msg for msg, name in P.SENDMSG_NAMES_GFX12.items()},
+}
+
+
+def _table_generation(generation: int) -> int:
+    return min(max(generation, 9), 12)
+
+
+def hwreg_id(name: str, generation: int, gfx940: bool = False) -> int:
+    """A hardware register's number from its name on a generation (gfx940 adds its own);
+    raises :class:`OperandSyntaxError` for a name of another target or none."""
+    ids = _HWREG_IDS_BY_GENERATION[_table_generation(generation)]
+    if name in ids:
+        return ids[name]
+    if gfx940 and name in HWREG_IDS_GFX940:
+        return HWREG_IDS_GFX940[name]
+    if name in HWREG_IDS_GFX940 or any(name in table
+                                        for table in _HWREG_IDS_BY_GENERATION.values()):
+        raise OperandSyntaxError("invalid hardware register: not supported on this GPU")
+    raise OperandSyntaxError("expected a register name or an absolute expression")
 SYSMSG_OPS: dict[str, int] = {name: op for op, name in P.SYSMSG_OP_NAMES_GFX9.items()}
 GS_OPS: dict[str, int] = {name: op for op, name in P.GS_OP_NAMES.items()}
 SDWA_SELS: dict[str, int] = {name: i for i, name in enumerate(P.SDWA_SEL_NAMES)}
@@ -70,6 +102,24 @@ def cpol_th(name: str) -> int:
     raise OperandSyntaxError("invalid th value")
 
 
+def _exp_targets(generation: int) -> dict[str, int]:
+    return {name: target for target in range(64)
+            if not (name := P.exp_target(target, generation).strip()).startswith("invalid")}
+
+
+_EXP_TARGETS = {generation: _exp_targets(generation) for generation in (9, 10, 11, 12)}
+
+
+def exp_target(name: str, generation: int) -> int:
+    """An export target (``mrt0``, ``pos4``, ``prim``...) of a generation."""
+    target = _EXP_TARGETS[min(max(generation, 9), 12)].get(name)
+    if target is not None:
+        return target
+    if any(name in names for names in _EXP_TARGETS.values()):
+        raise OperandSyntaxError("exp target is not supported on this GPU")
+    raise OperandSyntaxError("invalid exp target")
+
+
 def hwreg(reg_id: int, offset: int = 0, width: int = 32) -> int:
     if not 0 <= reg_id < 64:
         raise OperandSyntaxError("invalid hardware register: only 6-bit values are legal")
@@ -87,38 +137,43 @@ def sendmsg(msg: int, op: int = 0, stream: int = 0) -> int:
 _MSG_GS, _MSG_GS_DONE, _MSG_SYSMSG = 2, 3, 15
 
 
-def checked_sendmsg(args: list[int | str]) -> int:
-    """``sendmsg(msg[, op[, stream]])`` with LLVM's GFX9 checks. A symbolic message is
-    checked strictly (its operation and stream must make sense for it); a numeric one only
-    for field widths."""
+def checked_sendmsg(args: list[int | str], generation: int = 9) -> int:
+    """``sendmsg(msg[, op[, stream]])`` with LLVM's checks (``validateSendMsg``). A
+    symbolic message is checked strictly (its operation and stream must make sense for
+    it); a numeric one only for field widths. GFX11 widened the message id to 8 bits and
+    dropped the GS operations and streams."""
     if len(args) > 3:
         raise OperandSyntaxError("expected a closing parenthesis", 3)
+    gfx11_plus = generation >= 11
     msg_arg = args[0]
     strict = isinstance(msg_arg, str)
     if isinstance(msg_arg, str):
-        if msg_arg not in SENDMSG_IDS:
+        names = _SENDMSG_IDS_BY_GENERATION[_table_generation(generation)]
+        if msg_arg not in names:
+            if any(msg_arg in table for table in _SENDMSG_IDS_BY_GENERATION.values()):
+                raise OperandSyntaxError("specified message id is not supported on this GPU",
+                                         0)
             raise OperandSyntaxError("expected a message name or an absolute expression", 0)
-        msg = SENDMSG_IDS[msg_arg]
+        msg = names[msg_arg]
     else:
         msg = msg_arg
-    if not 0 <= msg < 16:
-        raise OperandSyntaxError("invalid message id", 0)
+        if not 0 <= msg < (256 if gfx11_plus else 16):
+            raise OperandSyntaxError("invalid message id", 0)
+    gs = not gfx11_plus and msg in (_MSG_GS, _MSG_GS_DONE)
     op_defined, stream_defined = len(args) > 1, len(args) > 2
     op_arg = args[1] if op_defined else 0
     if isinstance(op_arg, str):
-        names = SYSMSG_OPS if msg == _MSG_SYSMSG else GS_OPS if msg in (
-            _MSG_GS, _MSG_GS_DONE) else {}
-        if op_arg not in names:
+        op_names = SYSMSG_OPS if msg == _MSG_SYSMSG else GS_OPS if gs else {}
+        if op_arg not in op_names:
             raise OperandSyntaxError("expected an operation name or an absolute expression",
                                      1)
-        op = names[op_arg]
+        op = op_names[op_arg]
     else:
         op = op_arg
     stream_arg = args[2] if stream_defined else 0
     if not isinstance(stream_arg, int):
         raise OperandSyntaxError("expected an absolute expression", 2)
     stream = stream_arg
-    gs = msg in (_MSG_GS, _MSG_GS_DONE)
     requires_op = gs or msg == _MSG_SYSMSG
     if strict and requires_op != op_defined:
         raise OperandSyntaxError("missing message operation" if requires_op
@@ -143,34 +198,91 @@ def checked_sendmsg(args: list[int | str]) -> int:
     return sendmsg(msg, op, stream)
 
 
-#: GFX9 s_waitcnt counters: (bit shift, width) of each piece of the counter's value.
-_WAITCNT_FIELDS: dict[str, tuple[tuple[int, int, int], ...]] = {
-    "vmcnt": ((0, 0, 4), (14, 4, 2)),
-    "expcnt": ((4, 0, 3),),
-    "lgkmcnt": ((8, 0, 4),),
+#: s_waitcnt counters per generation: (bit in the immediate, bit in the count, width) of
+#: each piece of the count. GFX9/GFX10 split vmcnt over bits 3:0 and 15:14 (lgkmcnt is 6
+#: bits from GFX10 on); GFX11 packs vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0.
+_WAITCNT_FIELDS_BY_GENERATION: dict[int, dict[str, tuple[tuple[int, int, int], ...]]] = {
+    9: {"vmcnt": ((0, 0, 4), (14, 4, 2)), "expcnt": ((4, 0, 3),), "lgkmcnt": ((8, 0, 4),)},
+    10: {"vmcnt": ((0, 0, 4), (14, 4, 2)), "expcnt": ((4, 0, 3),),
+         "lgkmcnt": ((8, 0, 6),)},
+    11: {"vmcnt": ((10, 0, 6),), "expcnt": ((0, 0, 3),), "lgkmcnt": ((4, 0, 6),)},
 }
-WAITCNT_ALL = 0xC000 | 0x0F | 0x70 | 0xF00
 
 
-def waitcnt_set(current: int, counter: str, value: int) -> int:
-    """Set ``counter`` (``vmcnt``, ``expcnt_sat``...) in a GFX9 waitcnt immediate."""
+def waitcnt_all(generation: int = 9) -> int:
+    """The s_waitcnt immediate that waits for nothing: every counter at its maximum
+    (LLVM's ``getWaitcntBitMask``)."""
+    fields = _WAITCNT_FIELDS_BY_GENERATION[min(max(generation, 9), 11)]
+    return sum(((1 << width) - 1) << inst_lo for pieces in fields.values()
+               for inst_lo, _, width in pieces)
+
+
+WAITCNT_ALL = waitcnt_all(9)
+
+
+def waitcnt_set(current: int, counter: str, value: int, generation: int = 9) -> int:
+    """Set ``counter`` (``vmcnt``, ``expcnt_sat``...) in an s_waitcnt immediate of a
+    generation."""
     saturate = counter.endswith("_sat")
     name = counter.removesuffix("_sat")
-    fields = _WAITCNT_FIELDS.get(name)
+    fields = _WAITCNT_FIELDS_BY_GENERATION[min(max(generation, 9), 11)].get(name)
     if fields is None:
         raise OperandSyntaxError("invalid counter name " + counter)
-    limit = sum(1 << width for _, _, width in fields)
     bits = sum(width for _, _, width in fields)
     maximum = (1 << bits) - 1
     if value > maximum or value < 0:
         if not saturate:
             raise OperandSyntaxError("too large value for " + counter)
         value = maximum
-    del limit
     for inst_lo, var_lo, width in fields:
         mask = ((1 << width) - 1) << inst_lo
         current = (current & ~mask) | (((value >> var_lo) & ((1 << width) - 1)) << inst_lo)
     return current
+
+
+#: ``s_waitcnt_depctr`` counters (GFX10.3+), as the printer names them.
+DEPCTR_COUNTERS = frozenset(name for name, *_ in P.DEPCTR_FIELDS)
+
+
+def depctr_default(has_hold_cnt: bool) -> int:
+    """The s_waitcnt_depctr immediate with every counter at its default."""
+    return sum(default << offset for name, _, default, offset, _ in P.DEPCTR_FIELDS
+               if has_hold_cnt or name != "depctr_hold_cnt")
+
+
+def depctr_set(current: int, used: set[str], name: str, value: int,
+               has_hold_cnt: bool) -> int:
+    """Set one s_waitcnt_depctr counter (LLVM's ``encodeDepCtr``); ``used`` collects the
+    counters already written."""
+    for field, maximum, _, offset, width in P.DEPCTR_FIELDS:
+        if field != name:
+            continue
+        if name == "depctr_hold_cnt" and not has_hold_cnt:
+            raise OperandSyntaxError(name + " is not supported on this GPU")
+        if name in used:
+            raise OperandSyntaxError("duplicate counter name " + name)
+        used.add(name)
+        if not 0 <= value <= maximum:
+            raise OperandSyntaxError("invalid value for " + name)
+        mask = ((1 << width) - 1) << offset
+        return (current & ~mask) | value << offset
+    raise OperandSyntaxError("invalid counter name " + name)
+
+
+#: ``s_delay_alu`` fields: name -> (bit offset, value names).
+DELAY_ALU_FIELDS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "instid0": (0, P.DELAY_IDS), "instskip": (4, P.DELAY_SKIPS), "instid1": (7, P.DELAY_IDS),
+}
+
+
+def delay_alu_set(current: int, field: str, value: str) -> int:
+    """Set one ``s_delay_alu`` field (``instid0(VALU_DEP_1)``), as LLVM's ``parseDelay``."""
+    if field not in DELAY_ALU_FIELDS:
+        raise OperandSyntaxError("invalid field name " + field)
+    shift, names = DELAY_ALU_FIELDS[field]
+    if value not in names:
+        raise OperandSyntaxError("invalid value name " + value)
+    return current | names.index(value) << shift
 
 
 def swizzle(mode: str, args: list[int | str]) -> int:

@@ -33,6 +33,26 @@ GFX1030_CASES: list[tuple[str, str, str]] = [
      "081f00f001000000"),
     ("s_mov_b32 s105, s104", "s_mov_b32 s105, s104", "6803e9be"),
     ("v_cmp_lt_i32 vcc_lo, s1, v2", "v_cmp_lt_i32_e32 vcc_lo, s1, v2", "0104027d"),
+    # Unnamed counters stay at the target's maximum: lgkmcnt is 6 bits from GFX10 on.
+    ("s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)", "703f8cbf"),
+    ("s_waitcnt lgkmcnt(16)", "s_waitcnt lgkmcnt(16)", "7fd08cbf"),
+    # GFX10 hardware register and message names; HW_REG_HW_ID is HW_ID1's alias.
+    ("s_getreg_b32 s2, hwreg(HW_REG_FLAT_SCR_LO)", "s_getreg_b32 s2, hwreg(HW_REG_FLAT_SCR_LO)",
+     "14f802b9"),
+    ("s_setreg_b32 hwreg(HW_REG_HW_ID), s2", "s_setreg_b32 hwreg(HW_REG_HW_ID1), s2",
+     "17f882b9"),
+    ("s_sendmsg sendmsg(MSG_GET_DDID)", "s_sendmsg sendmsg(MSG_GET_DDID)", "0b0090bf"),
+    ("s_waitcnt_depctr depctr_hold_cnt(0)", "s_waitcnt_depctr depctr_hold_cnt(0)",
+     "1fffa3bf"),
+    ("s_waitcnt_depctr depctr_sa_sdst(1) & depctr_va_vdst(1) & depctr_va_sdst(1) & "
+     "depctr_va_ssrc(1) & depctr_va_vcc(1) & depctr_vm_vsrc(1)",
+     "s_waitcnt_depctr depctr_va_vdst(1) depctr_va_sdst(1) depctr_vm_vsrc(1)", "8713a3bf"),
+    # Exports: targets, off sources and the enable mask, compr's packed sources.
+    ("exp pos4 v3, v2, v1, v0", "exp pos4 v3, v2, v1, v0", "0f0100f803020100"),
+    ("exp mrt0 v4, off, v2, off done vm", "exp mrt0 v4, off, v2, off done vm",
+     "051800f804000200"),
+    ("exp mrt0 v1, v1, v2, v2 compr", "exp mrt0 v1, v1, v2, v2 compr", "0f0400f801020000"),
+    ("exp null v4, v3, v2, v1", "exp null v4, v3, v2, v1", "9f0000f804030201"),
 ]
 
 
@@ -60,6 +80,16 @@ GFX1100_CASES: list[tuple[str, str, str]] = [
     ("v_cvt_flr_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0]",
      "v_cvt_floor_i32_f32_e64_dpp v5, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf",
      "05008dd5fa000000011b00ff"),
+    ("s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)", "f70389bf"),
+    ("s_waitcnt vmcnt(0), expcnt(0)", "s_waitcnt vmcnt(0) expcnt(0)", "f00389bf"),
+    ("s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(SALU_CYCLE_1)",
+     "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(SALU_CYCLE_1)", "910487bf"),
+    # GFX11 message ids are 8 bits; the MSG_RTN_ names.
+    ("s_sendmsg sendmsg(16)", "s_sendmsg sendmsg(16, 0, 0)", "1000b6bf"),
+    ("s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_DOORBELL)",
+     "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_DOORBELL)", "804c80be"),
+    ("s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)",
+     "s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)", "12f880b8"),
     # Dual issue (VOPD): two halves joined by ::, one literal shared by both K operands.
     ('v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3',
      'v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3', "040508c9010706ff"),
@@ -105,6 +135,20 @@ def test_vopd_rules(line: str, message: str) -> None:
         parser_for("gfx1100").parse(line)
 
 
+@pytest.mark.parametrize(("line", "message"), [
+    ("s_sendmsg sendmsg(MSG_GET_DDID)", "specified message id is not supported on this GPU"),
+    ("s_delay_alu instid0(VALU_DEP_9)", "invalid value name VALU_DEP_9"),
+    ("s_waitcnt_depctr depctr_va_vdst(16)", "invalid value for depctr_va_vdst"),
+    ("s_waitcnt_depctr depctr_va_vdst(1) depctr_va_vdst(1)",
+     "duplicate counter name depctr_va_vdst"),
+    ("exp pos5 v3, v2, v1, v0", "invalid exp target"),
+    ("exp null v3, v2, v1, v0", "exp target is not supported on this GPU"),
+])
+def test_gfx1100_symbolic_operand_errors(line: str, message: str) -> None:
+    with pytest.raises(AsmParseError, match=message):
+        parser_for("gfx1100").parse(line)
+
+
 def test_vopd_is_wave32_only() -> None:
     with pytest.raises(AsmParseError):
         parser_for("gfx1100", 64).parse(
@@ -146,6 +190,9 @@ GFX1200_CASES: list[tuple[str, str, str]] = [
     ("global_load_b32 v1, v[3:4], off scope:SCOPE_DEV th:TH_LOAD_NT",
      "global_load_b32 v1, v[3:4], off th:TH_LOAD_NT scope:SCOPE_DEV",
      "7c0005ee0100180003000000"),
+    ("s_getreg_b32 s0, hwreg(HW_REG_EXCP_FLAG_USER)",
+     "s_getreg_b32 s0, hwreg(HW_REG_EXCP_FLAG_USER)", "12f880b8"),
+    ("export mrt0 v4, v3, v2, v1 done", "export mrt0 v4, v3, v2, v1 done", "0f0800f804030201"),
     # GFX12 SMEM: the offset next to an SGPR offset is optional.
     ("s_load_b256 s[20:27], s[2:3], vcc_lo", "s_load_b256 s[20:27], s[2:3], vcc_lo offset:0x0",
      "016500f4000000d4"),
