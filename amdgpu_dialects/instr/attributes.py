@@ -5,13 +5,16 @@ constant, an application register (read at the point), or an operand of the inst
 instruction (a load's address registers, a compare's sources) picked by its position in the
 instruction's operand list, or a fact about the instrumentation site itself (its opcode, its
 index or byte offset in the function), so one hook can tell its points apart. They print as
-``#instr.const<5 : i32>``, ``#instr.reg<"s[4:5]">``, ``#instr.operand<1>`` and
+``#instr.const<5 : i32>`` (or ``<0.5 : f32>``), ``#instr.reg<"s[4:5]">``, ``#instr.operand<1>`` and
 ``#instr.site<"opcode">``.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerType
+import math
+import struct
+
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.ir import Data
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -22,33 +25,110 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import UnknownRegisterErro
 
 
 @irdl_attr_definition
-class ConstArgAttr(Data[tuple[int, int]]):
-    """A constant argument: a value and its width in bits (``#instr.const<5 : i32>``)."""
+class ConstArgAttr(Data[tuple[int, int, bool]]):
+    """A constant argument: its bits, its width, and whether it is a float (IEEE bits of an
+    ``f32``/``f64``). ``#instr.const<5 : i32>``, ``#instr.const<1.5 : f32>``; a float prints
+    as the shortest decimal that reads back to the same bits (``inf``, ``-inf`` and ``nan``
+    as MLIR's hexadecimal bit patterns, ``0x7F800000 : f32``)."""
 
     name = "instr.const"
 
+    @staticmethod
+    def integer(value: int, width: int) -> ConstArgAttr:
+        """The ``i<width>`` constant ``value`` (signed or unsigned spelling, kept as given)."""
+        return ConstArgAttr((value, width, False))
+
+    @staticmethod
+    def floating(value: float, width: int) -> ConstArgAttr:
+        """The ``f32``/``f64`` constant ``value`` (rounded to ``f32`` for 32 bits)."""
+        return ConstArgAttr((float_bits(value, width), width, True))
+
     @property
     def value(self) -> int:
+        """The integer, or a float's IEEE bits."""
         return self.data[0]
 
     @property
     def width(self) -> int:
         return self.data[1]
 
+    @property
+    def is_float(self) -> bool:
+        return self.data[2]
+
+    @property
+    def float_value(self) -> float:
+        """A float constant's value (``f32`` widened exactly)."""
+        return bits_float(self.value, self.width)
+
+    @property
+    def type(self) -> IntegerType | Float32Type | Float64Type:
+        if not self.is_float:
+            return IntegerType(self.width)
+        return Float32Type() if self.width == 32 else Float64Type()
+
     @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> tuple[int, int]:
+    def parse_parameter(cls, parser: AttrParser) -> tuple[int, int, bool]:
         with parser.in_angle_brackets():
-            value = parser.parse_integer(allow_boolean=False)
+            spelling = parser._current_token.text  # pyright: ignore[reportPrivateUsage]
+            value = parser.parse_optional_number(allow_boolean=False)
+            if value is None:
+                parser.raise_error("instr.const takes a number such as 5 : i32 or 1.5 : f32")
             parser.parse_punctuation(":")
             type_ = parser.parse_type()
+        if isinstance(type_, Float32Type | Float64Type):
+            width = 32 if isinstance(type_, Float32Type) else 64
+            if isinstance(value, int) and spelling.lstrip("-").startswith("0x"):
+                # MLIR's spelling of a float by its bits: 0x7F800000 : f32.
+                if not 0 <= value < 1 << width:
+                    parser.raise_error(f"{value:#x} is not the bits of an f{width}")
+                return value, width, True
+            return float_bits(value, width), width, True
         width = integer_width(type_)
         if width is None:
-            parser.raise_error("instr.const takes an integer such as 5 : i32")
-        return value, width
+            parser.raise_error("instr.const takes an integer (i1, i32, i64) or a float "
+                               "(f32, f64) type")
+        if not isinstance(value, int):
+            parser.raise_error(f"{value} is not an integer (an {type_} constant)")
+        return value, width, False
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_string(f"{self.value} : i{self.width}")
+            if not self.is_float:
+                printer.print_string(f"{self.value} : i{self.width}")
+            elif math.isfinite(self.float_value):
+                printer.print_string(f"{shortest_float(self.value, self.width)} : "
+                                     f"f{self.width}")
+            else:
+                digits = self.width // 4
+                printer.print_string(f"0x{self.value:0{digits}X} : f{self.width}")
+
+
+def float_bits(value: float, width: int) -> int:
+    """The IEEE bits of ``value`` as an ``f32`` (rounded to nearest) or ``f64``."""
+    if width == 32:
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def bits_float(bits: int, width: int) -> float:
+    """The float whose IEEE ``width``-bit pattern is ``bits``."""
+    if width == 32:
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def shortest_float(bits: int, width: int) -> str:
+    """The shortest decimal (with a point or an exponent, so it reads as a float) whose
+    ``width``-bit float has ``bits``."""
+    value = bits_float(bits, width)
+    for digits in range(1, 18):
+        text = f"{value:.{digits}g}"
+        if float_bits(float(text), width) == bits:
+            break
+    else:
+        text = repr(value)
+    return text if any(c in text for c in ".einn") else text + ".0"
 
 
 @irdl_attr_definition

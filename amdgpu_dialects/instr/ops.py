@@ -143,7 +143,11 @@ class HookOp(IRDLOperation):
             raise VerifyException(f"hook @{self.sym_name.data}: the body's arguments do not "
                                   "match the signature")
         for type_ in self.function_type.inputs.data:
-            _check_width(f"an argument of hook @{self.sym_name.data}", type_, (1, 32, 64))
+            # f32/f64 parameters take constants (#instr.const<0.5 : f32>).
+            if not isinstance(type_, Float32Type | Float64Type) \
+                    and integer_width(type_) not in (1, 32, 64):
+                raise VerifyException(f"an argument of hook @{self.sym_name.data} must be "
+                                      f"i1, i32, i64, f32 or f64, not {type_}")
 
 
 @irdl_op_definition

@@ -3,8 +3,8 @@
 What the file declares (see ``include/luthier_hooks.h``):
 
 * ``LUTHIER_HOOK void name(params)``: a function in section ``.luthier.hooks`` is a hook;
-  its parameters are ``bool``, 32-bit or 64-bit integers (a pointer would address memory
-  the hook cannot know at the point);
+  its parameters are ``bool``, 32-bit or 64-bit integers, ``float`` or ``double`` (a
+  pointer would address memory the hook cannot know at the point);
 * a ``__device__`` variable with no initializer (or zero) is a tool global
   (``instr.global``, exported under its name);
 * ``LUTHIER_INSERT(hook, selector...)`` is a string in section ``.luthier.inserts``:
@@ -910,15 +910,19 @@ class HipImporter:
                 or str(function.return_type) != "void":
             raise self._error(f"hook @{name} returns {function.return_type}; a hook "
                               "returns void", line)
-        types: list[IntegerType] = []
+        types: list[HookType] = []
         for param, type_, _ in function.params:
             if isinstance(type_, PtrType):
                 raise self._error(f"hook @{name}: parameter %{param} is a pointer; a hook "
                                   "cannot know application memory at the point (pass "
                                   "registers or constants, address tool globals)", line)
+            if isinstance(type_, FloatType):  # a constant argument: #instr.const<x : f32>
+                types.append(Float32Type() if type_.bits == 32 else Float64Type())
+                continue
             if not isinstance(type_, IntType) or type_.bits not in (1, 32, 64):
                 raise self._error(f"hook @{name}: parameter %{param} is {type_}; hook "
-                                  "parameters are bool, 32-bit or 64-bit integers", line)
+                                  "parameters are bool, 32-bit or 64-bit integers, float "
+                                  "and double", line)
             types.append(IntegerType(type_.bits))
         try:
             flow = control_flow(function)

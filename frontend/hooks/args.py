@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
@@ -28,13 +28,21 @@ from luthier.amdgpu_dialects.instr.attributes import (
 
 @dataclass(frozen=True)
 class Const:
-    """A constant of an integer type: ``Const(5, i32)``."""
+    """A constant: ``Const(5, i32)``, or a float: ``Const(0.5, f32)`` (rounded to ``f32``
+    for an ``f32`` parameter)."""
 
-    value: int
-    type: IntegerType
+    value: int | float
+    type: IntegerType | Float32Type | Float64Type
 
     def __post_init__(self) -> None:
         width = self.type.bitwidth
+        if isinstance(self.type, Float32Type | Float64Type):
+            if isinstance(self.value, bool):
+                raise ValueError(f"Const({self.value!r}, f{width}): not a number")
+            return
+        if not isinstance(self.value, int) or isinstance(self.value, bool):
+            raise ValueError(f"Const({self.value!r}, i{width}): an integer type takes an "
+                             "integer (a float constant is Const(x, f32) or f64)")
         if not -(1 << (width - 1)) <= self.value < (1 << width):
             raise ValueError(f"Const({self.value}, i{width}): the value does not fit in "
                              f"{width} bits")
@@ -44,7 +52,10 @@ class Const:
         return self.type.bitwidth
 
     def attr(self) -> Attribute:
-        return ConstArgAttr((self.value, self.type.bitwidth))
+        if isinstance(self.type, Float32Type | Float64Type):
+            return ConstArgAttr.floating(float(self.value), self.type.bitwidth)
+        assert isinstance(self.value, int)
+        return ConstArgAttr.integer(self.value, self.type.bitwidth)
 
 
 @dataclass(frozen=True)

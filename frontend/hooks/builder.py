@@ -71,7 +71,7 @@ class HookBuilder:
     #: from another hook is caught instead of growing that hook.
     current: HookBuilder | None = None
 
-    def __init__(self, name: str, arg_types: Sequence[IntegerType],
+    def __init__(self, name: str, arg_types: Sequence[HookType],
                  arg_names: Sequence[str] = (),
                  globals_: Mapping[str, Global] | None = None) -> None:
         self.name = name

@@ -27,6 +27,8 @@ from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Float32Type,
+    Float64Type,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -38,9 +40,10 @@ from xdsl.ir import Attribute, Operation, Region
 from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.instr import ops
-from luthier.frontend.hooks.args import InsertionArg
+from luthier.frontend.hooks.args import Const, InsertionArg
 from luthier.frontend.hooks.builder import HookBuilder
 from luthier.frontend.hooks.symbols import Global, Hook
+from luthier.frontend.hooks.values import HookType
 
 #: A hook body: the builder, then one :class:`Value` per hook parameter (what it
 #: returns is ignored).
@@ -84,7 +87,7 @@ class HookModule:
         self._globals[name] = variable
         return variable
 
-    def hook(self, args: Sequence[IntegerType] = (),
+    def hook(self, args: Sequence[HookType] = (),
              name: str | None = None) -> Callable[[HookBody], Hook]:
         """Decorator: build ``instr.hook`` from a function of a :class:`HookBuilder`
         and one value per type in ``args``; the hook is named after the function
@@ -95,9 +98,10 @@ class HookModule:
             self._claim("hook", hook_name)
             types = tuple(args)
             for type_ in types:
-                if type_.bitwidth not in (1, 32, 64):
-                    raise TypeError(f"hook @{hook_name}: a parameter must be i1, i32 or "
-                                    f"i64, not {type_}")
+                if not isinstance(type_, Float32Type | Float64Type) \
+                        and type_.bitwidth not in (1, 32, 64):
+                    raise TypeError(f"hook @{hook_name}: a parameter must be i1, i32, "
+                                    f"i64, f32 or f64, not {type_}")
             names = self._parameter_names(hook_name, body, len(types))
             builder = HookBuilder(hook_name, types, names, self._globals)
             outer, HookBuilder.current = HookBuilder.current, builder
@@ -147,7 +151,11 @@ class HookModule:
                             f"{len(hook.arg_types)} arguments, the insertion passes "
                             f"{len(args)}")
         for position, (arg, type_) in enumerate(zip(args, hook.arg_types, strict=True)):
-            if arg.bits is not None and arg.bits != type_.bitwidth:
+            if isinstance(arg, Const) and arg.type != type_:
+                raise TypeError(f"insertion of @{hook.name}: argument {position} "
+                                f"({arg}) is {arg.type}, the hook takes {type_}")
+            if not isinstance(arg, Const) and arg.bits is not None and (
+                    arg.bits != type_.bitwidth or isinstance(type_, Float32Type | Float64Type)):
                 raise TypeError(f"insertion of @{hook.name}: argument {position} "
                                 f"({arg}) is {arg.bits} bits, the hook takes {type_}")
         if first is not None and first < 0 or \
@@ -196,7 +204,7 @@ class HookModule:
             elif isinstance(op, ops.HookOp):
                 name = op.sym_name.data
                 self._claim("hook", name)
-                types = tuple(cast(IntegerType, t) for t in op.function_type.inputs.data)
+                types = tuple(cast(HookType, t) for t in op.function_type.inputs.data)
                 hook = Hook(name, types, owner=self)
                 self._hooks[name] = hook
                 handles[name] = hook

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import IntegerType
+from luthier.frontend.hooks.values import HookType
 
 
 @dataclass(frozen=True)
@@ -26,5 +26,5 @@ class Hook:
     """A built hook (``instr.hook @name``) and the types of its parameters."""
 
     name: str
-    arg_types: tuple[IntegerType, ...]
+    arg_types: tuple[HookType, ...]
     owner: object = field(repr=False, compare=False)

@@ -22,6 +22,9 @@ from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -68,6 +71,9 @@ def _argument_value(arg: Attribute, hook: HookOp, position: int) -> list[Operati
     result is the value)."""
     if isinstance(arg, AddressArgAttr):
         return _address_value(arg)
+    if isinstance(arg, ConstArgAttr) and arg.is_float:
+        float_type = Float32Type() if arg.width == 32 else Float64Type()
+        return [arith.ConstantOp(FloatAttr(arg.float_value, float_type))]
     if isinstance(arg, ConstArgAttr):
         value = arg.value
         if arg.width > 1 and value >= 1 << (arg.width - 1):

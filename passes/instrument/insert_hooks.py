@@ -181,9 +181,9 @@ def _operand_arg(insert: InsertOp, function: FunctionLikeOp, op: InstructionOpBa
         return RegArgAttr(operand.data)
     if isinstance(operand, IntAttr):
         value = cast(int, operand.data)  # pyright: ignore[reportUnknownMemberType]
-        return ConstArgAttr((value, 32))
+        return ConstArgAttr.integer(value, 32)
     if isinstance(operand, LiteralAttr):
-        return ConstArgAttr((operand.data & 0xFFFFFFFF, 32))
+        return ConstArgAttr.integer(operand.data & 0xFFFFFFFF, 32)
     raise _fail(insert, f"{where}: operand {index} ({operand}) is neither a register nor an "
                         "immediate")
 
@@ -243,17 +243,17 @@ def _site_arg(insert: InsertOp, function: FunctionLikeOp, op: InstructionOpBase,
               index: int, isa: TargetISA, offsets: list[int] | None) -> ConstArgAttr:
     where = f"@{function.sym_name.data}, {op.mnemonic}"
     if fact == "index":
-        return ConstArgAttr((index, 32))
+        return ConstArgAttr.integer(index, 32)
     if fact == "opcode":
         opcode = opcode_index(isa, op.opcode.data)
         if opcode is None:
             raise _fail(insert, f"{where}: {op.opcode.data} is not in the {isa.name} ISA "
                                 "table; it has no opcode number")
-        return ConstArgAttr((opcode, 32))
+        return ConstArgAttr.integer(opcode, 32)
     if offsets is None:
         raise _fail(insert, f"{where}: the instruction's byte offset is not known (an "
                             "instruction of unknown size comes before it)")
-    return ConstArgAttr((offsets[index], 32))
+    return ConstArgAttr.integer(offsets[index], 32)
 
 
 def _offsets(function: FunctionLikeOp, isa: TargetISA) -> list[int] | None:
@@ -274,6 +274,11 @@ def _check_args(insert: InsertOp, hook: HookOp, args: list[Attribute], where: st
                             f"{len(args)}")
     for position, (arg, type_) in enumerate(zip(args, inputs, strict=True)):
         width = integer_width(type_)
+        if isinstance(arg, ConstArgAttr) and (arg.is_float or width is None):
+            if arg.type != type_:
+                raise _fail(insert, f"{where}argument {position} is an {arg.type} "
+                                    f"constant, the hook takes {type_}")
+            continue
         if isinstance(arg, ConstArgAttr):
             bits = arg.width
         elif isinstance(arg, RegArgAttr):

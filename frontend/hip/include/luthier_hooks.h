@@ -18,8 +18,10 @@
 //
 // A hook runs before the instruction it instruments, once per wave, with the wave's EXEC;
 // values every lane agrees on are computed once (SALU), the others per lane. Helpers are
-// inlined (LUTHIER_DEVICE); float/double take + - *, compares and casts; loops, recursion,
-// inline assembly, stack arrays, division and math calls are refused with the hook's line.
+// inlined (LUTHIER_DEVICE); float/double take + - * / (IEEE, as HIP computes them), compares
+// and casts, and a float/double parameter takes a constant (#instr.const<0.5 : f32>); loops,
+// recursion, inline assembly, stack arrays, integer division and math calls are refused
+// with the hook's line.
 #ifndef LUTHIER_HOOKS_H
 #define LUTHIER_HOOKS_H
 
@@ -40,8 +42,8 @@
 // LUTHIER_INSERT(hook, attributes of instr.insert): where the hook runs and what it gets,
 // written as in MLIR: at = "instruction" | "block_entry" | "kernel_entry" |
 // "before_return", kernel = "name", mnemonic = "global_load*",
-// class = "...", first/last = N, args = [#instr.const<V : iN>, #instr.reg<"s4">,
-// #instr.operand<"vaddr">, #instr.site<"opcode">].
+// class = "...", first/last = N, args = [#instr.const<V : iN>, #instr.const<X : f32>,
+// #instr.reg<"s4">, #instr.operand<"vaddr">, #instr.site<"opcode">].
 #define LUTHIER_INSERT(hook, ...)                                                           \
   extern "C" __attribute__((device, used, section(".luthier.inserts"))) const char         \
       LUTHIER_CAT(__luthier_insert_, __COUNTER__)[] = #hook " " #__VA_ARGS__

@@ -96,3 +96,42 @@ instr.hook @h(%address: i64) {
 }
 instr.insert @h {at = "instruction", args = [#instr.operand<"address">]}
 // CHECK: insert-hooks: @h: @k, s_endpgm is not a global or flat memory access: it has no address operand
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+instr.hook @h(%n: i32) {
+  instr.return
+}
+instr.insert @h {at = "instruction", args = [#instr.const<0.5 : f32>]}
+// CHECK: insert-hooks: @h: argument 0 is an f32 constant, the hook takes i32
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+instr.hook @h(%x: f64) {
+  instr.return
+}
+instr.insert @h {at = "instruction", args = [#instr.const<0.5 : f32>]}
+// CHECK: insert-hooks: @h: argument 0 is an f32 constant, the hook takes f64
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.s_endpgm
+  }
+}
+instr.hook @h(%x: f32) {
+  instr.return
+}
+instr.insert @h {at = "instruction", args = [#instr.reg<"v0">]}
+// CHECK: insert-hooks: @h: argument 0 is 32 bits, the hook takes f32

@@ -57,10 +57,25 @@ instr.hook @h() {
 
 // -----
 
-instr.hook @h(%x: f32) {
+instr.hook @h(%x: f16) {
   instr.return
 }
-// CHECK: an argument of hook @h must be i1 or i32 or i64, not f32
+// CHECK: an argument of hook @h must be i1, i32, i64, f32 or f64, not f16
+
+// -----
+
+instr.insert @h {at = "instruction", args = [#instr.const<1.5 : i32>]}
+// CHECK: 1.5 is not an integer (an i32 constant)
+
+// -----
+
+instr.insert @h {at = "instruction", args = [#instr.const<1 : f16>]}
+// CHECK: instr.const takes an integer (i1, i32, i64) or a float (f32, f64) type
+
+// -----
+
+instr.insert @h {at = "instruction", args = [#instr.const<0x1FFFFFFFF : f32>]}
+// CHECK: 0x1ffffffff is not the bits of an f32
 
 // -----
 

@@ -27,6 +27,10 @@ instr.hook @trace(%lo: i32, %hi: i32) {
 }
 instr.insert @count {at = "instruction", kernel = "vector_add", mnemonic = "global_*", args = [#instr.const<1 : i32>]}
 instr.insert @trace {at = "block_entry", args = [#instr.operand<1>, #instr.reg<"v0">]}
+instr.hook @scale(%a: f32, %b: f64, %c: f32, %d: f64, %e: f32, %f: f64) {
+  instr.return
+}
+instr.insert @scale {at = "kernel_entry", args = [#instr.const<0.1 : f32>, #instr.const<-2.5e-300 : f64>, #instr.const<0x7F800000 : f32>, #instr.const<0xFFF8000000000000 : f64>, #instr.const<3 : f32>, #instr.const<-0.0 : f64>]}
 
 // CHECK:      instr.global @counter {size = 8 : i64}
 // CHECK-NEXT: instr.hook @count(%n: i32) {
@@ -53,3 +57,10 @@ instr.insert @trace {at = "block_entry", args = [#instr.operand<1>, #instr.reg<"
 // CHECK-NEXT: }
 // CHECK-NEXT: instr.insert @count {at = "instruction", kernel = "vector_add", mnemonic = "global_*", args = [#instr.const<1 : i32>]}
 // CHECK-NEXT: instr.insert @trace {at = "block_entry", args = [#instr.operand<1>, #instr.reg<"v0">]}
+// A hook's parameters may be f32/f64 (constants at the insertion). A float constant prints
+// as the shortest decimal that reads back to its bits; infinities and NaNs as their bits,
+// as MLIR writes them; an integer beside a float type is its value.
+// CHECK-NEXT: instr.hook @scale(%a: f32, %b: f64, %c: f32, %d: f64, %e: f32, %f: f64) {
+// CHECK-NEXT:   instr.return
+// CHECK-NEXT: }
+// CHECK-NEXT: instr.insert @scale {at = "kernel_entry", args = [#instr.const<0.1 : f32>, #instr.const<-2.5e-300 : f64>, #instr.const<0x7F800000 : f32>, #instr.const<0xFFF8000000000000 : f64>, #instr.const<3.0 : f32>, #instr.const<-0.0 : f64>]}

@@ -8,6 +8,7 @@ in float32/float64, exactly, and the kernel's own output must be what the origin
 
 from __future__ import annotations
 
+import shutil
 import struct
 from pathlib import Path
 
@@ -138,3 +139,84 @@ def test_fma_rounds_once(target: str, tmp_path: Path) -> None:
     assert separate == 0  # the product rounded first: the sum is 0 (what fma avoids)
     assert lanes == waves * 64  # per lane: 2^-24 * 2^24 = 1 in every lane
     assert fused64 == waves
+
+
+#: A hook of an f32 and an f64 parameter, given constants at the insertion: each lane stores
+#: its id times the f32 and its id over the f64 at its own place. The same tool in MLIR,
+#: Python and HIP (compiled with clang-19 by luthier-opt).
+CONST_ARGS_MLIR = """
+instr.global @Scaled {size = 256 : i64}
+instr.global @Divided {size = 512 : i64}
+instr.hook @scale(%k: f32, %d: f64) {
+  %lane = instr.lane_id : i32
+  %lane64 = arith.extui %lane : i32 to i64
+  %x = arith.uitofp %lane : i32 to f32
+  %y = arith.mulf %x, %k : f32
+  %four = arith.constant 4 : i64
+  %o4 = arith.muli %lane64, %four : i64
+  %s = instr.global_addr @Scaled : i64
+  %sa = arith.addi %s, %o4 : i64
+  instr.store %y, %sa {per_lane} : f32
+  %xd = arith.extf %x : f32 to f64
+  %q = arith.divf %xd, %d : f64
+  %eight = arith.constant 8 : i64
+  %o8 = arith.muli %lane64, %eight : i64
+  %v = instr.global_addr @Divided : i64
+  %va = arith.addi %v, %o8 : i64
+  instr.store %q, %va {per_lane} : f64
+  instr.return
+}
+instr.insert @scale {at = "kernel_entry", args = [#instr.const<0.1 : f32>, #instr.const<3.0 : f64>]}
+"""
+
+CONST_ARGS_PYTHON = """
+from luthier.frontend.hooks import Const, HookBuilder, HookModule, Value, f32, f64, i64
+
+hooks = HookModule()
+scaled = hooks.global_var("Scaled", size=256)
+divided = hooks.global_var("Divided", size=512)
+
+
+@hooks.hook([f32, f64])
+def scale(h: HookBuilder, k: Value, d: Value) -> None:
+    lane = h.lane_id()
+    x = lane.uitofp(f32)
+    h.store(x * k, h.global_addr(scaled) + lane.zext(i64) * 4, per_lane=True)
+    h.store(x.extf(f64) / d, h.global_addr(divided) + lane.zext(i64) * 8, per_lane=True)
+
+
+hooks.insert(scale, at="kernel_entry", args=[Const(0.1, f32), Const(3.0, f64)])
+"""
+
+CONST_ARGS_HIP = """
+#include "luthier_hooks.h"
+LUTHIER_GLOBAL float Scaled[64];
+LUTHIER_GLOBAL double Divided[64];
+LUTHIER_HOOK void scale(float K, double D) {
+  unsigned Lane = luthier_lane_id();
+  float X = (float)Lane;
+  Scaled[Lane] = X * K;
+  Divided[Lane] = (double)X / D;
+}
+LUTHIER_INSERT(scale, at = "kernel_entry",
+               args = [#instr.const<0.1 : f32>, #instr.const<3.0 : f64>]);
+"""
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+@pytest.mark.parametrize("source,suffix", [(CONST_ARGS_MLIR, ".mlir"), (CONST_ARGS_PYTHON, ".py"),
+                                           (CONST_ARGS_HIP, ".hip")],
+                         ids=["mlir", "python", "hip"])
+def test_float_constant_arguments(target: str, source: str, suffix: str,
+                                  tmp_path: Path) -> None:
+    if suffix == ".hip" and shutil.which("clang-19") is None:
+        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
+    hook = tmp_path / f"scale{suffix}"
+    hook.write_text(source)
+    after = instrumented_vector_add(hook, target, tmp_path)
+    lanes = np.arange(64)
+    scaled = np.frombuffer(after.globals["Scaled"], np.float32)
+    divided = np.frombuffer(after.globals["Divided"], np.float64)
+    # 0.1 rounded to f32 once, at the insertion; each product rounded once.
+    assert np.array_equal(scaled, lanes.astype(np.float32) * np.float32(0.1))
+    assert np.array_equal(divided, lanes.astype(np.float64) / 3.0)

@@ -47,5 +47,5 @@ attributes #2 = { convergent nounwind }
 !16 = !{!"omnipotent char", !17, i64 0}
 !17 = !{!"Simple C++ TBAA"}
 !18 = !DILocation(line: 62, column: 68, scope: !9)
-!19 = !DISubprogram(name: "luthier_read_reg32", scope: !20, file: !20, line: 52, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
-!20 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "309c0c4c05ec0f4de5ca0d794dfbf68f")
+!19 = !DISubprogram(name: "luthier_read_reg32", scope: !20, file: !20, line: 54, type: !10, flags: DIFlagPrototyped, spFlags: DISPFlagOptimized)
+!20 = !DIFile(filename: "../../../../frontend/hip/include/luthier_hooks.h", directory: ".", checksumkind: CSK_MD5, checksum: "e2508dd26471e81ada26d9dc37e51903")

@@ -325,3 +325,32 @@ def test_float_mistakes(body: Callable[[HookBuilder], object], error: type[Excep
     tool = HookModule()
     with pytest.raises(error, match=re.escape(message)):
         tool.hook(name="bad")(body)
+
+
+def test_float_parameters_take_float_constants() -> None:
+    """An f32/f64 parameter takes Const(x, f32/f64), kept as the float's bits (0.1 rounded
+    to f32 once); a float constant for an integer parameter, an integer constant or a
+    register for a float one, and a float value for an integer type are refused."""
+    tool = HookModule()
+
+    @tool.hook(args=[f32, f64])
+    def scale(h: HookBuilder, k: Value, d: Value) -> None:
+        assert k.is_float and d.is_float
+
+    tool.insert(scale, at="kernel_entry", args=[Const(0.1, f32), Const(-2, f64)])
+    assert ("args = [#instr.const<0.1 : f32>, #instr.const<-2.0 : f64>]" in tool.text())
+
+    @tool.hook(args=[i32])
+    def count(h: HookBuilder, n: Value) -> None:
+        pass
+
+    with pytest.raises(TypeError, match=r"argument 0 \(Const\(value=0.5, type=Float32Type"
+                                        r"\(\)\)\) is f32, the hook takes i32"):
+        tool.insert(count, args=[Const(0.5, f32)])
+    with pytest.raises(TypeError, match=r"argument 0 \(Const\(value=1, type=IntegerType"):
+        tool.insert(scale, args=[Const(1, i32), Const(1.0, f64)])
+    with pytest.raises(TypeError, match=r"argument 0 \(Reg\(name='v0'\)\) is 32 bits, the hook "
+                                        "takes f32"):
+        tool.insert(scale, args=[Reg("v0"), Const(1.0, f64)])
+    with pytest.raises(ValueError, match=r"an integer type takes an integer"):
+        Const(1.5, i32)
