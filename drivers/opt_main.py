@@ -295,6 +295,12 @@ class LuthierOptMain(xDSLOptMain):
             try:
                 with timed("verify"):
                     verify_between_passes(previous, module, following)
+            except VerifyException as error:
+                # Before the first pass it is the input that does not verify: name it,
+                # as a parse error does (--verify-diagnostics prints xDSL's own text).
+                if previous is not None or self.args.verify_diagnostics:
+                    raise
+                raise UserError(f"{self.get_input_name()}: {one_line(error)}") from None
             finally:
                 self.args.disable_verify = disable_verify
                 self.args.time_passes = time_passes
