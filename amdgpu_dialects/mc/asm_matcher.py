@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from luthier.amdgpu_dialects.isa.buffer_formats import UNIFIED_FORMATS_GFX10, UNIFIED_FORMATS_GFX11
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
+from luthier.amdgpu_dialects.mc import operand_printers as P
 from luthier.amdgpu_dialects.mc import operand_syntax as S
 from luthier.amdgpu_dialects.mc.asm_expr import Fixup, SymbolRefExpr, SymExpr
 from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.decoder import MCInst
-from luthier.amdgpu_dialects.mc.encoder import literal_encoding
+from luthier.amdgpu_dialects.mc.encoder import literal_dword, literal_encoding
 from luthier.amdgpu_dialects.mc.operand_decoders import Operand
 from luthier.amdgpu_dialects.mc.printer import print_immediate
 
@@ -38,8 +39,20 @@ _NAMED_PRINT = frozenset({
     "printOffset1", "printSMEMOffsetMod", "printSwizzle", "printOModSI", "printOpSel",
     "printOpSelHi", "printNegLo", "printNegHi", "printABID", "printBLGP", "printCBSZ",
     "printR128A16", "printSDWADstSel", "printSDWADstUnused", "printSDWASrc0Sel",
-    "printSDWASrc1Sel",
+    "printSDWASrc1Sel", *(
+        # GFX11+ ``name:value`` integers, range-checked (see _NAMED_INTS).
+        "printWaitVDST", "printWaitEXP", "printWaitVAVDst", "printWaitVMVSrc", "printByteSel",
+        "printIndexKey8bit", "printIndexKey16bit"),
 })
+#: GFX11+ named integer operands (LLVM's NamedIntOperand): print method -> name, the
+#: largest value, and whether an out-of-range value is "out of range" (index_key) rather
+#: than "invalid <name> value.".
+_NAMED_INTS: dict[str, tuple[str, int, bool]] = {
+    "printWaitVDST": ("wait_vdst", 15, False), "printWaitEXP": ("wait_exp", 7, False),
+    "printWaitVAVDst": ("wait_va_vdst", 15, False),
+    "printWaitVMVSrc": ("wait_vm_vsrc", 1, False), "printByteSel": ("byte_sel", 3, False),
+    "printIndexKey8bit": ("index_key", 3, True), "printIndexKey16bit": ("index_key", 1, True),
+}
 
 #: Words that are named operands (flags) rather than positional words.
 _FLAGS = ("glc", "slc", "scc", "sc0", "sc1", "nt", "clamp", "unorm", "da", "tfe", "lwe",
@@ -51,6 +64,7 @@ _KNOWN_NAMED_KEYS = frozenset({
     "neg_hi", "cbsz", "abid", "blgp", "neg", "format", "dfmt", "nfmt", "mul", "div", "dim",
     "fi", "dpp8",
     *S.DPP_CTRL_NAMES,
+    *(name for name, _, _ in _NAMED_INTS.values()),
 })
 _SDWA_KEYS = frozenset({"dst_sel", "src0_sel", "src1_sel", "dst_unused"})
 _NAMED_KEYS_BY_PRINT: dict[str, frozenset[str]] = {
@@ -69,6 +83,7 @@ _NAMED_KEYS_BY_PRINT: dict[str, frozenset[str]] = {
     "printCBSZ": frozenset({"cbsz"}), "printBLGP": frozenset({"blgp", "neg"}),
     "printSDWADstSel": _SDWA_KEYS, "printSDWASrc0Sel": _SDWA_KEYS,
     "printSDWASrc1Sel": _SDWA_KEYS, "printSDWADstUnused": _SDWA_KEYS,
+    **{method: frozenset({name}) for method, (name, _, _) in _NAMED_INTS.items()},
 }
 #: Flags of other generations that llvm-mc names in its complaint.
 _OTHER_GENERATION_FLAGS = frozenset({"dlc", "scc", "nv"})
@@ -147,7 +162,9 @@ _BOOL_CLASSES = frozenset({"SReg_1", "SReg_1_XEXEC"})
 _BOOL_SPECIALS = frozenset({"vcc", "exec", "flat_scratch", "xnack_mask", "tba", "tma",
                             "src_vccz", "src_execz", "src_scc", "src_shared_base",
                             "src_shared_limit", "src_private_base", "src_private_limit",
-                            "src_pops_exiting_wave_id"})
+                            "src_pops_exiting_wave_id",
+                            # GFX10+'s null is as wide as the operand it stands for.
+                            "null"})
 
 
 def _is_64bit_register(name: str) -> bool:
@@ -201,7 +218,8 @@ def _pattern(inst: InstrDef, asm: str | None = None, generation: int = 9,
     vcc_last = inst.name.startswith("V_CNDMASK_B32_e32") or implied
     vcc_after_dst = implied and "VCC" in inst.defs
     literal_ok = inst.size == 4 or (inst.has("imm") and "VOP3" not in inst.classes) \
-        or (generation >= 10 and "VOP3" in classes and not classes & {"DPP", "SDWA"}) \
+        or (generation >= 10 and ("VOP3" in classes or ("VALU" in classes and inst.size == 8))
+            and not classes & {"DPP", "SDWA"}) \
         or is_vopd(inst)
     return Pattern(inst, positional, named, vcc_first, vcc_last, literal_ok, vcc_after_dst,
                    vcc=vcc)
@@ -280,7 +298,7 @@ class Matcher:
                 base_candidates = self.candidates(base)
                 if base_candidates is None and base in self.isa.mnemonic_aliases:
                     # A renamed mnemonic with an encoding suffix: v_cvt_flr_i32_f32_e64_dpp.
-                    base_candidates = self.candidates(self.isa.mnemonic_aliases[base])
+                    base_candidates = self.candidates(self.isa.mnemonic_aliases[base].lower())
                 if base_candidates is None:
                     return None
                 chosen = [p for p in base_candidates if p.inst.variant == variant
@@ -289,7 +307,8 @@ class Matcher:
                     chosen = [p for p in chosen if "VOP3" not in p.inst.classes]
                 return chosen or None
         if alias is not None:
-            return self.candidates(alias)
+            # LLVM's aliases name their target's mnemonic, some in upper case.
+            return self.candidates(alias.lower())
         return None
 
     def match(self, mnemonic: str, items: list[Item]) -> Matched:
@@ -415,7 +434,7 @@ class Matcher:
             plain = Item(item.kind, item.column, item.text, item.value, item.real,
                          symbolic=item.symbolic, expr=item.expr, virtual=item.virtual)
             operands[source] = self._value(pattern, inst.operands[source].kind, plain,
-                                           state)
+                                           state, kind.match_class)
             assigned[source] = True
             return
         if kind.print_method in ("printInterpAttr", "printInterpSlot"):
@@ -459,7 +478,10 @@ class Matcher:
             operands[chan], assigned[chan] = "xyzw".index(match.group(2)), True
 
     def _value(self, pattern: Pattern, kind: OperandKind, item: Item,
-               state: _State) -> Operand:
+               state: _State, mods_class: str = "") -> Operand:
+        """``mods_class``: the match class of the source's modifiers operand, if any
+        (``RegOrImmWith...`` sources take literals even where their type is inline-only:
+        v_fma_mix)."""
         rc = kind.register_class
         literals = state.literals
         if item.kind == "word" and item.text != "scc" and (
@@ -501,11 +523,12 @@ class Matcher:
             if encoding is None:
                 raise MatchError("invalid operand for instruction", item.column, 2)
             if encoding == 255:
-                if kind.decoder_method.startswith("decodeSDWA") or "_INLINE_" in operand_type:
+                if kind.decoder_method.startswith("decodeSDWA") or (
+                        "_INLINE_" in operand_type and not mods_class.startswith("RegOrImm")):
                     raise MatchError("invalid operand for instruction", item.column, 3)
                 if not pattern.literal_ok:
                     raise MatchError("literal operands are not supported", item.column, 3)
-                _add_literal(literals, value & 0xFFFFFFFF, item.column)
+                _add_literal(literals, literal_dword(value, operand_type), item.column)
             return value
         if item.real is not None:
             raise MatchError("invalid operand for instruction", item.column, 2)
@@ -599,7 +622,10 @@ class Matcher:
                     raise MatchError("invalid operand for instruction", -1, matched)
 
     def _defaults(self, inst: InstrDef, operands: list[Operand], assigned: list[bool]) -> None:
-        packed = "IsPacked" in inst.classes
+        # A packed instruction's op_sel_hi defaults to all ones (LLVM's cvtVOP3P); one
+        # without the operand (GFX11 v_dot2_f16_f16, WMMA) keeps OP_SEL_1 for op_sel's
+        # destination bit.
+        packed = "IsPacked" in inst.classes and inst.has("op_sel_hi")
         for index, slot in enumerate(inst.operands):
             if assigned[index]:
                 continue
@@ -721,6 +747,23 @@ def _fp_bits(value: float, bits: int) -> int:
     return result
 
 
+_INV_2PI_DOUBLE = 0x3FC45F306725FEED
+
+
+def _bf16_bits(value: float) -> int:
+    """bfloat16 bits of ``value``, rounded to nearest even; like :func:`_fp_bits`, a
+    value that overflows or underflows to zero is not a valid literal."""
+    if struct.pack("<d", value) == struct.pack("<Q", _INV_2PI_DOUBLE):
+        # LLVM keeps the idiomatic fp32 1/(2*pi), 0.15915494, as the inline bf16 constant
+        # (truncated, not rounded).
+        return 0x3E22
+    single = _fp_bits(value, 32)
+    rounded = (single + 0x7FFF + ((single >> 16) & 1)) >> 16
+    if rounded & 0x7FFF == 0x7F80 or (value != 0 and rounded & 0x7FFF == 0):
+        raise MatchError("invalid operand for instruction", -1, 2)
+    return rounded & 0xFFFF
+
+
 def _type_bits(operand_type: str) -> int:
     if "64" in operand_type:
         return 64
@@ -745,6 +788,8 @@ def _source_immediate(item: Item, operand_type: str) -> int | None:
             return value
         if "INT16" in operand_type:
             return _fp_bits(item.real, 32)
+        if "BF16" in operand_type:
+            return _bf16_bits(item.real)
         return _fp_bits(item.real, bits)
     value = item.value
     if bits == 64:
@@ -1026,15 +1071,22 @@ def _format(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
         name = str(item.arg).strip()
         if name in unified:
             return _set(operands, assigned, index, unified.index(name))
+        # GFX9's split names name the unified format of that data and numeric format.
+        try:
+            dfmt, nfmt = S.split_format(name.split(","))
+        except S.OperandSyntaxError as error:
+            raise MatchError(str(error), item.column, 6) from None
+        data = P.DFMT_NAMES[dfmt].removeprefix("BUF_DATA_FORMAT_")
+        numeric = P.NFMT_NAMES_GFX9[nfmt].removeprefix("BUF_NUM_FORMAT_")
+        name = "BUF_FMT_INVALID" if data == "INVALID" and numeric == "UNORM" \
+            else f"BUF_FMT_{data}_{numeric}"
+        if name in unified:
+            return _set(operands, assigned, index, unified.index(name))
         raise MatchError("unsupported format", item.column, 6)
-    dfmt, nfmt = 1, 0
-    for name in str(item.arg).split(","):
-        if name in S.DFMTS:
-            dfmt = S.DFMTS[name]
-        elif name in S.NFMTS:
-            nfmt = S.NFMTS[name]
-        else:
-            raise MatchError("unsupported format", item.column, 6)
+    try:
+        dfmt, nfmt = S.split_format(str(item.arg).split(","))
+    except S.OperandSyntaxError as error:
+        raise MatchError(str(error), item.column, 6) from None
     return _set(operands, assigned, index, dfmt | nfmt << 4)
 
 
@@ -1116,6 +1168,20 @@ def check_offset_range(inst: InstrDef, value: int, column: int, flat_bits: int,
         raise MatchError(message, column, 60)
 
 
+def _named_int(name: str, maximum: int, out_of_range: bool) -> NamedHandler:
+    def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
+               operands: list[Operand], assigned: list[bool]) -> bool:
+        if item.kind != "named" or key != name:
+            return False
+        value = _int_arg(item)
+        if not 0 <= value <= maximum:
+            raise MatchError(f"out of range {name}" if out_of_range
+                             else f"invalid {name} value.", item.column, 60)
+        return _set(operands, assigned, index, value)
+
+    return handle
+
+
 def _offset8(name: str) -> NamedHandler:
     def handle(m: Matcher, inst: InstrDef, index: int, key: str, item: Item,
                operands: list[Operand], assigned: list[bool]) -> bool:
@@ -1159,6 +1225,8 @@ _NAMED_HANDLERS: dict[str, NamedHandler] = {
     "printSDWASrc0Sel": _sdwa_sel("src0_sel", S.SDWA_SELS),
     "printSDWASrc1Sel": _sdwa_sel("src1_sel", S.SDWA_SELS),
     "printSDWADstUnused": _sdwa_sel("dst_unused", S.SDWA_DST_UNUSED),
+    **{method: _named_int(name, maximum, out_of_range)
+       for method, (name, maximum, out_of_range) in _NAMED_INTS.items()},
 }
 del _clamp_like
 

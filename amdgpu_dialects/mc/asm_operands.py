@@ -274,6 +274,11 @@ class OperandReader:
                 raise AsmSyntaxError(str(error), key.column) from None
         if self.peek().kind == "ident" and not self.at("(", 1):
             return Item("named", key.column, lower, arg=self.next().text)
+        if lower == "dim" and self.peek().kind == "int" and self.peek(1).kind == "ident" \
+                and self.peek(1).column == self.peek().column + len(self.peek().text):
+            # dim:2D_ARRAY: the lexer splits the suffix into a number and a word.
+            number = self.next()
+            return Item("named", key.column, lower, arg=number.text + self.next().text)
         return Item("named", key.column, lower, arg=self.expect_int())
 
     def symbolic(self, lower: str) -> Item | None:
@@ -466,6 +471,8 @@ class OperandReader:
             self.next()
             word = self.next()
             return Item("word", token.column, word.text, neg=True)
+        if token.kind == "ident" and token.text in S.CONSTANT_SYMBOLS:
+            return _immediate_item(token, self.expression(allow_bar=True))
         if token.kind == "ident" and not (
                 self.peek(1).kind == "punct" and self.peek(1).text in _BINARY_PRECEDENCE):
             self.next()
@@ -558,6 +565,8 @@ class OperandReader:
         token = self.next()
         if token.kind == "int":
             return int(token.value)
+        if token.kind == "ident" and token.text in S.CONSTANT_SYMBOLS:
+            return S.CONSTANT_SYMBOLS[token.text]
         if token.kind == "ident" and not _REGISTER.match(token.text) \
                 and token.text not in SPECIAL_REGISTERS:
             return SymbolRefExpr.from_identifier(token.text)

@@ -16,7 +16,7 @@ from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 from luthier.amdgpu_dialects.mc.asm_matcher import LITERAL_PLACEHOLDER, is_vopd
 from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.decoder import MCInst
-from luthier.amdgpu_dialects.mc.encoder import is_inline_constant
+from luthier.amdgpu_dialects.mc.encoder import is_inline_constant, literal_dword
 
 _VALU_CLASSES = frozenset({"VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "SDWA", "DPP"})
 _MEMORY_CLASSES = frozenset({"FLAT", "MUBUF", "MTBUF", "DS", "MIMG"})
@@ -172,7 +172,9 @@ class Validator:
                 if value == LITERAL_PLACEHOLDER or not is_inline_constant(value, operand_type):
                     if operand_type in ("OPERAND_IMMEDIATE", "OPERAND_UNKNOWN"):
                         continue
-                    key = value
+                    # One literal dword may serve operands of different types.
+                    key = value if value == LITERAL_PLACEHOLDER \
+                        else literal_dword(value, operand_type)
                 else:
                     continue
             else:

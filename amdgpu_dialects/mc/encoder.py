@@ -155,6 +155,14 @@ def literal_encoding(value: int, operand_type: str) -> int | None:
     return None if lit is None else lit(value)
 
 
+def literal_dword(value: int, operand_type: str) -> int:
+    """The trailing literal dword that holds ``value`` for an operand of ``operand_type``:
+    the high half of a 64-bit floating-point value, the low 32 bits of anything else."""
+    if operand_type.endswith("FP64"):
+        return (value >> 32) & 0xFFFFFFFF
+    return value & 0xFFFFFFFF
+
+
 def is_inline_constant(value: int, operand_type: str) -> bool:
     encoding = literal_encoding(value, operand_type)
     return encoding is not None and encoding != R.LITERAL
@@ -198,7 +206,6 @@ class OperandEncoders:
         lit = _LIT_BY_TYPE.get(kind.operand_type)
         if lit is None and not kind.is_register:
             return _plain_immediate
-        is_fp64 = kind.operand_type.endswith("FP64")
         generation = self.isa.generation
 
         def encode(value: Operand) -> tuple[int, int | None]:
@@ -211,9 +218,7 @@ class OperandEncoders:
             code = lit(value)
             if code != R.LITERAL:
                 return code, None
-            if is_fp64:
-                return code, (value >> 32) & 0xFFFFFFFF
-            return code, value & 0xFFFFFFFF
+            return code, literal_dword(value, kind.operand_type)
 
         return encode
 

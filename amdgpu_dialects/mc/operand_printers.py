@@ -333,9 +333,9 @@ def delay_alu(imm: int) -> str:
 
 
 #: ``s_version`` microcode versions (bits 7:0) and flag bits, as LLVM names them.
-_UC_VERSIONS = {0: "UC_VERSION_GFX7", 4: "UC_VERSION_GFX10", 6: "UC_VERSION_GFX11",
+UC_VERSIONS = {0: "UC_VERSION_GFX7", 4: "UC_VERSION_GFX10", 6: "UC_VERSION_GFX11",
                 9: "UC_VERSION_GFX12"}
-_UC_VERSION_BITS = ((13, "UC_VERSION_W64_BIT"), (14, "UC_VERSION_W32_BIT"),
+UC_VERSION_BITS = ((13, "UC_VERSION_W64_BIT"), (14, "UC_VERSION_W32_BIT"),
                     (15, "UC_VERSION_MDP_BIT"))
 
 
@@ -345,9 +345,9 @@ def ucode_version(imm: int) -> str | None:
     imm &= 0xFFFF
     if imm & 0x1F00:
         return None
-    text = _UC_VERSIONS.get(imm & 0xFF, str(imm & 0xFF))
+    text = UC_VERSIONS.get(imm & 0xFF, str(imm & 0xFF))
     parts = 1
-    for bit, name in _UC_VERSION_BITS:
+    for bit, name in UC_VERSION_BITS:
         if imm >> bit & 1:
             text = (f"({text})" if parts > 1 else text) + "|" + name
             parts += 1

@@ -120,6 +120,32 @@ def exp_target(name: str, generation: int) -> int:
     raise OperandSyntaxError("invalid exp target")
 
 
+def split_format(names: list[str]) -> tuple[int, int]:
+    """``format:[BUF_DATA_FORMAT_16, BUF_NUM_FORMAT_UINT]``: the data and numeric format,
+    each at its default (8, UNORM) when not named."""
+    dfmt = nfmt = None
+    for name in (n.strip() for n in names):
+        if name in DFMTS and dfmt is None:
+            dfmt = DFMTS[name]
+        elif name in NFMTS and nfmt is None:
+            nfmt = NFMTS[name]
+        elif name in DFMTS:
+            raise OperandSyntaxError("duplicate data format")
+        elif name in NFMTS:
+            raise OperandSyntaxError("duplicate numeric format")
+        else:
+            raise OperandSyntaxError("unsupported format")
+    return (P.DFMT_DEFAULT if dfmt is None else dfmt,
+            P.NFMT_DEFAULT if nfmt is None else nfmt)
+
+
+#: Symbols LLVM's assembler defines for every HSA target (``s_version``'s operand).
+CONSTANT_SYMBOLS: dict[str, int] = {
+    **{name: code for code, name in P.UC_VERSIONS.items()},
+    **{name: 1 << bit for bit, name in P.UC_VERSION_BITS},
+}
+
+
 def hwreg(reg_id: int, offset: int = 0, width: int = 32) -> int:
     if not 0 <= reg_id < 64:
         raise OperandSyntaxError("invalid hardware register: only 6-bit values are legal")

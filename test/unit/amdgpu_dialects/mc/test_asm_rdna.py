@@ -53,6 +53,16 @@ GFX1030_CASES: list[tuple[str, str, str]] = [
      "051800f804000200"),
     ("exp mrt0 v1, v1, v2, v2 compr", "exp mrt0 v1, v1, v2, v2 compr", "0f0400f801020000"),
     ("exp null v4, v3, v2, v1", "exp null v4, v3, v2, v1", "9f0000f804030201"),
+    # GFX9's split format names select the unified format.
+    ("tbuffer_store_format_xyzw v[1:4], v1, s[4:7], s0 format:[BUF_NUM_FORMAT_SNORM, "
+     "BUF_DATA_FORMAT_16] idxen",
+     "tbuffer_store_format_xyzw v[1:4], v1, s[4:7], s0 format:[BUF_FMT_16_SNORM] idxen",
+     "002047e801010100"),
+    # Literals in VOP3: v_fma_mix's inline-typed sources, VOP2-profile v_writelane.
+    ("v_fma_mix_f32 v5, 0x1c8a, v2, 0x1c8a", "v_fma_mix_f32 v5, 0x1c8a, v2, 0x1c8a",
+     "050020ccff04fe038a1c0000"),
+    ("v_writelane_b32 v255, 0xaf123456, vcc_hi", "v_writelane_b32 v255, 0xaf123456, vcc_hi",
+     "ff0061d7ffd60000563412af"),
 ]
 
 
@@ -90,6 +100,28 @@ GFX1100_CASES: list[tuple[str, str, str]] = [
      "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_DOORBELL)", "804c80be"),
     ("s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)",
      "s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)", "12f880b8"),
+    ("tbuffer_load_format_xyzw v[4:7], off, s[8:11], 0, format:[BUF_DATA_FORMAT_2_10_10_10, "
+     "BUF_NUM_FORMAT_SNORM] offset:4095",
+     "tbuffer_load_format_xyzw v[4:7], off, s[8:11], 0 format:[BUF_FMT_2_10_10_10_SNORM] "
+     "offset:4095", "ff8f29e900040280"),
+    ("lds_param_load v1, attr0.x wait_vdst:15", "lds_param_load v1, attr0.x wait_vdst:15",
+     "01000fce"),
+    ("v_interp_p10_f16_f32 v0, v1, v2, v3 wait_exp:0",
+     "v_interp_p10_f16_f32 v0, v1, v2, v3 wait_exp:0", "000002cd01050e04"),
+    # No op_sel_hi operand: OP_SEL_1 is op_sel's destination bit, not a default.
+    ("v_dot2_f16_f16 v5, -src_scc, |vcc_lo|, -1 op_sel:[0,0,1,0]",
+     "v_dot2_f16_f16 v5, -src_scc, |vcc_lo|, -1 op_sel:[0,0,1,0]", "052266d6fdd40423"),
+    # bf16 literals; fp32's 1/(2*pi) is bf16's inline constant.
+    ("v_dot2_bf16_bf16 v5, v1, v2, 100.0", "v_dot2_bf16_bf16 v5, v1, v2, 0x42c8",
+     "050067d60105fe03c8420000"),
+    ("v_dot2_bf16_bf16 v2, v0, 0.15915494, v2", "v_dot2_bf16_bf16 v2, v0, 0.15915494, v2",
+     "020067d600f10904"),
+    # One literal dword for an f64 source (its high half) and an i32 one.
+    ("v_ldexp_f64 v[254:255], 0xaf123456, 0xaf123456 clamp div:2",
+     "v_ldexp_f64 v[254:255], 0xaf123456, 0xaf123456 clamp div:2",
+     "fe802bd7fffe0118563412af"),
+    ("image_load v0, v[2:4], s[0:7] dmask:0x1 dim:2D_ARRAY",
+     "image_load v0, v[2:4], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D_ARRAY", "140100f002000000"),
     # Dual issue (VOPD): two halves joined by ::, one literal shared by both K operands.
     ('v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3',
      'v_dual_add_f32 v255, v4, v2 :: v_dual_add_f32 v6, v1, v3', "040508c9010706ff"),
@@ -193,6 +225,16 @@ GFX1200_CASES: list[tuple[str, str, str]] = [
     ("s_getreg_b32 s0, hwreg(HW_REG_EXCP_FLAG_USER)",
      "s_getreg_b32 s0, hwreg(HW_REG_EXCP_FLAG_USER)", "12f880b8"),
     ("export mrt0 v4, v3, v2, v1 done", "export mrt0 v4, v3, v2, v1 done", "0f0800f804030201"),
+    ("ds_direct_load v2 wait_va_vdst:14 wait_vm_vsrc:1",
+     "ds_direct_load v2 wait_va_vdst:14 wait_vm_vsrc:1", "02009ece"),
+    ("v_cvt_sr_fp8_f32 v1, v2, v3 byte_sel:3 quad_perm:[3,2,1,0]",
+     "v_cvt_sr_fp8_f32_e64_dpp v1, v2, v3 byte_sel:3 quad_perm:[3,2,1,0] row_mask:0xf "
+     "bank_mask:0xf", "01606bd7fa060200021b00ff"),
+    ("v_swmmac_i32_16x16x32_iu4 v[3:10], v0, v[1:2], v11 index_key:1",
+     "v_swmmac_i32_16x16x32_iu4 v[3:10], v0, v[1:2], v11 index_key:1", "034855cc00032e1c"),
+    # A GFX12 alias whose target LLVM names in upper case.
+    ("v_max_f64 v[5:6], v[1:2], v[2:3]", "v_max_num_f64_e32 v[5:6], v[1:2], v[2:3]",
+     "01050a1c"),
     # GFX12 SMEM: the offset next to an SGPR offset is optional.
     ("s_load_b256 s[20:27], s[2:3], vcc_lo", "s_load_b256 s[20:27], s[2:3], vcc_lo offset:0x0",
      "016500f4000000d4"),
@@ -248,3 +290,34 @@ def test_nsa_image_addresses(target: str, line: str, text: str, encoding: str) -
     inst = parser_for(target).parse(line)
     assert printer_for(target).print(inst) == text
     assert encoder_for(target).encode(inst).hex() == encoding
+
+
+def test_ucode_version_symbols() -> None:
+    # LLVM's assembler prints s_version's value in hex; ours prints the disassembler's
+    # expression, which parses back to the same value.
+    inst = parser_for("gfx1200").parse("s_version UC_VERSION_GFX12 | UC_VERSION_W32_BIT")
+    assert encoder_for("gfx1200").encode(inst).hex() == "094080b0"
+    text = printer_for("gfx1200").print(inst)
+    assert encoder_for("gfx1200").encode(parser_for("gfx1200").parse(text)).hex() == "094080b0"
+
+
+@pytest.mark.parametrize(("line", "encoding"), [
+    ("v_mad_u64_u32 v[0:1], null, s6, s0, v[0:1]", "007d76d506000004"),
+    ("v_cndmask_b32_e64 v0, v1, v2, null", "000001d50105f601"),
+])
+def test_wave64_null_fills_a_lane_mask(line: str, encoding: str) -> None:
+    inst = parser_for("gfx1030", 64).parse(line)
+    assert printer_for("gfx1030", 64).print(inst) == line
+    assert encoder_for("gfx1030", 64).encode(inst).hex() == encoding
+
+
+@pytest.mark.parametrize(("target", "line", "message"), [
+    ("gfx1100", "lds_param_load v1, attr0.x wait_vdst:16", "invalid wait_vdst value."),
+    ("gfx1200", "v_swmmac_i32_16x16x32_iu4 v[3:10], v0, v[1:2], v11 index_key:2",
+     "out of range index_key"),
+    ("gfx1100", "tbuffer_load_format_x v4, off, s[8:11], 0, "
+     "format:[BUF_DATA_FORMAT_8, BUF_DATA_FORMAT_16]", "duplicate data format"),
+])
+def test_named_operand_ranges(target: str, line: str, message: str) -> None:
+    with pytest.raises(AsmParseError, match=message):
+        parser_for(target).parse(line)
