@@ -96,6 +96,13 @@ class Subtarget:
         return self.name in _MAI_INSTS
 
     @property
+    def addressable_sgprs(self) -> int:
+        """Generic SGPRs an instruction can name (``getAddressableNumSGPRs``): ``s0``-``s101``
+        on GFX8/GFX9, where ``s102``-``s105`` are FLAT_SCRATCH and XNACK_MASK; ``s0``-``s105``
+        from GFX10, whose special registers have encodings of their own."""
+        return 106 if self.major >= 10 else 102
+
+    @property
     def has_unified_vector_file(self) -> bool:
         """VGPRs and AGPRs share one file, split at ``accum_offset``."""
         return self.has_gfx90a_insts
@@ -114,8 +121,16 @@ class Subtarget:
 
     @property
     def has_packed_work_item_ids(self) -> bool:
-        """The hardware packs the X, Y and Z work-item ids into v0 (``hasPackedTID``)."""
-        return self.has_gfx90a_insts
+        """The hardware packs the X, Y and Z work-item ids into v0 (``hasPackedTID``):
+        FeaturePackedTID of GFX90A, GFX940 and every GFX11+ processor."""
+        return self.has_gfx90a_insts or self.major >= 11
+
+    @property
+    def has_architected_sgprs(self) -> bool:
+        """The workgroup ids are in ``ttmp9`` (X) and ``ttmp7`` (Y low, Z high half), not in
+        system SGPRs after the user SGPRs, though the descriptor still enables them
+        (FeatureArchitectedSGPRs, GFX12; ``SITargetLowering::allocateSystemSGPRs``)."""
+        return self.major >= 12
 
     @property
     def needs_aligned_vgpr_tuples(self) -> bool:

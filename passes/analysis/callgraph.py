@@ -20,9 +20,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     GlobalOp,
 )
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.passes.analysis.calls import CallSite
-from luthier.passes.analysis.cfg import FunctionCFG
+from luthier.passes.analysis.cfg import FunctionCFG, isa_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +89,7 @@ class CallGraph:
     @classmethod
     def build(cls, code_object: CodeObjectOp) -> CallGraph:
         """The call graph of every kernel and device function in ``code_object``."""
-        processor = code_object.processor
-        isa = load_target(processor) if processor in SUPPORTED_TARGETS else None
+        isa = isa_of(code_object)
         cfgs: dict[str, FunctionCFG] = {}
         for op in code_object.body.ops:
             if isinstance(op, FunctionLikeOp):

@@ -190,7 +190,9 @@ class _Evaluator:
             return
         operands = op.mc_operands.data
         self._pending_carry = None
-        known = self._known_effect(op, op.mnemonic, operands)
+        # LLVM's pseudo names one operation across generations (GFX11's s_load_b64 is
+        # S_LOAD_DWORDX2_IMM, GFX12's s_add_co_ci_u32 is s_addc_u32).
+        known = self._known_effect(op, desc.pseudo.lower() or op.mnemonic, operands)
         self._write_defs(op, desc.operands, operands, known)
         if "SCC" in desc.defs:
             self.carry = self._pending_carry
@@ -221,6 +223,8 @@ class _Evaluator:
         """The values the first def of ``op`` receives, when we can name them."""
         if mnemonic == "s_getpc_b64":
             return self._getpc(op)
+        if mnemonic == "s_sext_i32_i16" and len(operands) == 2:
+            return self._pc_sign_extension(operands)
         if mnemonic in ("s_add_u32", "s_addc_u32") and len(operands) == 3:
             return self._pc_add(op, mnemonic == "s_addc_u32", operands)
         if mnemonic == "s_mov_b32" and len(operands) == 2:
@@ -234,9 +238,19 @@ class _Evaluator:
             if units is None or len(units) != 2:
                 return None
             return [self.get(units[0]), self.get(units[1])]
-        if mnemonic == "s_load_dwordx2" and len(operands) >= 3:
+        if mnemonic == "s_load_dwordx2_imm" and len(operands) >= 3:
             return self._got_load(operands)
         return None
+
+    def _pc_sign_extension(self, operands: Sequence[Attribute]) -> list[_Value] | None:
+        """``s_sext_i32_i16 sN, sN`` of the high half of ``s_getpc_b64``'s value: the
+        sign extension of the 48-bit program counter that LLVM adds on GFX12
+        (``hasGetPCZeroExtension``), the same address. Anything else is unknown."""
+        destination, source = _sgpr_units(operands[0]), _sgpr_units(operands[1])
+        if destination is None or destination != source or len(destination) != 1:
+            return None
+        value = self.get(destination[0])
+        return [value] if isinstance(value, _PcHalf) and value.high else None
 
     def _getpc(self, op: InstructionOpBase) -> list[_Value] | None:
         if self.layout is None or op not in self.layout.offsets:

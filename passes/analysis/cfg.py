@@ -35,9 +35,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     KernelOp,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.target_context import enclosing_processor
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import enclosing_target
 from luthier.amdgpu_dialects.isa.target import (
-    SUPPORTED_TARGETS,
+    LIFT_TARGETS,
     TargetISA,
     load_target,
 )
@@ -106,11 +106,14 @@ def block_name(index: int) -> str:
     return f"^bb{index}"
 
 
-def _isa_of(function: Operation) -> TargetISA | None:
-    processor = enclosing_processor(function)
-    if processor is None or processor not in SUPPORTED_TARGETS:
+def isa_of(op: Operation) -> TargetISA | None:
+    """The ISA tables of the code object ``op`` is (or is in), for its processor *and wave
+    size* (an RDNA code object in wave64 has ``vcc``, in wave32 ``vcc_lo``); None outside a
+    code object or for a processor that does not lift. Every analysis takes its ISA here."""
+    target = enclosing_target(op)
+    if target is None or target[0] not in LIFT_TARGETS:
         return None
-    return load_target(processor)
+    return load_target(*target)
 
 
 class FunctionCFG:
@@ -150,7 +153,7 @@ class FunctionCFG:
     def build(cls, function: FunctionLikeOp,
               isa: TargetISA | None = None) -> FunctionCFG:
         """The CFG of ``function`` (the ISA defaults to its code object's target)."""
-        return cls(function, isa if isa is not None else _isa_of(function))
+        return cls(function, isa if isa is not None else isa_of(function))
 
     # -- blocks and edges ----------------------------------------------------------------
 

@@ -13,6 +13,13 @@ treat a write as the end of a value when it replaces all of it:
 * ``partial_defs``: writes that keep part of the old value — tied operands (atomics that
   return), D16 loads, 16-bit ALU results, SDWA and DPP forms, ``v_writelane`` — which are
   read-modify-writes and never end a value.
+
+Wave size. TableGen names the lane masks ``EXEC`` and ``VCC`` in every wave size; a wave32
+instruction reads and writes only their low halves (LLVM rewrites an implicit ``VCC`` to
+``VCC_LO`` in wave32, ``SIInstrInfo::fixImplicitOperands``, and the hardware's EXEC of a
+wave32 wave is ``exec_lo``). ``exec_hi`` and ``vcc_hi`` are then registers no instruction
+touches implicitly: a wave32 table maps ``EXEC``/``VCC`` to ``exec_lo``/``vcc_lo``
+(:func:`lane_mask`), so liveness never keeps a high half alive that nothing reads.
 """
 
 from __future__ import annotations
@@ -83,10 +90,22 @@ def _operand_masks(desc: InstrDef, operands: ArrayAttr[Attribute],
     return uses, defs, tied
 
 
-def _implicit(names: tuple[str, ...]) -> int:
+def lane_mask(name: str, wavefront_size: int) -> str:
+    """The register a lane mask (``exec``, ``vcc``) is in a wave of ``wavefront_size``
+    lanes: the 64-bit pair in wave64, its low half in wave32."""
+    return name if wavefront_size == 64 else f"{name}_lo"
+
+
+#: TableGen's implicit lane masks, which stand for their low halves in wave32.
+_LANE_MASKS = {"EXEC": "exec", "VCC": "vcc"}
+
+
+def _implicit(names: tuple[str, ...], wavefront_size: int) -> int:
     mask = 0
     for name in names:
-        register = IMPLICIT_REGISTERS.get(name)
+        lane = _LANE_MASKS.get(name)
+        register = lane_mask(lane, wavefront_size) if lane is not None \
+            else IMPLICIT_REGISTERS.get(name)
         if register is None:
             raise EffectError(f"implicit register {name} is not modelled")
         mask |= units_of(register)
@@ -98,6 +117,9 @@ class EffectTable:
 
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
+        #: The wave's EXEC: ``exec`` in wave64, ``exec_lo`` in wave32 (:func:`lane_mask`).
+        self.exec_register = lane_mask("exec", isa.wavefront_size)
+        self.exec_units = units_of(self.exec_register)
         self._memo: dict[tuple[str, int], tuple[ArrayAttr[Attribute], Effect]] = {}
 
     @staticmethod
@@ -107,9 +129,10 @@ class EffectTable:
         the other, and an effect is a function of the target, the opcode and the operands
         alone: one table computes each once (its memo is bounded, :data:`_MEMO_LIMIT`, as
         it keeps the operand arrays it has seen alive)."""
-        table = _SHARED.get(isa.name)
+        key = (isa.name, isa.wavefront_size)
+        table = _SHARED.get(key)
         if table is None or table.isa is not isa:
-            table = _SHARED[isa.name] = EffectTable(isa)
+            table = _SHARED[key] = EffectTable(isa)
         return table
 
     def of(self, op: InstructionOpBase) -> Effect:
@@ -133,10 +156,9 @@ class EffectTable:
         implicit_uses = desc.uses
         if "DS" in desc.classes and "M0" in implicit_uses and not _DS_READS_M0.match(mnemonic):
             implicit_uses = tuple(name for name in implicit_uses if name != "M0")
-        uses |= _implicit(implicit_uses)
-        defs |= _implicit(desc.defs)
-        exec_units = units_of("exec")
-        writes_exec = bool(defs & exec_units)
+        uses |= _implicit(implicit_uses, self.isa.wavefront_size)
+        defs |= _implicit(desc.defs, self.isa.wavefront_size)
+        writes_exec = bool(defs & self.exec_units)
         vector = defs & VECTOR_MASK
         partial = tied
         if vector and _PARTIAL_MNEMONIC.search(mnemonic):
@@ -146,8 +168,8 @@ class EffectTable:
         return Effect(uses, scalar, vector, partial, writes_exec)
 
 
-#: Target name -> the table :meth:`EffectTable.shared` gives.
-_SHARED: dict[str, EffectTable] = {}
+#: (target name, wave size) -> the table :meth:`EffectTable.shared` gives.
+_SHARED: dict[tuple[str, int], EffectTable] = {}
 #: Entries a table keeps before it starts again (a library's distinct operand arrays are
 #: tens of thousands).
 _MEMO_LIMIT = 1 << 18

@@ -13,9 +13,10 @@ The queries the instrumentation passes ask, answered from :mod:`.liveness` and
   State Value Array) can stay.
 
 Only generic registers are handed out by file: ``s0``-``s101`` (``s102``-``s105`` name
-FLAT_SCRATCH and XNACK_MASK on GFX9), ``v0``-``v255``, ``a0``-``a255``. Special registers
-(SCC, VCC, EXEC, M0) are asked for by name with ``is_dead_before``; trap-handler
-registers (TTMP) are never free.
+FLAT_SCRATCH and XNACK_MASK on GFX9; from GFX10 they are generic, ``s0``-``s105``),
+``v0``-``v255``, ``a0``-``a255`` where the target has AGPRs (RDNA has none). Special
+registers (SCC, VCC, EXEC, M0; ``exec_hi``/``vcc_hi`` in wave32) are asked for by name with
+``is_dead_before``; trap-handler registers (TTMP) are never free.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from luthier.passes.analysis.register_usage import (
     ADDRESSABLE,
     KernelRegisterUsage,
     RegisterUsage,
+    addressable_registers,
 )
 
 #: Files whose registers are handed out by number, and how many are addressable.
@@ -46,7 +48,7 @@ FILES = ADDRESSABLE
 def _file_mask(prefix: str, count: int) -> int:
     if prefix not in FILES:
         raise ValueError(f"unknown register file '{prefix}' (one of s, v, a)")
-    return file_range(prefix, 0, min(count, FILES[prefix]))
+    return file_range(prefix, 0, count)
 
 
 class FreeRegisters:
@@ -57,6 +59,8 @@ class FreeRegisters:
         self.liveness = liveness if liveness is not None else Liveness(code_object)
         self.graph = CallGraph(code_object, self.liveness.cfgs)
         self.usage = RegisterUsage(code_object, self.graph, self.liveness.effects)
+        #: Registers of each file this target has and instructions can name.
+        self.files = addressable_registers(code_object.processor)
         self._limits = self._function_limits()
 
     # -- per point -------------------------------------------------------------------------
@@ -86,7 +90,7 @@ class FreeRegisters:
     def allocatable(self, op: InstructionOpBase, prefix: str, within_budget: bool = True) -> int:
         """The registers of file ``prefix`` the allocator may consider at ``op``."""
         function = _enclosing_function(op)
-        count = FILES.get(prefix, 0)
+        count = self.files.get(prefix, 0)
         if within_budget:
             count = self._limits.get(function, {}).get(prefix, count)
         return _file_mask(prefix, count)
@@ -99,10 +103,10 @@ class FreeRegisters:
     def never_used(self, kernel: str, prefix: str, within_budget: bool = True) -> list[str]:
         """Registers of file ``prefix`` no instruction the kernel may run touches."""
         usage = self.usage.kernel(kernel)
-        count = FILES.get(prefix, 0)
+        count = self.files.get(prefix, 0)
         budget = usage.budget
         if within_budget and budget is not None:
-            count = budget.limit(prefix)
+            count = min(count, budget.limit(prefix))
         return unit_names(_file_mask(prefix, count) & ~usage.touched)
 
     def _function_limits(self) -> dict[str, dict[str, int]]:
@@ -115,7 +119,7 @@ class FreeRegisters:
             if budget is None:
                 continue
             for function in usage.functions or (kernel,):
-                current = limits.setdefault(function, dict(FILES))
+                current = limits.setdefault(function, dict(self.files))
                 for prefix in FILES:
                     current[prefix] = min(current[prefix], budget.limit(prefix))
         return limits

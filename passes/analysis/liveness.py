@@ -35,6 +35,11 @@ Across functions:
   everything is live before it, with a warning.
 
 Kernels end in ``s_endpgm`` with nothing live.
+
+Wave size. The ISA is the code object's (processor and wave size, ``target_key``): in wave32
+EXEC and VCC are ``exec_lo`` and ``vcc_lo`` (:mod:`.effects`), the EXEC patterns are the
+``_b32`` ones (:mod:`.exec_state`), and ``exec_hi``/``vcc_hi`` are never live unless an
+instruction names them.
 """
 
 from __future__ import annotations
@@ -71,11 +76,18 @@ from luthier.passes.analysis.cfg import ExitKind, FunctionCFG, block_name
 from luthier.passes.analysis.effects import Effect, EffectError, EffectTable
 
 #: What a call to an unknown function may read: the AMDGPU calling convention's argument and
-#: implicit-input registers (LLVM's CC_AMDGPU_Func and fixed-ABI inputs), plus the state.
+#: implicit-input registers (LLVM's CC_AMDGPU_Func and fixed-ABI inputs), plus the state
+#: (the wave's EXEC: :func:`unknown_callee_reads`).
 UNKNOWN_CALLEE_READS = (
     file_range("s", 0, 30) | units_of("s32") | units_of("s33") | file_range("v", 0, 32)
     | mask_of(("exec", "flat_scratch", "m0", "mode"))
 )
+
+
+def unknown_callee_reads(effects: EffectTable) -> int:
+    """:data:`UNKNOWN_CALLEE_READS` in the wave of ``effects``: ``exec_lo`` alone in
+    wave32."""
+    return UNKNOWN_CALLEE_READS & ~units_of("exec") | effects.exec_units
 
 #: A call's targets: callee symbol names, or None when they are not known.
 CallResolver = Callable[[InstructionOpBase], frozenset[str] | None]
@@ -116,8 +128,9 @@ class Liveness:
 
     def __init__(self, code_object: CodeObjectOp, resolve: CallResolver | None = None) -> None:
         self.code_object = code_object
-        isa = load_target(code_object.processor)
+        isa = load_target(*code_object.target_key)
         self.effects = EffectTable.shared(isa)
+        self._unknown_reads = unknown_callee_reads(self.effects)
         self.cfgs = {op.sym_name.data: FunctionCFG.build(op, isa)
                      for op in over("liveness", [op for op in code_object.body.ops
                                                   if isinstance(op, FunctionLikeOp)], "function")}
@@ -310,7 +323,7 @@ class Liveness:
             info = blocks[index]
             for position in relevant[index]:
                 state = exec_state.step(state, info.instructions[position],
-                                        info.effects[position])
+                                        info.effects[position], self.effects)
             return state
 
         states: list[exec_state.ExecState | None] = [None] * len(blocks)
@@ -331,7 +344,8 @@ class Liveness:
                 if state.full:
                     fulls[position:change + 1] = [True] * (change + 1 - position)
                 position = change + 1
-                state = exec_state.step(state, info.instructions[change], info.effects[change])
+                state = exec_state.step(state, info.instructions[change], info.effects[change],
+                                        self.effects)
             if state.full:
                 fulls[position:] = [True] * (len(fulls) - position)
             result[index] = fulls
@@ -365,18 +379,18 @@ class Liveness:
         if position == len(info.instructions) - 1 and info.exit_kind == "indirect":
             return _EVERYTHING
         if effect.writes_exec:
-            live = _across_exec_write(op, live)
+            live = _across_exec_write(op, self.effects, live)
         live &= ~(effect.scalar_defs | effect.vector_defs)
         live |= effect.uses
         if op.KIND == "call":
             targets = self.resolve(op)
             if targets is None:
-                live |= UNKNOWN_CALLEE_READS
+                live |= self._unknown_reads
             for target in targets or ():
                 callee = self.functions.get(target)
                 # The callee's reads of the return address are the call's own write.
                 live |= _reshuffled(callee.live_in) & ~effect.scalar_defs \
-                    if callee is not None else UNKNOWN_CALLEE_READS
+                    if callee is not None else self._unknown_reads
         return live & ALL_UNITS if exec_full else live
 
     def _exit_live(self, function: FunctionLiveness, info: _Block) -> int:
@@ -459,32 +473,37 @@ def _reshuffled(live: int) -> int:
     return units | ((units & VECTOR_MASK) << UNIT_COUNT)
 
 
-def _exec_write_kind(op: InstructionOpBase) -> str:
+def _exec_write_kind(op: InstructionOpBase, effects: EffectTable) -> str:
     """``"remove"`` when the new EXEC is a subset of the old (``s_and_saveexec_b64``,
     ``s_andn2_b64 exec, exec, x``, ``v_cmpx_*``), ``"add"`` when it is a superset
-    (``s_or_b64 exec, exec, x``, ``s_or_saveexec_b64``), else ``""``."""
-    mnemonic = op.mnemonic
-    if mnemonic.startswith("v_cmpx") or mnemonic in _SUBSET_SAVEEXEC:
+    (``s_or_b64 exec, exec, x``, ``s_or_saveexec_b64``), else ``""``; the ``_b32`` forms
+    on ``exec_lo`` in wave32 (:func:`~.exec_state.mask_operation`)."""
+    if op.mnemonic.startswith("v_cmpx"):
         return "remove"
-    if mnemonic in _SUPERSET_SAVEEXEC:
+    operation = exec_state.mask_operation(op, effects)
+    if operation in _SUBSET_SAVEEXEC:
+        return "remove"
+    if operation in _SUPERSET_SAVEEXEC:
         return "add"
+    exec_register = effects.exec_register
     names = [attr.data if isinstance(attr, PhysRegAttr) else None
              for attr in op.mc_operands.data]
-    if len(names) < 3 or names[0] != "exec" or "exec" not in names[1:3]:
+    if len(names) < 3 or names[0] != exec_register or exec_register not in names[1:3]:
         return ""
-    if mnemonic == "s_and_b64" or (mnemonic == "s_andn2_b64" and names[1] == "exec"):
+    if operation == "s_and" or (operation == "s_andn2" and names[1] == exec_register):
         return "remove"
-    if mnemonic == "s_or_b64":
+    if operation == "s_or":
         return "add"
     return ""
 
 
-_SUBSET_SAVEEXEC = frozenset({"s_and_saveexec_b64", "s_andn1_saveexec_b64",
-                              "s_andn1_wrexec_b64"})
-_SUPERSET_SAVEEXEC = frozenset({"s_or_saveexec_b64", "s_orn1_saveexec_b64"})
+#: Width-free names (:func:`~.exec_state.mask_operation`) of the writes that only remove
+#: lanes, and of those that only add lanes.
+_SUBSET_SAVEEXEC = frozenset({"s_and_saveexec", "s_andn1_saveexec", "s_andn1_wrexec"})
+_SUPERSET_SAVEEXEC = frozenset({"s_or_saveexec", "s_orn1_saveexec"})
 
 
-def _across_exec_write(op: InstructionOpBase, live: int) -> int:
+def _across_exec_write(op: InstructionOpBase, effects: EffectTable, live: int) -> int:
     """The live state before a write of EXEC, from the state after it.
 
     When the write only removes lanes, the lanes active before it are the active ones after
@@ -493,7 +512,7 @@ def _across_exec_write(op: InstructionOpBase, live: int) -> int:
     stay active, and the inactive ones before may be the added ones: A stays, I before is
     A | I. Otherwise lanes may move either way (:func:`_reshuffled`).
     """
-    kind = _exec_write_kind(op)
+    kind = _exec_write_kind(op, effects)
     union = any_lane(live)
     if kind == "remove":
         return union | (live & ~ALL_UNITS)

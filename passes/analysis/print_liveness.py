@@ -28,7 +28,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
 )
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
 from luthier.passes.analysis.cfg import FunctionCFG, block_name
 from luthier.passes.analysis.effects import EffectError
 from luthier.passes.analysis.free_registers import FreeRegisters
@@ -131,7 +131,9 @@ _FILE_NAMES = {"s": "SGPRs", "v": "VGPRs", "a": "AGPRs"}
 
 
 def _supported(code_object: CodeObjectOp) -> bool:
-    return code_object.processor in SUPPORTED_TARGETS
+    """Every processor that lifts, in either wave size (the analyses take the code object's
+    ISA, :func:`~.cfg.isa_of`)."""
+    return code_object.processor in LIFT_TARGETS
 
 
 @contextmanager

@@ -24,10 +24,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
 )
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.calls import CallSite
-from luthier.passes.analysis.cfg import FunctionCFG, block_name
+from luthier.passes.analysis.cfg import FunctionCFG, block_name, isa_of
 
 
 def _names(blocks: Iterable[int]) -> str:
@@ -138,8 +137,7 @@ class PrintCFGPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for code_object in _code_objects(op):
-            processor = code_object.processor
-            isa = load_target(processor) if processor in SUPPORTED_TARGETS else None
+            isa = isa_of(code_object)
             for function in code_object.body.ops:
                 if isinstance(function, FunctionLikeOp):
                     _write(format_cfg(FunctionCFG.build(function, isa)), sys.stderr)

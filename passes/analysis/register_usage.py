@@ -17,7 +17,7 @@ the usage is then every register.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -47,8 +47,17 @@ from luthier.passes.analysis.register_budget import (
     supports_budget,
 )
 
-#: Registers of each file an instruction can name (generic SGPRs only).
+#: Registers of each file an instruction can name (generic SGPRs only) on GFX9.
 ADDRESSABLE = {"s": ADDRESSABLE_SGPRS, "v": ADDRESSABLE_VGPRS, "a": ADDRESSABLE_VGPRS}
+
+
+def addressable_registers(processor: str) -> dict[str, int]:
+    """Registers of each file (``s``, ``v``, ``a``) that ``processor`` has and instructions
+    can name: generic SGPRs as the subtarget counts them, no AGPRs where there are none
+    (RDNA), so nothing reports or hands out a register the target lacks."""
+    subtarget = subtarget_for(processor)
+    return {"s": subtarget.addressable_sgprs, "v": ADDRESSABLE_VGPRS,
+            "a": ADDRESSABLE_VGPRS if subtarget.has_agprs else 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +76,8 @@ class KernelRegisterUsage:
     budget: RegisterBudget | None
     #: Why ``touched`` is every register (code we cannot see may run), or None.
     unknown_code: str | None = None
+    #: Registers per file the target has (:func:`addressable_registers`).
+    addressable: dict[str, int] = field(default_factory=lambda: dict(ADDRESSABLE))
 
     def highest(self, prefix: str) -> int:
         """The highest index of file ``prefix`` (``s``, ``v``, ``a``) touched, or -1."""
@@ -78,22 +89,34 @@ class KernelRegisterUsage:
 
     def unused(self, prefix: str, within_budget: bool = True) -> int:
         """Units of file ``prefix`` no instruction touches, inside the budget by default."""
-        limit = self.budget.limit(prefix) if within_budget and self.budget is not None \
-            else ADDRESSABLE[prefix]
+        limit = self.addressable[prefix]
+        if within_budget and self.budget is not None:
+            limit = min(limit, self.budget.limit(prefix))
         return file_range(prefix, 0, limit) & ~self.touched
 
 
 def entry_registers(descriptor: KernelDescriptor, processor: str) -> int:
     """Units the hardware writes before a kernel's first instruction (AMDGPUUsage, "Initial
     Kernel Execution State"): the user SGPRs, then the enabled system SGPRs, and the
-    workitem-id VGPRs (packed into ``v0`` on GFX90A and later)."""
+    workitem-id VGPRs (packed into ``v0`` on GFX90A and GFX11+). With architected SGPRs
+    (GFX12) the workgroup ids are in ``ttmp9``/``ttmp7`` instead, though the descriptor
+    still enables them: counting them as SGPRs would call an SGPR defined that the
+    hardware leaves alone."""
     rsrc2 = descriptor.compute_pgm_rsrc2
     properties = descriptor.kernel_code_properties
-    system = (rsrc2.enable_sgpr_workgroup_id_x + rsrc2.enable_sgpr_workgroup_id_y
-              + rsrc2.enable_sgpr_workgroup_id_z + rsrc2.enable_sgpr_workgroup_info
-              + rsrc2.enable_private_segment)
     subtarget = subtarget_for(processor)
-    mask = file_range("s", 0, rsrc2.user_sgpr_count + system)
+    workgroup_ids = (rsrc2.enable_sgpr_workgroup_id_x + rsrc2.enable_sgpr_workgroup_id_y
+                     + rsrc2.enable_sgpr_workgroup_id_z)
+    system = rsrc2.enable_sgpr_workgroup_info + rsrc2.enable_private_segment
+    mask = 0
+    if subtarget.has_architected_sgprs:
+        if rsrc2.enable_sgpr_workgroup_id_x:
+            mask |= units_of("ttmp9")
+        if rsrc2.enable_sgpr_workgroup_id_y or rsrc2.enable_sgpr_workgroup_id_z:
+            mask |= units_of("ttmp7")
+    else:
+        system += workgroup_ids
+    mask |= file_range("s", 0, rsrc2.user_sgpr_count + system)
     if properties.enable_sgpr_flat_scratch_init and not subtarget.has_architected_flat_scratch:
         mask |= units_of("flat_scratch")
     ids = rsrc2.enable_vgpr_workitem_id
@@ -113,7 +136,7 @@ class RegisterUsage:
         processor = code_object.processor
         self.code_object = code_object
         self.effects = effects if effects is not None \
-            else EffectTable.shared(load_target(processor))
+            else EffectTable.shared(load_target(*code_object.target_key))
         self.graph = graph if graph is not None else CallGraph.build(code_object)
         functions = {op.sym_name.data: op for op in code_object.body.ops
                      if isinstance(op, FunctionLikeOp)}
@@ -159,7 +182,8 @@ class RegisterUsage:
                       if supports_budget(processor) else None)
             self.kernels[name] = KernelRegisterUsage(
                 name, touched, entry_registers(descriptor, processor), tuple(reached),
-                reach.complete and unknown_code is None, budget, unknown_code)
+                reach.complete and unknown_code is None, budget, unknown_code,
+                addressable_registers(processor))
 
     def kernel(self, name: str) -> KernelRegisterUsage:
         return self.kernels[name]
