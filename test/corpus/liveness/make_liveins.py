@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The compiler's own block live-in lists for the kernel corpus, at code offsets.
+"""The compiler's own block live-in lists for the kernel corpora, at code offsets.
 
 Our liveness analysis must never call a register dead that the compiler knows is live. The
 compiler knows: after register allocation every machine basic block carries the physical
 registers live on entry (``liveins:`` in MIR). This script recompiles each HIP source of
-``test/corpus/kernels`` with the exact flags of ``test/corpus/kernels/build.sh``, prints the
+``test/corpus/kernels`` with the exact flags of ``test/corpus/kernels/build.sh`` (GFX9), and
+of ``test/corpus/rdna`` with those of ``test/corpus/rdna/build.sh`` (RDNA, wave32 and, with
+``-mwavefrontsize64``, wave64), prints the
 machine IR after the last machine-function pass that runs before the AMDGPU assembly printer
 (``stack-frame-layout``; see README.md for why that one), and maps every MIR block to the
 code offset of its first instruction inside its function, so a test can ask our analysis for
@@ -19,7 +21,7 @@ same offsets (equal bytes outside relocated fields, or the same instruction wher
 printer drops bits; see ``compare_code``); otherwise the script fails, because offsets into
 different code would be meaningless.
 
-    python3 test/corpus/liveness/make_liveins.py           # rewrite <theme>.<target>.json here
+    python3 test/corpus/liveness/make_liveins.py           # rewrite <theme>.<target>[.w64].json
     python3 test/corpus/liveness/make_liveins.py --check   # regenerate into a temp dir, diff
     python3 test/corpus/liveness/make_liveins.py --keep DIR  # also keep the .s/.mir files
 
@@ -47,10 +49,51 @@ from luthier.frontend.codeobj.model import CodeObject
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
+RDNA = ROOT / "test" / "corpus" / "rdna"
 TARGETS = ("gfx908", "gfx90a", "gfx942")
-#: Must stay equal to CLANG_FLAGS in test/corpus/kernels/build.sh (checked at run time), or
-#: the code we describe would not be the code in the corpus.
+#: Must stay equal to CLANG_FLAGS in both corpora's build.sh (checked at run time), or the
+#: code we describe would not be the code in the corpus.
 CLANG_FLAGS = ("-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc", "-O2")
+#: The flag test/corpus/rdna/build.sh compiles its ``.w64`` objects with (checked too).
+WAVE64_FLAG = "-mwavefrontsize64"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One compilation of the themes: a corpus folder, a processor, a wave size."""
+
+    corpus: Path
+    target: str
+    #: ``""`` or ``".w64"``: what the corpus file names carry after the processor.
+    suffix: str
+    #: Extra clang flags (``-mwavefrontsize64``); the llvm-mc feature that goes with them.
+    flags: tuple[str, ...]
+    mattr: tuple[str, ...]
+    #: The wave size written into the JSON (RDNA files only: GFX9's files predate it and
+    #: have one wave size), None to leave the field out.
+    wavefront_size: int | None
+
+    @property
+    def stem(self) -> str:
+        return f"{self.target}{self.suffix}"
+
+
+def variants() -> list[Variant]:
+    """GFX9 in wave64; each RDNA processor in wave32 and in wave64, as the corpora hold."""
+    found = [Variant(KERNELS, target, "", (), (), None) for target in TARGETS]
+    for target in _build_array(RDNA, "TARGETS"):
+        found.append(Variant(RDNA, target, "", (), (), 32))
+        found.append(Variant(RDNA, target, ".w64", (WAVE64_FLAG,), ("+wavefrontsize64",), 64))
+    return found
+
+
+def _build_array(corpus: Path, name: str) -> tuple[str, ...]:
+    """``NAME=(a b c)`` of ``corpus/build.sh``."""
+    script = (corpus / "build.sh").read_text()
+    match = re.search(rf"^{name}=\((.*)\)$", script, re.MULTILINE)
+    if match is None:
+        raise OracleError(f"{corpus.relative_to(ROOT)}/build.sh has no {name}=(...)")
+    return tuple(match[1].split())
 #: The last machine-function pass before the assembly printer whose dump still has block
 #: live-ins (README.md says how it was found).
 PRINT_AFTER = "stack-frame-layout"
@@ -354,18 +397,30 @@ def label_blocks(asm: str) -> tuple[str, dict[str, list[tuple[int, str]]]]:
 
 
 def check_flags() -> None:
-    """Fail unless build.sh still compiles the corpus with CLANG_FLAGS."""
-    script = (KERNELS / "build.sh").read_text()
-    match = re.search(r"^CLANG_FLAGS=\((.*)\)$", script, re.MULTILINE)
-    if match is None or tuple(match[1].split()) != CLANG_FLAGS:
+    """Fail unless both build.sh still compile their corpus with CLANG_FLAGS, and the RDNA
+    one its ``.w64`` objects with WAVE64_FLAG."""
+    for corpus in (KERNELS, RDNA):
+        script = (corpus / "build.sh").read_text()
+        match = re.search(r"^CLANG_FLAGS=\((.*)\)$", script, re.MULTILINE)
+        if match is None or tuple(match[1].split()) != CLANG_FLAGS:
+            raise OracleError(
+                f"{corpus.relative_to(ROOT)}/build.sh CLANG_FLAGS changed; update CLANG_FLAGS "
+                f"in make_liveins.py to match (found {match[1] if match else 'nothing'})"
+            )
+    wave64 = re.search(r'compile "\$out" "\$theme" "\$target" "\.w64" (.*)$',
+                       (RDNA / "build.sh").read_text(), re.MULTILINE)
+    if wave64 is None or tuple(wave64[1].split()) != (WAVE64_FLAG,):
         raise OracleError(
-            "test/corpus/kernels/build.sh CLANG_FLAGS changed; update CLANG_FLAGS in "
-            f"make_liveins.py to match (found {match[1] if match else 'nothing'})"
-        )
+            "test/corpus/rdna/build.sh no longer builds .w64 objects with "
+            f"{WAVE64_FLAG} alone; update make_liveins.py to match")
 
 
-def themes() -> list[str]:
-    return sorted(path.stem for path in KERNELS.glob("*.hip"))
+def themes(corpus: Path = KERNELS) -> list[str]:
+    """The themes a corpus compiles: every source for GFX9, build.sh's THEMES for RDNA
+    (which has no MFMA theme)."""
+    if corpus == KERNELS:
+        return sorted(path.stem for path in KERNELS.glob("*.hip"))
+    return sorted(_build_array(corpus, "THEMES"))
 
 
 def _run(command: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -375,12 +430,12 @@ def _run(command: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def compile_theme(theme: str, target: str, work: Path) -> tuple[str, str]:
+def compile_theme(theme: str, variant: Variant, work: Path) -> tuple[str, str]:
     """clang -S of one theme as build.sh builds it; returns (assembly, MIR dump)."""
-    asm = work / f"{theme}.{target}.s"
+    asm = work / f"{theme}.{variant.stem}.s"
     result = _run(
-        ["clang-19", *CLANG_FLAGS, f"--offload-arch={target}", "--no-gpu-bundle-output",
-         f"-cuid={theme}", "-S", "-o", asm.name, f"{theme}.hip",
+        ["clang-19", *CLANG_FLAGS, *variant.flags, f"--offload-arch={variant.target}",
+         "--no-gpu-bundle-output", f"-cuid={theme}", "-S", "-o", asm.name, f"{theme}.hip",
          "-mllvm", f"-print-after={PRINT_AFTER}"],
         work,
     )  # fmt: skip
@@ -446,21 +501,23 @@ def compare_code(
     return boundaries, lossy
 
 
-def build_one(theme: str, target: str, work: Path) -> str:
-    """The oracle JSON text of one theme and target (see README.md for its fields)."""
-    asm, mir_text = compile_theme(theme, target, work)
+def build_one(theme: str, variant: Variant, work: Path) -> str:
+    """The oracle JSON text of one theme and variant (see README.md for its fields)."""
+    target = variant.target
+    asm, mir_text = compile_theme(theme, variant, work)
     mir = parse_mir(mir_text)
     labelled, asm_blocks = label_blocks(asm)
-    source = work / f"{theme}.{target}.labelled.s"
+    where = f"{theme}.{variant.stem}"
+    source = work / f"{where}.labelled.s"
     source.write_text(labelled)
-    (work / f"{theme}.{target}.mir").write_text(mir_text)
-    obj = work / f"{theme}.{target}.labelled.o"
-    _run(["llvm-mc-19", "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", "-filetype=obj",
-          "-o", obj.name, source.name], work)  # fmt: skip
+    (work / f"{where}.mir").write_text(mir_text)
+    obj = work / f"{where}.labelled.o"
+    mattr = [f"-mattr={','.join(variant.mattr)}"] if variant.mattr else []
+    _run(["llvm-mc-19", "-triple=amdgcn-amd-amdhsa", f"-mcpu={target}", *mattr,
+          "-filetype=obj", "-o", obj.name, source.name], work)  # fmt: skip
     ours = read_code_object(obj)
-    corpus_o = read_code_object(KERNELS / f"{theme}.{target}.o")
-    corpus_co = read_code_object(KERNELS / f"{theme}.{target}.co")
-    where = f"{theme}.{target}"
+    corpus_o = read_code_object(variant.corpus / f"{where}.o")
+    corpus_co = read_code_object(variant.corpus / f"{where}.co")
     if ours.text is None or corpus_o.text is None or ours.text.data != corpus_o.text.data:
         raise OracleError(
             f"{where}: the -S output assembles to a .text that differs from "
@@ -478,7 +535,7 @@ def build_one(theme: str, target: str, work: Path) -> str:
             f"{where}: functions differ: MIR {sorted(mir)}, assembly {sorted(asm_blocks)}, "
             f"corpus .co {sorted(corpus_functions)}"
         )
-    decoder = decoder_for(target)
+    decoder = decoder_for(target, variant.wavefront_size)
     tolerated: list[str] = []
     functions: Rows = {}
     kinds: dict[str, list[str]] = {"kernel": [], "device_function": []}
@@ -518,9 +575,10 @@ def build_one(theme: str, target: str, work: Path) -> str:
             row["mir"] = block.liveins
             rows.append(row)
         functions[name] = rows
-    header: dict[str, object] = {
-        "theme": theme,
-        "target": target,
+    header: dict[str, object] = {"theme": theme, "target": target}
+    if variant.wavefront_size is not None:
+        header["wavefront_size"] = variant.wavefront_size
+    header |= {
         "printed_after": PRINT_AFTER,
         "kernels": kinds["kernel"],
         "device_functions": kinds["device_function"],
@@ -547,7 +605,8 @@ def dump(header: dict[str, object], functions: Rows) -> str:
 
 
 def generate(out: Path, keep: Path | None = None) -> list[Path]:
-    """Write every ``<theme>.<target>.json`` into ``out``; return the paths written."""
+    """Write every ``<theme>.<target>[.w64].json`` into ``out``; return the paths
+    written."""
     check_flags()
     for tool in ("clang-19", "llvm-mc-19"):
         if shutil.which(tool) is None:
@@ -557,10 +616,10 @@ def generate(out: Path, keep: Path | None = None) -> list[Path]:
         work = Path(scratch)
         for path in [*KERNELS.glob("*.hip"), *KERNELS.glob("*.h")]:
             shutil.copy(path, work / path.name)
-        for theme in themes():
-            for target in TARGETS:
-                path = out / f"{theme}.{target}.json"
-                path.write_text(build_one(theme, target, work))
+        for variant in variants():
+            for theme in themes(variant.corpus):
+                path = out / f"{theme}.{variant.stem}.json"
+                path.write_text(build_one(theme, variant, work))
                 written.append(path)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)

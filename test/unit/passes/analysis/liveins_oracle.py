@@ -1,7 +1,9 @@
 """The compiler's block live-ins as a soundness oracle for our liveness analysis (test helper).
 
-``test/corpus/liveness/<theme>.<target>.json`` (made by ``make_liveins.py`` there) holds, for
-every block of every kernel and device function of the kernel corpus, clang-19's own
+``test/corpus/liveness/<theme>.<variant>.json`` (made by ``make_liveins.py`` there) holds, for
+every block of every kernel and device function of the kernel corpora (GFX9 in
+``test/corpus/kernels``, variant ``gfx90a``...; RDNA in ``test/corpus/rdna``, variant
+``gfx1100`` in wave32 and ``gfx1100.w64`` in wave64), clang-19's own
 post-register-allocation live-in registers and the code offset of the block's first
 instruction inside its function. A sound liveness analysis reports every one of them live
 before that instruction; it may report more (it is conservative), and how many more is the
@@ -24,6 +26,34 @@ from typing import cast
 
 ROOT = Path(__file__).resolve().parents[4]
 LIVENESS = ROOT / "test" / "corpus" / "liveness"
+KERNELS = ROOT / "test" / "corpus" / "kernels"
+RDNA = ROOT / "test" / "corpus" / "rdna"
+#: The GFX9 processors of test/corpus/kernels (wave64 only).
+GFX9_TARGETS = ("gfx908", "gfx90a", "gfx942")
+
+
+def oracle_variants() -> list[tuple[str, str]]:
+    """Every (theme, variant) the oracle must describe, from the corpora themselves (not
+    from the JSON files, so a missing file fails): each GFX9 HIP theme on each GFX9
+    processor, and each linked RDNA object (``calls.gfx1100.w64.co`` is ``("calls",
+    "gfx1100.w64")``)."""
+    pairs = [(path.stem, target) for path in sorted(KERNELS.glob("*.hip"))
+             for target in GFX9_TARGETS]
+    for path in sorted(RDNA.glob("*.co")):
+        theme, _, variant = path.name.removesuffix(".co").partition(".")
+        pairs.append((theme, variant))
+    return pairs
+
+
+def corpus_path(theme: str, variant: str, extension: str = ".co") -> Path:
+    """The corpus object a variant describes (``.co`` or ``.o``)."""
+    folder = KERNELS if variant in GFX9_TARGETS else RDNA
+    return folder / f"{theme}.{variant}{extension}"
+
+
+def variant_wave_size(variant: str) -> int | None:
+    """64 for a ``.w64`` variant, None (the processor's default) otherwise."""
+    return 64 if variant.endswith(".w64") else None
 
 _TUPLE = re.compile(r"(s|v|a|ttmp)\[(\d+)(?::(\d+))?\]")
 _SINGLE = re.compile(r"(s|v|a|ttmp)(\d+)")

@@ -1,8 +1,8 @@
 """The liveness oracle data (test/corpus/liveness) is current, complete and well placed.
 
 A soundness check is only as good as its reference: these tests make sure that the compiler's
-live-in lists exist for every kernel and device function of every corpus code object on both
-targets, that each block's offset is the start of an instruction in the corpus ``.co`` (so the
+live-in lists exist for every kernel and device function of every corpus code object on every
+target and wave size (GFX9; RDNA in wave32 and wave64), that each block's offset is the start of an instruction in the corpus ``.co`` (so the
 analysis is asked about the right point), that the data is what clang-19 prints today, and
 that ``compare`` flags a missing register and counts extra ones the way the note reports them.
 """
@@ -24,20 +24,21 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.model import CodeObject
 
 from .liveins_oracle import (
+    KERNELS,
     LIVENESS,
-    ROOT,
     BlockLiveIns,
     compare,
+    corpus_path,
     load_document,
     load_oracle,
+    oracle_variants,
     register_units,
     units_of,
+    variant_wave_size,
 )
 
-KERNELS = ROOT / "test" / "corpus" / "kernels"
-TARGETS = ("gfx908", "gfx90a", "gfx942")
 THEMES = sorted(path.stem for path in KERNELS.glob("*.hip"))
-PAIRS = [(theme, target) for theme in THEMES for target in TARGETS]
+PAIRS = oracle_variants()
 IN_CI = os.environ.get("CI") == "true"
 
 
@@ -46,12 +47,43 @@ def pair_id(pair: tuple[str, str]) -> str:
 
 
 @cache
-def corpus(theme: str, target: str) -> CodeObject:
-    return read_code_object(KERNELS / f"{theme}.{target}.co")
+def corpus(theme: str, variant: str) -> CodeObject:
+    return read_code_object(corpus_path(theme, variant))
 
 
 def test_corpus_has_themes() -> None:
     assert len(THEMES) >= 8, THEMES
+
+
+def test_every_rdna_processor_and_wave_size_is_covered() -> None:
+    """The RDNA corpus's three processors, each in wave32 and wave64, with the same themes;
+    every JSON file is one of the variants (none left over from a removed object)."""
+    variants = {variant for _, variant in PAIRS}
+    rdna = {variant for variant in variants if variant.startswith("gfx1")}
+    assert rdna == {f"{target}{suffix}" for target in ("gfx1030", "gfx1100", "gfx1201")
+                    for suffix in ("", ".w64")}
+    for variant in rdna:
+        assert {theme for theme, v in PAIRS if v == variant} == {
+            theme for theme, v in PAIRS if v == "gfx1030"}
+    assert sorted(path.name for path in LIVENESS.glob("*.json")) == sorted(
+        f"{theme}.{variant}.json" for theme, variant in PAIRS)
+
+
+@pytest.mark.parametrize("pair", [pair for pair in PAIRS if pair[1].startswith("gfx1")],
+                         ids=pair_id)
+def test_rdna_files_name_their_wave_size(pair: tuple[str, str]) -> None:
+    """An RDNA file says which wave size its code is, and it is the corpus object's: the
+    wave64 objects' live-ins name ``vcc``, the wave32 ones' ``vcc_lo``, never the other."""
+    theme, variant = pair
+    document = load_document(theme, variant)
+    wave = variant_wave_size(variant) or 32
+    assert document["wavefront_size"] == wave
+    for kernel in corpus(theme, variant).kernels:
+        assert kernel.metadata is not None and kernel.metadata.wavefront_size == wave
+        assert kernel.descriptor.kernel_code_properties.enable_wavefront_size32 == (wave == 32)
+    names = {register for blocks in load_oracle(theme, variant).values()
+             for block in blocks for register in block.liveins}
+    assert not names & ({"vcc", "vcc_hi", "exec", "exec_hi"} if wave == 32 else {"vcc_lo"})
 
 
 def test_json_is_current() -> None:
@@ -73,15 +105,15 @@ def test_json_is_current() -> None:
 @pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
 def test_covers_every_function(pair: tuple[str, str]) -> None:
     """One entry per kernel and device function of the corpus .co, none for anything else."""
-    theme, target = pair
-    co = corpus(theme, target)
-    document = load_document(theme, target)
-    assert document["target"] == target and document["theme"] == theme
+    theme, variant = pair
+    co = corpus(theme, variant)
+    document = load_document(theme, variant)
+    assert document["target"] == co.processor and document["theme"] == theme
     kernels = sorted(kernel.name for kernel in co.kernels)
     device_functions = sorted(fn.name for fn in co.device_functions)
     assert document["kernels"] == kernels
     assert document["device_functions"] == device_functions
-    oracle = load_oracle(theme, target)
+    oracle = load_oracle(theme, variant)
     assert sorted(oracle) == sorted(kernels + device_functions)
     for name, blocks in oracle.items():
         assert blocks, f"{name}: no blocks"
@@ -92,12 +124,12 @@ def test_covers_every_function(pair: tuple[str, str]) -> None:
 @pytest.mark.parametrize("pair", PAIRS, ids=pair_id)
 def test_offsets_are_instruction_starts(pair: tuple[str, str]) -> None:
     """Each block offset starts an instruction of its function; blocks are in layout order."""
-    theme, target = pair
-    co = corpus(theme, target)
+    theme, variant = pair
+    co = corpus(theme, variant)
     code = {kernel.name: kernel.code for kernel in co.kernels}
     code.update({fn.name: fn.code for fn in co.device_functions})
-    decoder = decoder_for(co.processor)
-    for name, blocks in load_oracle(theme, target).items():
+    decoder = decoder_for(co.processor, variant_wave_size(variant))
+    for name, blocks in load_oracle(theme, variant).items():
         starts: set[int] = set()
         offset = 0
         for inst in decoder.decode_all(code[name]):

@@ -30,7 +30,7 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.analysis.liveness import Liveness, analyze, instructions
 
-from .liveins_oracle import compare, load_oracle
+from .liveins_oracle import compare, corpus_path, load_oracle
 
 ROOT = Path(__file__).resolve().parents[4]
 ORACLES = sorted((ROOT / "test" / "corpus" / "liveness").glob("*.json"))
@@ -41,7 +41,7 @@ def _offsets(path: Path, module: CodeObjectOp) -> dict[str, dict[int, Instructio
     code_object = read_code_object(path)
     text = code_object.text
     assert text is not None
-    decoder = decoder_for(code_object.processor)
+    decoder = decoder_for(*module.target_key)
     table: dict[str, dict[int, InstructionOpBase]] = {}
     for function in module.body.ops:
         if not isinstance(function, FunctionLikeOp):
@@ -108,8 +108,8 @@ def _read_later(liveness: Liveness, function: str, op: InstructionOpBase, unit: 
 
 @pytest.mark.parametrize("oracle_path", ORACLES, ids=lambda p: p.stem)
 def test_liveness_contains_the_compilers_live_ins(oracle_path: Path) -> None:
-    theme, target = oracle_path.stem.split(".")[:2]
-    path = ROOT / "test" / "corpus" / "kernels" / f"{theme}.{target}.co"
+    theme, _, variant = oracle_path.stem.partition(".")
+    path = corpus_path(theme, variant)
     module = lift_code_object(read_code_object(path)).module
     assert isinstance(module, CodeObjectOp)
     liveness = analyze(module)
@@ -118,7 +118,7 @@ def test_liveness_contains_the_compilers_live_ins(oracle_path: Path) -> None:
     def ours(function: str, offset: int) -> frozenset[str]:
         return frozenset(unit_names(liveness.live_before(offsets[function][offset])))
 
-    report = compare(load_oracle(theme, target), ours)
+    report = compare(load_oracle(theme, variant), ours)
     truly_missing: list[str] = []
     for unsound in report.unsound:
         op = offsets[unsound.function][unsound.offset]
