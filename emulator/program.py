@@ -171,7 +171,7 @@ class _Compiler:
     def layout(self) -> list[tuple[FunctionLikeOp, FunctionLayout]]:
         """Addresses of every function (its instructions where the dialect's layout puts
         them); variables after the text."""
-        address = TEXT_BASE
+        address = TEXT_BASE + len(self.module.leading_bytes)
         laid: list[tuple[FunctionLikeOp, FunctionLayout]] = []
         for function in self._functions():
             name = function.sym_name.data

@@ -510,6 +510,10 @@ class CodeObjectOp(IRDLOperation):
     #: Bytes of ``s_nop 0`` before the first function (left by a linker that joined
     #: ``.text`` sections, one of which held only padding).
     text_leading_padding = opt_prop_def(IntegerAttr)
+    #: Bytes at the start of ``.text``, before the first function, that are not code any
+    #: symbol names (a table hand-written assembly put there), in hex: kept byte for byte
+    #: and never read by a pass; the first function follows at its alignment.
+    text_leading_data = opt_prop_def(StringAttr)
     #: The compiler's identification string (ELF ``.comment``).
     ident = opt_prop_def(StringAttr)
     #: Symbol names in the order of the ELF symbol table, kept so that emitting an
@@ -529,6 +533,12 @@ class CodeObjectOp(IRDLOperation):
     @property
     def processor(self) -> str:
         return processor_of_target_id(self.target.data)
+
+    @property
+    def leading_bytes(self) -> bytes:
+        """``text_leading_data`` as bytes (none when absent)."""
+        data = self.text_leading_data
+        return bytes.fromhex(data.data) if data is not None else b""
 
     @property
     def wave_size(self) -> int:
@@ -583,6 +593,11 @@ class CodeObjectOp(IRDLOperation):
             raise VerifyException(f"unknown target '{self.processor}'")
         if self.elf_type.data not in ("dyn", "rel"):
             raise VerifyException(f"elf_type is 'dyn' or 'rel', not '{self.elf_type.data}'")
+        if self.text_leading_data is not None:
+            try:
+                bytes.fromhex(self.text_leading_data.data)
+            except ValueError:
+                raise VerifyException("text_leading_data is not hex") from None
         subtarget = subtarget_for(self.processor)
         wave = self.wave_size
         if wave not in subtarget.wave_sizes:

@@ -11,7 +11,8 @@ accept such objects, and so do we:
 * the bytes between a function's end and the next function (or the section's end) are the
   next function's alignment padding when they are exactly that; whatever precedes that
   padding is the function's ``trailing_data``: kept byte for byte, right after the function,
-  and never read by a pass.
+  and never read by a pass; bytes before the first function that are not ``s_nop``
+  padding are the code object's ``text_leading_data``, kept the same way.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class TextLayout:
     #: ``s_nop 0`` bytes before the first function and after everything else.
     leading_padding: int = 0
     padding: int = 0
+    #: Opaque bytes at the start of ``.text``, before the first function's alignment gap.
+    leading_data: bytes = b""
 
 
 def reached_extent(name: str, start: int, bound: int, decode_at: DecodeAt) -> int:
@@ -141,7 +144,7 @@ def text_layout(code_object: CodeObject, decode_at: DecodeAt) -> TextLayout:
             layout.trailing[before.name] = data
         if fill != "s_nop":
             layout.fills[after.name] = fill
-    layout.leading_padding = _leading_padding(code_object, symbols[0])
+    _leading(code_object, symbols[0], base, layout)
     last = max(symbols, key=lambda symbol: symbol.value + layout.extents[symbol.name])
     tail = text.data[last.value + layout.extents[last.name] - text.address:]
     nops = s_nop_suffix(tail)
@@ -160,13 +163,18 @@ def s_nop_suffix(data: bytes) -> int:
     return len(data) - end
 
 
-def _leading_padding(code_object: CodeObject, first: Symbol) -> int:
-    """``s_nop 0`` bytes before the first function (a linker that joins several objects'
-    sections can leave them); anything else there is code no symbol names."""
+def _leading(code_object: CodeObject, first: Symbol, base: int, layout: TextLayout) -> None:
+    """What precedes the first function: ``s_nop 0`` padding (a linker that joins several
+    objects' sections can leave it), else opaque data followed by the first function's
+    alignment padding, as between functions."""
     text = code_object.text
     assert text is not None
     head = text.data[:first.value - text.address]
-    if head and _fill_of(head) != "s_nop":
-        raise LiftError(code_object.name, f"the {len(head)} bytes before {first.name} are not "
-                        "s_nop padding (code outside any function symbol)")
-    return len(head)
+    if not head or _fill_of(head) == "s_nop":
+        layout.leading_padding = len(head)
+        return
+    data, fill = split_gap(head, text.address - base, first.value - base,
+                           alignment_of(first.value - base))
+    layout.leading_data = data
+    if fill != "s_nop":
+        layout.fills[first.name] = fill

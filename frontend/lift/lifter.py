@@ -313,6 +313,8 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     leading, padding = layout.leading_padding, layout.padding
     if leading:
         properties["text_leading_padding"] = int_attr(leading)
+    if layout.leading_data and not options.kernels:
+        properties["text_leading_data"] = StringAttr(layout.leading_data.hex())
     if padding:
         properties["text_padding"] = int_attr(padding)
     carried = carry(code_object)

@@ -382,9 +382,7 @@ class _FunctionWriter:
         if self.op.inferred_extent is None:  # a symbol that came without a size stays so
             out.append(f"{TOP}.size\t{name}, .Lfunc_end{self.index}-{name}")
         trailing = self.op.trailing_bytes
-        for at in range(0, len(trailing), 16):
-            chunk = trailing[at:at + 16]
-            out.append(f"{TOP}.byte\t{', '.join(f'0x{byte:02x}' for byte in chunk)}")
+        out += _byte_lines(trailing)
         self.end += len(trailing)
         return out
 
@@ -531,9 +529,13 @@ class _AsmWriter:
 
     def _text_lines(self) -> list[str]:
         lines: list[str] = []
+        leading = self.code_object.leading_bytes
+        if leading:
+            lines += [f"{TOP}.text", *_byte_lines(leading)]
         offset = _s_nop_bytes(self.code_object, "text_leading_padding")
         if offset:
             lines += [f"{TOP}.text", _s_nop_fill(offset)]
+        offset += len(leading)
         for index, function in enumerate(self.functions):
             self._check_kernel_visibility(function)
             alignment = function.alignment.value.data if function.alignment is not None else 4

@@ -93,7 +93,7 @@ def object_spec(code_object: CodeObjectOp,
     leading = (code_object.text_leading_padding.value.data
                if code_object.text_leading_padding else 0)
     text = encode_text(functions, isa, encoder_for(*target), padding, leading,
-                       encoded)
+                       encoded, code_object.leading_bytes)
     max_alignment = max([f.op.alignment.value.data for f in text.functions
                          if f.op.alignment is not None] + [4])
     symbols: list[SymbolSpec] = []

@@ -163,12 +163,13 @@ class TextEncoder:
 
 def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encoder,
                 padding: int, leading: int = 0,
-                encoded: Mapping[str, EncodedFunction] | None = None) -> TextSection:
-    """``.text`` of ``functions`` in order; a function named in ``encoded`` is written as
-    the bytes given there (its op's body is not read), its relocations moved to where it
-    lands."""
+                encoded: Mapping[str, EncodedFunction] | None = None,
+                leading_data: bytes = b"") -> TextSection:
+    """``.text`` of ``functions`` in order, after ``leading_data`` and ``leading`` bytes
+    of ``s_nop 0``; a function named in ``encoded`` is written as the bytes given there
+    (its op's body is not read), its relocations moved to where it lands."""
     text = TextSection(b"")
-    data = bytearray(padding_bytes("s_nop", leading))
+    data = bytearray(leading_data + padding_bytes("s_nop", leading))
     text_encoder = TextEncoder(isa, encoder)
     for function in over("emit", functions, "function"):
         start = _align(len(data), function.code_alignment)

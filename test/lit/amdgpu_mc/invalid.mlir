@@ -128,3 +128,9 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
   }
 }
 // CHECK: @f: padding_fill is one of 's_nop', 'zero', not 'ones'
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64, text_leading_data = "0xcafe"}> {
+}
+// CHECK: text_leading_data is not hex

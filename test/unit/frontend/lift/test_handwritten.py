@@ -1,6 +1,6 @@
 """Hand-written code objects (``test/corpus/handwritten``): what compilers never make and
 LLVM's tools accept — function symbols without ``.size``, data and filler words between and
-after functions.
+after functions, and a table before the first one.
 
 Each one lifts, comes back byte for byte through both outputs (ELF, and assembly that
 llvm-mc-19 and ld.lld-19 turn into the same file), says which extents it inferred, and is
@@ -27,7 +27,7 @@ from luthier.lowering.emit import emit_code_object
 ROOT = Path(__file__).resolve().parents[4]
 HANDWRITTEN = ROOT / "test" / "corpus" / "handwritten"
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")
-OBJECTS = ("no_size", "data_between", "filler")
+OBJECTS = ("no_size", "data_between", "filler", "leading_data")
 LANES = 64
 #: Every kernel, and what it stores in out[tid] with count = 1 (the comments in the .s).
 EXPECTED = {
@@ -36,6 +36,7 @@ EXPECTED = {
     ("data_between", "second"): np.full(LANES, -1),
     ("filler", "filled"): np.arange(LANES) + 100,
     ("filler", "after_filler"): np.full(LANES, 5),
+    ("leading_data", "after_table"): np.arange(LANES) + 7,
 }
 needs_llvm = pytest.mark.skipif(shutil.which("llvm-mc-19") is None
                                 or shutil.which("ld.lld-19") is None,
@@ -100,6 +101,11 @@ def test_the_extents_stop_where_control_flow_does() -> None:
     filled = _functions(_lifted("filler"))["filled"]
     # The block s_branch jumps over is inside the extent; the filler words are not.
     assert filled.trailing_bytes.startswith(bytes.fromhex("00009fbf") * 6)
+    # The table before the first function is the code object's, the alignment gap after
+    # it s_nop padding again.
+    assert _lifted("leading_data").leading_bytes == bytes.fromhex(
+        "0df0feca020000000300000004000000")
+    assert _lifted("data_between").leading_bytes == b""
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -114,6 +120,8 @@ def test_every_example_hook_instruments_them(name: str, hook: str, tmp_path: Pat
     again = _functions(lift_code_object(read_code_object(instrumented)).module)
     for function, op in lifted.items():
         assert again[function].trailing_bytes == op.trailing_bytes, function
+    before, after = _lifted(name), lift_code_object(read_code_object(instrumented)).module
+    assert isinstance(after, CodeObjectOp) and after.leading_bytes == before.leading_bytes
     for (obj, kernel), expected in EXPECTED.items():
         if obj != name:
             continue

@@ -22,7 +22,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.compare import compare_code_objects
 from luthier.frontend.codeobj.model import CodeObject
-from luthier.frontend.lift import LiftError, lift_code_object
+from luthier.frontend.lift import lift_code_object
 from luthier.lowering.emit import emit_code_object
 
 SAMPLE = Path(__file__).resolve().parents[3] / "corpus" / "kernels" / "control_flow.gfx90a.co"
@@ -106,8 +106,10 @@ def test_a_gap_that_is_not_padding_is_kept_as_trailing_data(fill: bytes) -> None
     assert emit_code_object(module) == data
 
 
-def test_a_bad_head_is_refused() -> None:
-    """Bytes before the first function that are not s_nop padding: code no symbol names."""
+def test_a_head_of_data_is_kept() -> None:
+    """Bytes before the first function that are not s_nop padding (data no symbol names)
+    are the code object's text_leading_data: the first 4 bytes here, the rest the s_nop
+    padding up to the function's alignment, and the file comes back byte for byte."""
     module = lift_code_object(read_code_object(SAMPLE)).module
     assert isinstance(module, CodeObjectOp)
     module.properties["text_leading_padding"] = int_attr(8)
@@ -117,5 +119,8 @@ def test_a_bad_head_is_refused() -> None:
     assert text is not None and text.data[:8] == S_NOP_0 * 2
     at = _text_file_offset(emitted) + text.address
     data[at:at + 4] = bytes.fromhex("01020304")
-    with pytest.raises(LiftError, match="the 256 bytes before counted_loop are not s_nop padding"):
-        lift_code_object(read_code_object(bytes(data), name="bad-head"))
+    lifted = lift_code_object(read_code_object(bytes(data), name="data-head")).module
+    assert isinstance(lifted, CodeObjectOp)
+    assert lifted.leading_bytes == bytes.fromhex("01020304")
+    assert lifted.text_leading_padding is None
+    assert emit_code_object(lifted) == bytes(data)
