@@ -2,9 +2,10 @@
 
 A soundness check is only as good as its reference: these tests make sure that the compiler's
 live-in lists exist for every kernel and device function of every corpus code object on every
-target and wave size (GFX9; RDNA in wave32 and wave64), that each block's offset is the start of an instruction in the corpus ``.co`` (so the
-analysis is asked about the right point), that the data is what clang-19 prints today, and
-that ``compare`` flags a missing register and counts extra ones the way the note reports them.
+target and wave size (GFX9; RDNA in wave32 and wave64), that each block's offset is the start
+of an instruction in the corpus ``.co`` (so the analysis is asked about the right point), that
+the data is what clang-19 prints today, and that ``compare`` flags a missing register and
+counts extra ones the way the note reports them.
 """
 
 from __future__ import annotations
