@@ -1,7 +1,7 @@
 """RDNA code objects (gfx1030, gfx1100, gfx1201; wave32 and wave64) lift and go back.
 
 The RDNA corpus (``test/corpus/rdna``) is the GFX9 kernel themes compiled for RDNA. Its
-objects lift, verify, and are written again:
+objects lift, verify, print as IR that parses back to the same text, and are written again:
 a linked object byte for byte; a relocatable one with every function's bytes unchanged
 when it is written as an object again or linked. A wave64 object is read in wave64 (its IR
 says ``wavefront_size = 64`` and names ``vcc``, an SGPR pair), a wave32 one in the
@@ -14,9 +14,12 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS
 from luthier.frontend.codeobj import read_code_object, read_elf
 from luthier.frontend.codeobj.compare import compare_code_objects
@@ -71,3 +74,16 @@ def test_relocatable_object_keeps_every_function(path: Path) -> None:
     linked = compare_code_objects(read_code_object(path.with_suffix(".co")),
                                   read_elf(emit_code_object(module), "<linked>"))
     assert linked.functions > 0 and linked.identical_functions == linked.functions
+
+
+@pytest.mark.parametrize("path", LINKED + RELOCATABLE, ids=lambda p: p.name)
+def test_ir_text_round_trip(path: Path) -> None:
+    module = ModuleOp([lift_code_object(read_code_object(path)).module])
+    module.verify()
+    text = _text(module)
+    context = Context()
+    context.load_dialect(Builtin)
+    context.load_dialect(make_dialect())
+    parsed = Parser(context, text, path.name).parse_module()
+    parsed.verify()
+    assert _text(parsed) == text
