@@ -10,6 +10,8 @@ processor's default (``vcc_lo``).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from io import StringIO
 from pathlib import Path
 
@@ -45,6 +47,22 @@ def test_corpus_covers_every_rdna_target_in_both_wave_sizes() -> None:
         wave64 = [p for p in LINKED if p.name.endswith(f".{target}.w64.co")]
         assert len(wave32) == len(wave64) >= 8, target
     assert len(RELOCATABLE) == len(LINKED)
+
+
+def test_manifest_lists_every_file() -> None:
+    manifest = (CORPUS / "MANIFEST.md").read_text()
+    listed = {line.split("|")[1].strip() for line in manifest.splitlines()
+              if line.startswith("| ") and line.split("|")[1].strip().endswith((".co", ".o"))}
+    assert listed == {path.name for path in LINKED + RELOCATABLE}
+
+
+def test_build_is_reproducible_and_current() -> None:
+    """build.sh --check rebuilds every object with clang-19 and compares the bytes."""
+    if shutil.which("clang-19") is None or shutil.which("llvm-readelf-19") is None:
+        pytest.skip("clang-19 and llvm-readelf-19 are not installed (scripts/setup.sh)")
+    done = subprocess.run(["bash", str(CORPUS / "build.sh"), "--check"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, f"the RDNA corpus is stale, run build.sh:\n{done.stderr}"
 
 
 @pytest.mark.parametrize("path", LINKED, ids=lambda p: p.name)
