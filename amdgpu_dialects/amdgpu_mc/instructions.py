@@ -44,6 +44,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     mc_operand,
     operand_attribute,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import units_of
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import (
     TargetKey,
@@ -330,6 +331,12 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
             raise VerifyException(f"{where} is an immediate, got register {attr.data}")
         if not rc.contains(attr.data) and attr.data not in INLINE_VALUE_REGISTERS:
             raise VerifyException(f"{where}: {attr.data} is not in register class {rc.name}")
+        # An SReg_1 slot holds a lane mask: one SGPR in wave32 (vcc_lo), a pair in wave64.
+        if rc.is_lane_mask and attr.data not in INLINE_VALUE_REGISTERS:
+            units = units_of(attr.data).bit_count()
+            if units and 32 * units != isa.wavefront_size:
+                raise VerifyException(f"{where}: {attr.data} is not a lane mask of a "
+                                      f"{isa.wavefront_size}-lane wave")
     elif isinstance(attr, VirtRegAttr):
         vclass = isa.register_classes.get(attr.register_class)
         if vclass is None:
@@ -342,7 +349,7 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
         if rc is None:
             raise VerifyException(f"{where} is an immediate, got {attr.text}")
         # An SReg_1 slot holds a lane mask: one bit per lane of the wave.
-        slot_width = isa.wavefront_size if rc.name.startswith("SReg_1") else rc.width
+        slot_width = isa.wavefront_size if rc.is_lane_mask else rc.width
         if width != slot_width:
             raise VerifyException(f"{where} is {slot_width}-bit, got {attr.text} "
                                   f"({width}-bit)")

@@ -54,6 +54,12 @@ class RegisterClass:
     def contains(self, register: str) -> bool:
         return register in self.members
 
+    @property
+    def is_lane_mask(self) -> bool:
+        """A class of ``i1`` per lane (``SReg_1``...): one SGPR in wave32, a pair in
+        wave64, whatever its members say."""
+        return self.width == 1
+
 
 @dataclass(frozen=True, slots=True)
 class OperandKind:

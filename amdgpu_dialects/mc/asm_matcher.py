@@ -157,8 +157,6 @@ class _State:
     columns: dict[int, int] = field(default_factory=lambda: dict[int, int]())
 
 
-#: Register classes of wave-size booleans (lane masks): 64-bit registers in wave64.
-_BOOL_CLASSES = frozenset({"SReg_1", "SReg_1_XEXEC"})
 _BOOL_SPECIALS = frozenset({"vcc", "exec", "flat_scratch", "xnack_mask", "tba", "tma",
                             "src_vccz", "src_execz", "src_scc", "src_shared_base",
                             "src_shared_limit", "src_private_base", "src_private_limit",
@@ -499,8 +497,15 @@ class Matcher:
             if rc is None or not (rc.contains(name) or (
                     name in INLINE_VALUE_REGISTERS and "s" in rc.files)):
                 raise MatchError("invalid operand for instruction", item.column, 2)
-            if rc.name in _BOOL_CLASSES and self.wave64 and not _is_64bit_register(name):
+            if rc.is_lane_mask and self.wave64 and not _is_64bit_register(name):
                 if name in ("vcc_lo", "vcc_hi") and kind.print_method != "printOperand":
+                    raise MatchError("operands are not valid for this GPU or mode", -1, 2)
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            if rc.is_lane_mask and not self.wave64 and name != "null" \
+                    and _is_64bit_register(name):
+                # A lane mask is one SGPR in wave32: vcc, exec, s[0:1] are wave64's (null
+                # is either).
+                if name == "vcc" and kind.print_method != "printOperand":
                     raise MatchError("operands are not valid for this GPU or mode", -1, 2)
                 raise MatchError("invalid operand for instruction", item.column, 2)
             return name
@@ -555,7 +560,7 @@ class Matcher:
         rc = kind.register_class
         if rc is None or item.text[:1] not in rc.files:
             raise MatchError("invalid operand for instruction", item.column, 2)
-        width = self.isa.wavefront_size if rc.name in _BOOL_CLASSES else rc.width
+        width = self.isa.wavefront_size if rc.is_lane_mask else rc.width
         if item.virtual != width:
             raise MatchError("invalid operand for instruction", item.column, 2)
         return item.text

@@ -134,3 +134,13 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
 amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64, text_leading_data = "0xcafe"}> {
 }
 // CHECK: text_leading_data is not hex
+
+// -----
+
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 65 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f <{}> {
+    amdgpu_mc.v_add_co_u32 v2, vcc, s4, v0
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: operands are not valid for this GPU or mode

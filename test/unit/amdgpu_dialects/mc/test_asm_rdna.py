@@ -321,3 +321,20 @@ def test_wave64_null_fills_a_lane_mask(line: str, encoding: str) -> None:
 def test_named_operand_ranges(target: str, line: str, message: str) -> None:
     with pytest.raises(AsmParseError, match=message):
         parser_for(target).parse(line)
+
+
+@pytest.mark.parametrize("line", [
+    "v_add_co_u32 v2, vcc, s4, v0",
+    "v_add_co_u32 v2, s[0:1], s4, v0",
+    "v_cmp_eq_u32_e64 s[0:1], v0, v1",
+    "v_cndmask_b32_e64 v0, v1, v2, vcc",
+    "v_add_co_ci_u32_e64 v0, vcc_lo, v1, v2, vcc",
+])
+def test_wave32_lane_masks_are_one_sgpr(line: str) -> None:
+    """A lane mask is one SGPR in wave32 (llvm-mc-19 refuses each of these on gfx1100),
+    and these read back in wave64, where the pairs are the masks; null is either."""
+    with pytest.raises(AsmParseError):
+        parser_for("gfx1100").parse(line)
+    parser_for("gfx1100", 64).parse(line.replace("vcc_lo", "vcc"))
+    parser_for("gfx1100").parse("v_add_co_u32 v2, null, s4, v0")
+    parser_for("gfx1100", 64).parse("v_add_co_u32 v2, null, s4, v0")

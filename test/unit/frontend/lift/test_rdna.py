@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, Builtin, ModuleOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS
 from luthier.frontend.codeobj import read_code_object, read_elf
 from luthier.frontend.codeobj.compare import compare_code_objects
@@ -105,3 +108,22 @@ def test_ir_text_round_trip(path: Path) -> None:
     parsed = Parser(context, text, path.name).parse_module()
     parsed.verify()
     assert _text(parsed) == text
+
+
+def test_a_lane_mask_operand_has_the_wave_size() -> None:
+    """The verifier holds each lane-mask operand to the code object's wave size: a wave32
+    object's carry-out is vcc_lo; the pair vcc there (an op built or edited, not parsed,
+    which the assembler would refuse) is refused, and so is vcc_lo in wave64."""
+    for name, wrong in (("elementwise.gfx1100.co", "vcc"),
+                        ("elementwise.gfx1100.w64.co", "vcc_lo")):
+        module = lift_code_object(read_code_object(CORPUS / name)).module
+        op = next(op for op in module.walk() if isinstance(op, InstructionOpBase)
+                  and op.mnemonic == "v_add_co_u32")
+        operands = list(op.mc_operands.data)
+        assert operands[1] == PhysRegAttr.get_register(
+            "vcc" if wrong == "vcc_lo" else "vcc_lo")
+        operands[1] = PhysRegAttr.get_register(wrong)
+        op.properties["mc_operands"] = ArrayAttr(operands)
+        with pytest.raises(VerifyException, match=f"operand 'sdst' of 'v_add_co_u32': "
+                                                  f"{wrong} is not a lane mask of a"):
+            op.verify()
