@@ -1,6 +1,7 @@
 """Write MANIFEST.md for the kernel corpus: what each file is and what its kernels exercise.
 
     python make_manifest.py FOLDER -o FOLDER/MANIFEST.md
+    python make_manifest.py --rdna ../rdna -o ../rdna/MANIFEST.md   # the RDNA corpus's
 
 FOLDER holds the outputs of build.sh. Kernels come from the symbol tables (a kernel is a
 function symbol NAME with an object symbol NAME.kd, its kernel descriptor), instruction counts
@@ -264,14 +265,59 @@ def _has(tool: str) -> bool:
     return True
 
 
+#: The processors of the RDNA corpus (test/corpus/rdna/build.sh).
+RDNA_TARGETS = ("gfx1030", "gfx1100", "gfx1201")
+
+
+def rdna_manifest(folder: Path) -> str:
+    """MANIFEST.md of the RDNA corpus (test/corpus/rdna): each object's target, wave size
+    (``.w64.`` files are wave64), kind, size, instruction count and kernels; what each
+    kernel exercises is this folder's manifest's."""
+    clang = run("clang-19", "--version").splitlines()[0]
+    files = ["| file | target | wave | kind | bytes | instructions | kernels |",
+             "|---|---|---|---|---|---|---|"]
+    paths = sorted(p for p in folder.iterdir() if p.suffix in {".co", ".o"})
+    kernels = dict.fromkeys(RDNA_TARGETS, 0)
+    for path in paths:
+        summary = summarize_elf(path, RDNA_TARGETS)
+        wave = 64 if ".w64." in path.name else 32
+        kind = {"DYN": "linked", "REL": "relocatable"}.get(summary.elf_type, summary.elf_type)
+        if path.suffix == ".co" and wave == 32 and summary.target in kernels:
+            kernels[summary.target] += len(summary.kernels)
+        files.append(row(path.name, summary.target, wave, kind, path.stat().st_size,
+                         summary.instructions, ", ".join(summary.kernels)))
+    total = sum(p.stat().st_size for p in paths)
+    return "\n".join([
+        "# RDNA kernel corpus",
+        "",
+        "The themes of `../kernels` compiled for RDNA by `build.sh` (see its header for the",
+        "flags), in wave32 and wave64 (`.w64.`). Written by `../kernels/make_manifest.py",
+        "--rdna`; do not edit by hand. What each kernel exercises is in",
+        "`../kernels/MANIFEST.md`.",
+        "",
+        f"- compiler: {clang}",
+        "- kernels per wave size: " + ", ".join(f"{kernels[t]} for {t}" for t in RDNA_TARGETS),
+        f"- {len(paths)} files, {total} bytes",
+        "- instructions: every instruction llvm-objdump-19 -d decodes in the file, padding",
+        "  after the last function included.",
+        "",
+        "## Files",
+        "",
+        *files,
+        "",
+    ])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("-o", "--output", type=Path, required=True)
+    parser.add_argument("--rdna", action="store_true",
+                        help="the RDNA corpus's manifest (test/corpus/rdna)")
     args = parser.parse_args()
     folder: Path = args.folder
     output: Path = args.output
-    output.write_text(manifest(folder))
+    output.write_text(rdna_manifest(folder) if args.rdna else manifest(folder))
 
 
 if __name__ == "__main__":

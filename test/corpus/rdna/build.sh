@@ -55,7 +55,7 @@ build() {
         done
     )
     rm -rf "$work"
-    "$PYTHON" "$HERE/make_manifest.py" "$out" -o "$out/MANIFEST.md"
+    "$PYTHON" "$SOURCES/make_manifest.py" --rdna "$out" -o "$out/MANIFEST.md"
 }
 
 outputs() {  # the committed outputs, one per line, relative to this folder
