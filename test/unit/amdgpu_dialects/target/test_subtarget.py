@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TABLE_TARGETS, load_target
 from luthier.amdgpu_dialects.target.processors import TargetIdError, parse_processor
 from luthier.amdgpu_dialects.target.subtarget import (
     UnknownProcessorError,
@@ -32,18 +32,22 @@ FEATURE_OF = {
 }
 
 
-@pytest.mark.parametrize("processor", SUPPORTED_TARGETS)
+@pytest.mark.parametrize("processor", TABLE_TARGETS)
 def test_answers_equal_the_tablegen_features(processor: str) -> None:
+    """Every processor with tables: the answers that are TableGen features are those
+    features (a wrong fact for one family, such as packed work-item ids on GFX11+, fails
+    here)."""
     isa = load_target(processor)
     subtarget = isa.subtarget
     for predicate, feature in FEATURE_OF.items():
         assert getattr(subtarget, predicate) == (feature in isa.features), predicate
     assert subtarget.default_wave_size == isa.wavefront_size
-    assert subtarget.has_flat_scratch_st_mode == ("FeatureGFX940Insts" in isa.features)
     assert subtarget.has_trans_forwarding_hazard == ("FeatureGFX940Insts" in isa.features)
     assert subtarget.needs_aligned_vgpr_tuples == ("FeatureGFX90AInsts" in isa.features)
     assert subtarget.has_unified_vector_file == ("FeatureGFX90AInsts" in isa.features)
-    assert subtarget.major == 9
+    if processor in SUPPORTED_TARGETS:
+        assert subtarget.major == 9
+        assert subtarget.has_flat_scratch_st_mode == ("FeatureGFX940Insts" in isa.features)
 
 
 def test_vector_register_files() -> None:
