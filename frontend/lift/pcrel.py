@@ -1,7 +1,8 @@
 """Symbolic PC-relative operands: relocations where present, recovered where not.
 
 Code reaches globals and functions with ``s_getpc_b64 s[N:N+1]`` followed by
-``s_add_u32 sN, sN, lo`` and ``s_addc_u32 sN+1, sN+1, hi``: the two literals are the
+``s_add_u32 sN, sN, lo`` and ``s_addc_u32 sN+1, sN+1, hi`` (GFX12: ``s_sext_i32_i16 sN+1,
+sN+1``, then ``s_add_co_u32`` and ``s_add_co_ci_u32``): the two literals are the
 distance from the address after ``s_getpc_b64`` to the target. In a relocatable object the
 literals carry ``R_AMDGPU_REL32_LO/HI`` (or GOTPCREL32, ABS32) relocations, which give the
 symbol directly. A linked object has none, so the lifter follows each ``s_getpc_b64`` through
@@ -208,6 +209,8 @@ def recover(function: str, instructions: list[DecodedInst],
             if units is not None and units[0] == "s":
                 live[units[1]] = (inst.end, None)
                 continue
+        if _extends_live_high_half(inst, live):
+            continue
         pair = _matching_add(inst, live)
         if pair is not None:
             base, is_high = pair
@@ -254,7 +257,7 @@ def _matching_add(inst: DecodedInst,
                   live: _Live
                   ) -> tuple[int, bool] | None:
     """``(N, is_high)`` when ``inst`` is the lo add or hi add-with-carry of a live pair."""
-    if inst.mnemonic not in ("s_add_u32", "s_addc_u32") or literal_operand(inst) is None:
+    if inst.mnemonic not in _LOW_ADDS | _HIGH_ADDS or literal_operand(inst) is None:
         return None
     destination, first = inst.mc.operands[0], inst.mc.operands[1]
     if not isinstance(destination, str) or destination != first:
@@ -262,11 +265,32 @@ def _matching_add(inst: DecodedInst,
     units = register_units(destination)
     if units is None or units[0] != "s":
         return None
-    if inst.mnemonic == "s_add_u32" and units[1] in live:
+    if inst.mnemonic in _LOW_ADDS and units[1] in live:
         return units[1], False
-    if inst.mnemonic == "s_addc_u32" and units[1] - 1 in live:
+    if inst.mnemonic in _HIGH_ADDS and units[1] - 1 in live:
         return units[1] - 1, True
     return None
+
+
+#: The adds of a PC-relative sequence: GFX9-GFX11 spell them s_add_u32/s_addc_u32, GFX12
+#: s_add_co_u32/s_add_co_ci_u32.
+_LOW_ADDS = frozenset({"s_add_u32", "s_add_co_u32"})
+_HIGH_ADDS = frozenset({"s_addc_u32", "s_add_co_ci_u32"})
+
+
+def _extends_live_high_half(inst: DecodedInst, live: _Live) -> bool:
+    """``s_sext_i32_i16 sN+1, sN+1`` right after ``s_getpc_b64 s[N:N+1]`` (before its adds):
+    GFX12 code sign-extends the PC's bits 47:32, which leaves a code address as it was, so
+    the sequence goes on."""
+    operands = inst.mc.operands
+    if inst.mnemonic != "s_sext_i32_i16" or len(operands) != 2 \
+            or not isinstance(operands[0], str) or operands[0] != operands[1]:
+        return False
+    units = register_units(operands[0])
+    if units is None or units[0] != "s" or units[2] != 1:
+        return False
+    entry = live.get(units[1] - 1)
+    return entry is not None and entry[1] is None
 
 
 def _kill_overwritten(inst: DecodedInst,

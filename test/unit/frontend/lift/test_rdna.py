@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS
 from luthier.frontend.codeobj import read_code_object, read_elf
@@ -127,3 +128,26 @@ def test_a_lane_mask_operand_has_the_wave_size() -> None:
         with pytest.raises(VerifyException, match=f"operand 'sdst' of 'v_add_co_u32': "
                                                   f"{wrong} is not a lane mask of a"):
             op.verify()
+
+
+@pytest.mark.parametrize("path", [p for p in LINKED if p.name.startswith(("calls.", "globals."))],
+                         ids=lambda p: p.name)
+def test_pc_relative_sequences_are_symbolic(path: Path) -> None:
+    """Every s_getpc_b64 sequence of a linked object names its target (so code can move):
+    s_add_u32/s_addc_u32 through GFX11, and GFX12's s_sext_i32_i16 of the high half, then
+    s_add_co_u32/s_add_co_ci_u32."""
+    module = lift_code_object(read_code_object(path)).module
+    sequences = 0
+    for block in (block for op in module.walk() for region in op.regions
+                  for block in region.blocks):
+        ops = [op for op in block.ops if isinstance(op, InstructionOpBase)]
+        for at, op in enumerate(ops):
+            if op.mnemonic != "s_getpc_b64":
+                continue
+            following = [o for o in ops[at + 1:at + 4] if o.mnemonic != "s_sext_i32_i16"][:2]
+            assert [o.mnemonic for o in following] in (
+                ["s_add_u32", "s_addc_u32"], ["s_add_co_u32", "s_add_co_ci_u32"])
+            for add in following:
+                assert isinstance(add.mc_operands.data[-1], SymbolOperandAttr), add.mnemonic
+            sequences += 1
+    assert sequences > 0
