@@ -107,7 +107,7 @@ def _lookup(node: _Node, word: int) -> InstrDef | None:
 _PREFIX_SHIFT = 23
 _PREFIX_MASK = 0x1FF << _PREFIX_SHIFT
 #: Bound on memoised decodes per decoder (the memo is cleared when it fills).
-_MEMO_LIMIT = 1 << 16
+_MEMO_LIMIT = 1 << 17
 
 
 def _trees_by_prefix(trees: list[_Node], groups: list[list[InstrDef]]) -> list[list[_Node]]:
@@ -133,6 +133,32 @@ def _trees_by_prefix(trees: list[_Node], groups: list[list[InstrDef]]) -> list[l
         for prefix in prefixes:
             out[prefix].append(tree)
     return out
+
+
+def _wider_first_dwords(by_ns: dict[tuple[str, int], list[InstrDef]], isa: TargetISA
+                        ) -> tuple[tuple[tuple[int, frozenset[int]], ...], ...]:
+    """Per prefix of the first dword, what the candidates wider than 32 bits fix in their
+    first dword, over the namespaces the target tries: each mask, with the values fixed
+    under it."""
+    found: list[dict[int, set[int]]] = [{} for _ in range(512)]
+    for width, namespaces in _namespace_order(isa):
+        if width == 4:
+            continue
+        for namespace in namespaces:
+            for inst in by_ns.get((namespace, width), []):
+                mask, value = inst.mask & 0xFFFFFFFF, inst.value & 0xFFFFFFFF
+                prefix_mask = (mask & _PREFIX_MASK) >> _PREFIX_SHIFT
+                prefix_value = (value & _PREFIX_MASK) >> _PREFIX_SHIFT
+                free = ~prefix_mask & 0x1FF
+                subset = free
+                while True:
+                    found[(prefix_value & prefix_mask) | subset].setdefault(
+                        mask, set()).add(value & mask)
+                    if not subset:
+                        break
+                    subset = (subset - 1) & free
+    return tuple(tuple((mask, frozenset(values)) for mask, values in masks.items())
+                 for masks in found)
 
 
 def _priority(inst: InstrDef) -> tuple[int, str]:
@@ -209,7 +235,18 @@ class Decoder:
         self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
         self._nsa_cache: dict[str, tuple[tuple[int, int], ...]] = {}
         self._mimg_siblings: dict[tuple[str, str], dict[tuple[int, int], InstrDef]] = {}
-        self._memo: dict[bytes, tuple[InstrDef, tuple[Operand, ...], int, int | None]] = {}
+        #: Per encoding prefix, how many leading bytes choosing the instruction reads: the
+        #: widest encoding with a candidate for that prefix (see :meth:`decode_shared`).
+        self._chosen_from = tuple(
+            max((width for width, trees in self._trees_by_width if trees[prefix]),
+                default=4)
+            for prefix in range(512))
+        #: Per prefix, the first-dword (mask, value) of every wider candidate: a word that
+        #: matches none of them is chosen from its first dword alone.
+        self._wider_first_dwords = _wider_first_dwords(by_ns, isa)
+        #: Decoded instructions by the bytes they were decoded from (see
+        #: :meth:`decode_shared`); read-only, shared by every occurrence.
+        self._memo: dict[bytes, MCInst] = {}
 
     @staticmethod
     def _tree(candidates: list[InstrDef], bits: int) -> _Node:
@@ -239,24 +276,49 @@ class Decoder:
     def decode(self, data: bytes, offset: int = 0, address: int = 0) -> MCInst:
         """Decode the instruction at ``data[offset:]``; raises :class:`DecodeError`.
 
-        Decoding reads nothing outside the target's maximum instruction length and does not
-        depend on the address, so results are memoised by those bytes (code repeats a lot:
-        about 60% of windows in compiled kernels); each call still returns a new MCInst.
+        A new MCInst each call, which the caller may change (see :meth:`decode_shared`)."""
+        shared = self.decode_shared(data, offset)
+        return MCInst(shared.desc, list(shared.operands), shared.size, shared.literal,
+                      address, shared.encoding)
+
+    def decode_shared(self, data: bytes, offset: int = 0) -> MCInst:
+        """The instruction at ``data[offset:]``, as one MCInst shared by every occurrence of
+        its bytes: read it, never change it (its ``address`` is 0); raises
+        :class:`DecodeError`.
+
+        Code repeats a lot (a 55k-instruction library holds 17k distinct encodings), so
+        decodes are memoised by the bytes they depend on: those that choose the
+        instruction (the widest encoding tried for the first dword's prefix,
+        :attr:`_chosen_from`: a narrower instruction depends on the wider reading failing)
+        and those it is made of (a literal, NSA address bytes). A word that no wider
+        encoding could match (:attr:`_wider_first_dwords`) is chosen by its first dword
+        alone. A look-up tries the choosing bytes, the first dword, then the choosing
+        bytes plus a literal; anything else is decoded and kept.
         """
-        window = data[offset : offset + self.max_instruction_bytes]
-        complete = len(window) == self.max_instruction_bytes
-        if complete:
-            hit = self._memo.get(window)
+        if len(data) - offset >= 4:
+            prefix = (data[offset + 3] << 1) | (data[offset + 2] >> 7)
+            chosen = self._chosen_from[prefix]
+            memo = self._memo
+            hit = memo.get(data[offset : offset + chosen])
+            if hit is None and chosen > 4:
+                hit = memo.get(data[offset : offset + 4])
+            if hit is None:
+                hit = memo.get(data[offset : offset + chosen + 4])
             if hit is not None:
-                desc, operands, size, literal = hit
-                return MCInst(desc, list(operands), size, literal, address, window[:size])
-        decoded = self._decode(data, offset, address)
-        if complete:
-            if len(self._memo) >= _MEMO_LIMIT:
-                self._memo.clear()
-            self._memo[window] = (decoded.desc, tuple(decoded.operands), decoded.size,
-                                  decoded.literal)
-        return decoded
+                return hit
+            decoded = self._decode(data, offset, 0)
+            if decoded.size == 4 and chosen > 4:
+                word = int.from_bytes(data[offset : offset + 4], "little")
+                if not any(word & mask in values
+                           for mask, values in self._wider_first_dwords[prefix]):
+                    chosen = 4  # no wider reading could have matched, whatever follows
+            depends = max(chosen, decoded.size)
+            if len(data) - offset >= depends:  # else the wider reading was not tried
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                memo[data[offset : offset + depends]] = decoded
+            return decoded
+        return self._decode(data, offset, 0)
 
     def clear_memo(self) -> None:
         """Forget memoised decodes (benchmarks start each run cold)."""

@@ -18,19 +18,22 @@ from luthier.frontend.lift.errors import LiftError
 
 @dataclass(slots=True)
 class DecodedInst:
-    """A decoded instruction with its printed mnemonic (the op it becomes)."""
+    """A decoded instruction at ``address``, with its printed mnemonic (the op it becomes)
+    and that op's kind (``branch``, ``terminator``, ``call``...: ``INSTRUCTION_KINDS``).
+
+    ``mc`` may be shared by every instruction with the same bytes
+    (:meth:`~luthier.amdgpu_dialects.mc.decoder.Decoder.decode_shared`): read it only."""
 
     mc: MCInst
     address: int
     mnemonic: str
+    kind: str
+    #: The address just past the instruction.
+    end: int
 
-    @property
-    def kind(self) -> str:
-        return INSTRUCTION_KINDS[self.mnemonic]
-
-    @property
-    def end(self) -> int:
-        return self.address + self.mc.size
+    @classmethod
+    def of(cls, mc: MCInst, address: int, mnemonic: str) -> DecodedInst:
+        return cls(mc, address, mnemonic, INSTRUCTION_KINDS[mnemonic], address + mc.size)
 
 
 @dataclass(slots=True)

@@ -25,6 +25,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.layout import offer_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
+from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -83,10 +84,10 @@ class _FunctionLifter:
         self.symbols = symbols
         self.text_relocations = text_relocations
         self.warnings: list[str] = []
-        #: Printed mnemonic per opcode, and the parts of the op per instruction encoding
+        #: Printed mnemonic and kind per opcode, and the parts of the op per instruction encoding
         #: (an instruction that is neither a branch nor symbolized: its op depends on its
         #: bytes alone): code repeats a lot, and a repeat then costs a look-up.
-        self.mnemonics: dict[str, str] = {}
+        self.mnemonics: dict[str, tuple[str, str]] = {}
         self.plain_parts: dict[bytes, tuple[type[InstructionOpBase], StringAttr,
                                             ArrayAttr[Attribute]]] = {}
 
@@ -95,16 +96,18 @@ class _FunctionLifter:
         """The instruction at ``code[offset:]`` (at ``address``); ``where`` is its offset in
         function ``name``, for the error."""
         try:
-            inst = self.decoder.decode(code, offset, address)
+            inst = self.decoder.decode_shared(code, offset)
         except DecodeError as error:
             word = code[offset:offset + 8].hex()
             raise LiftError(f"{name}+{where:#x}",
                             f"cannot decode {word} as a {self.processor} instruction "
                             f"({error})") from None
-        mnemonic = self.mnemonics.get(inst.desc.name)
-        if mnemonic is None:
-            mnemonic = self.mnemonics[inst.desc.name] = self.printer.mnemonic(inst.desc)
-        return DecodedInst(inst, address, mnemonic)
+        desc = inst.desc
+        known = self.mnemonics.get(desc.name)
+        if known is None:
+            mnemonic = self.printer.mnemonic(desc)
+            known = self.mnemonics[desc.name] = (mnemonic, INSTRUCTION_KINDS[mnemonic])
+        return DecodedInst(inst, address, known[0], known[1], address + inst.size)
 
     def decode_at(self, name: str, address: int, start: int) -> DecodedInst:
         """The instruction at ``address`` of ``.text`` (of function ``name`` at ``start``)."""
