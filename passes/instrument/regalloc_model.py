@@ -132,6 +132,8 @@ class PayloadCode:
     #: :attr:`physical_units` and :meth:`physical_reads`, once known (the items are
     #: complete when the analysis is returned, and the allocator asks at every point).
     _physical: tuple[int, int] | None = None
+    #: :meth:`_unit_owners`, once known.
+    _owners: tuple[dict[int, int], int, int] | None = None
     #: What rewriting the code's virtual registers touches, once known (see
     #: :func:`~.regalloc.rewrite_plan`): the allocator rewrites the same code at every
     #: point that needs a new allocation.
@@ -158,7 +160,38 @@ class PayloadCode:
         return self._physical_masks()[1]
 
     def numbers_in(self, mask: int) -> list[int]:
-        return [number for number, vreg in self.vregs.items() if mask & vreg.mask]
+        """The virtual registers with a unit in ``mask``, in number order of first use
+        (their units' order in the combined mask). Found from the set bits, not by asking
+        every virtual register: a payload with thousands of them (a 64-bit division) asks
+        this once per instruction."""
+        owners, all_units, _ = self._unit_owners()
+        mask &= all_units
+        found: list[int] = []
+        vregs = self.vregs
+        while mask:
+            number = owners[(mask & -mask).bit_length() - 1]
+            found.append(number)
+            mask &= ~vregs[number].mask
+        return found
+
+    def vector_units(self) -> int:
+        """The units of every virtual register that lives in a vector file."""
+        return self._unit_owners()[2]
+
+    def _unit_owners(self) -> tuple[dict[int, int], int, int]:
+        """(bit -> virtual register number, every virtual register's units, the vector
+        ones'), once: the registers are all known before any item is made."""
+        if self._owners is None:
+            owners: dict[int, int] = {}
+            all_units = vector = 0
+            for number, vreg in self.vregs.items():
+                for bit in range(vreg.base, vreg.base + vreg.units):
+                    owners[bit] = number
+                all_units |= vreg.mask
+                if vreg.is_vector:
+                    vector |= vreg.mask
+            self._owners = (owners, all_units, vector)
+        return self._owners
 
     def pressure(self, prefix: str) -> int:
         """The most units of file ``prefix`` live (or written) at once."""
@@ -291,11 +324,7 @@ def _intrinsic_item(code: PayloadCode, op: MCIntrinsicOp, block: int) -> Item:
 
 
 def _vector_part(code: PayloadCode, mask: int) -> int:
-    vector = mask & VECTOR_MASK
-    for vreg in code.vregs.values():
-        if vreg.is_vector:
-            vector |= mask & vreg.mask
-    return vector
+    return mask & (VECTOR_MASK | code.vector_units())
 
 
 def _constrain(code: PayloadCode, attr: VirtRegAttr, rclass: RegisterClass | None) -> None:

@@ -66,6 +66,31 @@ def test_sub_registers_are_separate_units() -> None:
     assert code.vreg_conflicts[1] == {2}
 
 
+def test_numbers_in_and_vector_units_follow_the_register_masks() -> None:
+    """The set-bit look-ups give what asking every virtual register gives: the registers
+    with a unit in the mask, in the order of their units, and the vector ones' units."""
+    _, code = _payload(
+        "      amdgpu_mc.s_mov_b32 %1:SReg_64.sub0, 1\n"
+        "      amdgpu_mc.v_mov_b32_e32 %2:VReg_64.sub1, 2\n"
+        "      amdgpu_mc.s_mov_b32 %3:SReg_32, 3\n"
+        "      amdgpu_mc.v_mov_b32_e32 %4:VGPR_32, %3:SReg_32\n"
+        '      instr.mc_intrinsic "use" {defs = [], uses = [#amdgpu_mc.vreg<1 : SReg_64>, '
+        "#amdgpu_mc.vreg<2 : VReg_64>, #amdgpu_mc.vreg<4 : VGPR_32>]}\n"
+        "      instr.return\n")
+    masks = {number: vreg.mask for number, vreg in code.vregs.items()}
+    every = 0
+    for mask in masks.values():
+        every |= mask
+    for live in [0, every, *code.live_before, *code.live_after,
+                 masks[1] >> 1 << 1, masks[2] & -masks[2], masks[4] | masks[1]]:
+        assert code.numbers_in(live) == [n for n, mask in masks.items() if live & mask]
+    vector = 0
+    for number, vreg in code.vregs.items():
+        if vreg.is_vector:
+            vector |= vreg.mask
+    assert code.vector_units() == vector == masks[2] | masks[4]
+
+
 def test_value_used_after_exec_restore_lives_across_the_narrow_region() -> None:
     # %3 is written before EXEC is narrowed and read after it is restored; %4 is written
     # and read while only lane 0 runs. %4's write under a narrow EXEC ends only lane 0 of
