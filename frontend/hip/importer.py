@@ -83,6 +83,8 @@ _BINARY: dict[str, tuple[type[arith.SignlessIntegerBinaryOperation], str]] = {
     "and": (arith.AndIOp, "&"), "or": (arith.OrIOp, "|"), "xor": (arith.XOrIOp, "^"),
     "shl": (arith.ShLIOp, "<<"), "lshr": (arith.ShRUIOp, ">>"),
     "ashr": (arith.ShRSIOp, ">>"),
+    "udiv": (arith.DivUIOp, "/"), "sdiv": (arith.DivSIOp, "/"),
+    "urem": (arith.RemUIOp, "%"), "srem": (arith.RemSIOp, "%"),
 }
 _ATOMICS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "swap"}
@@ -427,10 +429,11 @@ class _Hook:
                 else value.zext(IntegerType(32))
             source = IntegerType(32)
         if opcode in ("sitofp", "uitofp", "fptosi", "fptoui") and \
-                (source if opcode.endswith("fp") else target) != IntegerType(32):
+                (source if opcode.endswith("fp") else target) \
+                not in (IntegerType(32), IntegerType(64)):
             raise _Refusal(f"'{opcode}' {instruction.types[0]} to {instruction.type} is not "
                            "supported: conversions between integers and floats are "
-                           "32-bit (i32)")
+                           "32- or 64-bit")
         return self.h.convert(_FLOAT_CASTS[opcode], value, target)
 
     def icmp(self, instruction: Instruction) -> Value:
@@ -772,8 +775,6 @@ def _is_math(callee: str) -> bool:
 def _refusal_of(opcode: str) -> str:
     if opcode == "frem":
         return "floating-point remainder 'frem' is not supported in hooks"
-    if opcode in ("udiv", "sdiv", "urem", "srem"):
-        return f"integer division '{opcode}' is not supported in hooks"
     return f"the LLVM instruction '{opcode}' is not supported in hooks"
 
 

@@ -242,14 +242,14 @@ class HookBuilder:
         return self._result(arith.NegfOp(self._use(value)))
 
     def convert(self, what: str, value: Value, type_: HookType) -> Value:
-        """``arith.<what>`` of ``value`` to ``type_``: between ``i32`` and a float
-        (selection converts 32-bit integers only), or ``f32`` to/from ``f64``."""
+        """``arith.<what>`` of ``value`` to ``type_``: between ``i32`` or ``i64`` and a
+        float, or ``f32`` to/from ``f64``."""
         self._guard()
         op_type, source, result = _CONVERSIONS[what]
-        kinds = {"i": "an i32", "f": "an f32 or f64"}
+        kinds = {"i": "an i32 or i64", "f": "an f32 or f64"}
         for kind, type_of, role in ((source, value.type, "operand"),
                                     (result, type_, "result")):
-            ok = is_float_type(type_of) if kind == "f" else type_of == _I32
+            ok = is_float_type(type_of) if kind == "f" else type_of in (_I32, _I64)
             if not ok:
                 raise TypeError(self._error(f".{what}: the {role} must be {kinds[kind]}, "
                                             f"not {type_of}"))

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand
+from luthier.lowering.isel.division import lower_division
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import LANE_MASK_CLASS, SGPR_CLASS, VGPR_CLASS, Value, width_of
 
@@ -379,6 +380,8 @@ def lower_arith(sel: Selector, op: Operation) -> bool:
             lower_add_sub(sel, op)
         case arith.MuliOp():
             lower_mul(sel, op)
+        case arith.DivUIOp() | arith.RemUIOp() | arith.DivSIOp() | arith.RemSIOp():
+            lower_division(sel, op)
         case arith.AndIOp() | arith.OrIOp() | arith.XOrIOp():
             lower_bitwise(sel, op)
         case arith.ShLIOp() | arith.ShRUIOp() | arith.ShRSIOp():

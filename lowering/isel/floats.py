@@ -28,7 +28,6 @@ it is, as LLVM's does.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
@@ -37,6 +36,7 @@ from xdsl.ir import Operation
 from luthier.amdgpu_dialects.amdgpu_mc.builder import VCC, BuildOperand
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.mc.operand_syntax import hwreg
+from luthier.lowering.isel.computed import vector_computed
 from luthier.lowering.isel.memory import single_lane
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import (
@@ -46,6 +46,7 @@ from luthier.lowering.isel.values import (
     Value,
     width_of,
 )
+from luthier.lowering.isel.wide_conversions import is_wide_conversion, lower_wide_conversion
 
 _SIGN = {32: 1 << 31, 64: 1 << 63}
 
@@ -92,24 +93,6 @@ def width_of_type(attr: FloatAttr) -> int:
     return bits
 
 
-def _computed(sel: Selector, op: Operation, operands: list[Value],
-              compute: Callable[[VirtRegAttr], None]) -> None:
-    """Define ``op``'s result from ``compute(destination VGPRs)``: per lane for the active
-    lanes, or, for uniform operands, in lane 0 alone and then read into SGPRs."""
-    width = width_of(op.results[0])
-    dest = sel.new(VGPR_CLASS[width])
-    if not all(value.uniform for value in operands):
-        compute(dest)
-        sel.define(op.results[0], Value(width, False, reg=dest))
-        return
-    single_lane(sel, lambda: compute(dest))
-    scalar = sel.new(SGPR_CLASS[width])
-    halves = [(scalar, dest)] if width == 32 else [(scalar.part(i), dest.part(i)) for i in (0, 1)]
-    for to, source in halves:
-        sel.emit("v_readfirstlane_b32", [to, source])
-    sel.define(op.results[0], Value(width, True, reg=scalar))
-
-
 def _negated(sel: Selector, value: Value) -> Value:
     """``-value`` (the sign bit flipped), uniform if ``value`` is."""
     width = value.width
@@ -153,7 +136,7 @@ def _binary(sel: Selector, op: Operation) -> None:
     def compute(dest: VirtRegAttr) -> None:
         sel.emit(mnemonic, [dest, *_sources(sel, [a, b], width)])
 
-    _computed(sel, op, [a, b], compute)
+    vector_computed(sel, op, [a, b], compute)
 
 
 def _fma(sel: Selector, op: math.FmaOp) -> None:
@@ -165,7 +148,7 @@ def _fma(sel: Selector, op: math.FmaOp) -> None:
     def compute(dest: VirtRegAttr) -> None:
         sel.emit(mnemonic, [dest, *_sources(sel, operands, width)])
 
-    _computed(sel, op, operands, compute)
+    vector_computed(sel, op, operands, compute)
 
 
 #: MODE's f32 denormal field (bits 5:4), as ``s_getreg``/``s_setreg`` name it:
@@ -192,7 +175,7 @@ def _divide(sel: Selector, op: arith.DivfOp) -> None:
             _divide_f64(sel, dest, lhs, rhs)
         sel.emit("s_mov_b64", [VCC, saved_vcc])
 
-    _computed(sel, op, [x, y], compute)
+    vector_computed(sel, op, [x, y], compute)
 
 
 def _vgpr(sel: Selector, width: int) -> VirtRegAttr:
@@ -249,14 +232,14 @@ def _conversion(sel: Selector, op: Operation) -> None:
     mnemonic = _CONVERSIONS.get(key)
     if mnemonic is None:
         raise SelectionError(f"{op.name} from {op.operands[0].type} to {op.results[0].type} "
-                             "is not supported (conversions between 32-bit integers and "
-                             "f32/f64, and between f32 and f64)")
+                             "is not supported (conversions between 32- or 64-bit integers "
+                             "and f32/f64, and between f32 and f64)")
 
     def compute(dest: VirtRegAttr) -> None:
         operand: BuildOperand = _sources(sel, [source], source.width)[0]
         sel.emit(mnemonic, [dest, operand])
 
-    _computed(sel, op, [source], compute)
+    vector_computed(sel, op, [source], compute)
 
 
 def _compare(sel: Selector, op: arith.CmpfOp) -> None:
@@ -296,6 +279,8 @@ def lower_float(sel: Selector, op: Operation) -> bool:
         sel.define(op.result, _negated(sel, sel.value(op.operand)))
     elif isinstance(op, arith.CmpfOp):
         _compare(sel, op)
+    elif is_wide_conversion(op):
+        lower_wide_conversion(sel, op)
     elif isinstance(op, arith.SIToFPOp | arith.UIToFPOp | arith.FPToSIOp | arith.FPToUIOp
                     | arith.ExtFOp | arith.TruncFOp):
         _conversion(sel, op)

@@ -42,6 +42,7 @@ from xdsl.ir import Operation
 from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg, waitcnt
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.lowering.isel.division import RECIPROCAL_SCALE
 from luthier.passes.preamble.homes import stack_slot
 from luthier.passes.preamble.scratch import slot_access
 from luthier.passes.preamble.sva import (
@@ -56,9 +57,6 @@ from luthier.passes.preamble.sva import (
 #: and the grid sizes per dimension.
 PACKET_SIZES_OFFSET = 4
 PACKET_GRID_SIZE = {"x": 12, "y": 16, "z": 20}
-#: 2^32 - 512 as f32 (0x4f7ffffe): scales the reciprocal so its integer part stays below
-#: 2^32 whatever the rounding of the estimate.
-_RECIPROCAL_SCALE = 0x4F7FFFFE
 _DIMENSIONS = ("x", "y", "z")
 #: Where the preamble assembles an SVA whose home is an AGPR.
 LANE_VGPR = reg("v3")
@@ -87,7 +85,7 @@ def ceil_divide(build: InstBuilder, quotient: PhysRegAttr, dividend: PhysRegAttr
         inst("v_cvt_f32_u32_e32", [vector_temp, divisor]),
         inst("v_rcp_iflag_f32_e32", [vector_temp, vector_temp]),
         *trans_wait,
-        inst("v_mul_f32_e32", [vector_temp, _RECIPROCAL_SCALE, vector_temp]),
+        inst("v_mul_f32_e32", [vector_temp, RECIPROCAL_SCALE, vector_temp]),
         inst("v_cvt_u32_f32_e32", [vector_temp, vector_temp]),
         inst("v_readfirstlane_b32", [estimate, vector_temp]),
         # one Newton step: estimate += mulhi(estimate, -divisor * estimate)

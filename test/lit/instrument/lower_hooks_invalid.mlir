@@ -8,13 +8,29 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
     amdgpu_mc.v_mov_b32_e32 v1, v0
     instr.payload @h attributes {args = []} {
       %a = instr.read_reg "s4" : i32
-      %b = arith.divui %a, %a : i32
+      %b = arith.floordivsi %a, %a : i32
       instr.return
     }
     amdgpu_mc.s_endpgm
   }
 }
-// CHECK: select-instructions: @h in @k before 's_endpgm' (#1): arith.divui is not supported in hooks
+// CHECK: select-instructions: @h in @k before 's_endpgm' (#1): arith.floordivsi is not supported in hooks
+
+// -----
+
+amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1343 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @k <{descriptor = #amdgpu_mc.kernel_descriptor<>}> {
+    amdgpu_mc.v_mov_b32_e32 v1, v0
+    instr.payload @h attributes {args = []} {
+      %a = instr.read_reg "s4" : i32
+      %zero = arith.constant 0 : i32
+      %b = arith.remsi %a, %zero : i32
+      instr.return
+    }
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: select-instructions: @h in @k before 's_endpgm' (#1): arith.remsi divides by the constant 0
 
 // -----
 

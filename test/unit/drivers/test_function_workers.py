@@ -92,7 +92,7 @@ def test_a_workers_failure_names_the_code_object_and_the_function(tmp_path: Path
     assert status == 1 and not out.exists()
     assert errors.splitlines() == [
         f"luthier-opt: error: {source}: select-instructions: @divide in @atomic_add_int "
-        "before 's_load_dword s7, s[4:5], 0x1c' (#0): arith.divui is not supported in hooks"]
+        "before 's_load_dword s7, s[4:5], 0x1c' (#0): arith.divui divides by the constant 0"]
 
 
 def test_an_insertion_matching_nothing_fails_as_in_one_process(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ LUTHIER_HOOK void hook() { asm volatile("s_nop 0"); }
 LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)__builtin_fmodf((float)X, 3.0f); }
 #endif
 
-#ifdef DIVISION
-LUTHIER_HOOK void hook(unsigned int X) { Counter = 1000u / (X | 1u); }
+#ifdef CMPXCHG
+LUTHIER_HOOK void hook(unsigned int X) { __hip_atomic_compare_exchange_strong(&Counter, &X, 1u, __ATOMIC_RELAXED, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 #endif
 
 #ifdef LOOP

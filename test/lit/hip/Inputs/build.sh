@@ -10,7 +10,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # Relative to this folder (where clang runs): the header's path is in the debug info.
 INCLUDE="../../../../frontend/hip/include"
-BAD_CASES=(INLINE_ASM FLOAT DIVISION LOOP RECURSION ALLOCA POINTER UNDEFINED_GLOBAL
+BAD_CASES=(INLINE_ASM FLOAT CMPXCHG LOOP RECURSION ALLOCA POINTER UNDEFINED_GLOBAL
            INITIALIZED_GLOBAL UNKNOWN_FUNCTION REGISTER_WIDTH INSERT_SELECTOR INSERT_UNKNOWN_HOOK
            UNSUPPORTED_INTRINSIC NO_HOOK MATH FLOAT_ATOMIC)
 
@@ -27,6 +27,7 @@ build() {  # build OUT: every .ll into folder OUT
     compile floats.hip "$out/floats.ll"
     compile fma.hip "$out/fma.ll"
     compile fdiv.hip "$out/fdiv.ll"
+    compile division.hip "$out/division.ll"
     for case in "${BAD_CASES[@]}"; do
         lower="$(echo "$case" | tr '[:upper:]' '[:lower:]')"
         compile bad_hooks.hip "$out/bad_$lower.ll" "$case"
