@@ -584,7 +584,7 @@ class _Hook:
             return self.float_intrinsic(instruction)
         if callee.startswith("llvm.") and _is_math(callee):
             raise _Refusal(f"the math function @{callee} is not supported in hooks (floats "
-                           "have + - *, fma, comparisons, conversions, fabs, fminf and fmaxf)")
+                           "have + - * /, fma, comparisons, conversions, fabs, fminf and fmaxf)")
         if callee.startswith("llvm."):
             raise _Refusal(f"the intrinsic @{callee} is not supported in hooks")
         raise _Refusal(f"calls @{callee}, which is neither a Luthier intrinsic nor a "
