@@ -14,11 +14,13 @@ and LLVM's ``AMDGPUBaseInfo`` for the granules and occupancy tables):
 
 GFX9 encodes the SGPR count in blocks of 8 but allocates in blocks of 16, so the budget is
 the encoded count rounded up to 16. The special SGPRs at the top of the allocation are what
-LLVM's ``getNumExtraSGPRs`` counts: VCC and XNACK_MASK (4; we assume both, as the descriptor
-cannot say whether the compiler reserved them), and FLAT_SCRATCH on top (6) when the kernel
-uses flat scratch or the target has it architected (the subtarget says which). Assuming
-more than the compiler reserved only makes the budget smaller, never larger than what the
-hardware gives.
+LLVM's ``getNumExtraSGPRs`` counts: VCC and XNACK_MASK (4; we assume VCC, as the descriptor
+cannot say whether the compiler reserved it, and XNACK_MASK unless the code object's target ID
+says ``xnack-``, for which the compiler reserves none), and FLAT_SCRATCH on top (6) when the
+kernel uses flat scratch or the target has it architected (the subtarget says which).
+Assuming more than the compiler reserved only makes the budget smaller, never larger than
+what the hardware gives; assuming XNACK_MASK in an ``xnack-`` object would put the top two
+SGPRs the compiler gave the code outside the budget.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ SGPR_ALLOCATION_GRANULE = 16
 ADDRESSABLE_SGPRS = 102
 #: VCC and XNACK_MASK; FLAT_SCRATCH adds two more.
 SPECIAL_SGPRS = 4
+XNACK_MASK_SGPRS = 2
 FLAT_SCRATCH_SGPRS = 2
 #: Architected VGPRs (and AGPRs) an instruction can name.
 ADDRESSABLE_VGPRS = 256
@@ -97,10 +100,12 @@ class RegisterBudget:
 
     @staticmethod
     def from_descriptor(processor: str, descriptor: KernelDescriptor,
-                        uses_flat_scratch: bool = True) -> RegisterBudget:
+                        uses_flat_scratch: bool = True,
+                        xnack_reserved: bool = True) -> RegisterBudget:
         """The budget of a kernel; ``uses_flat_scratch`` says whether its code (or the
         descriptor's flat-scratch-init bit) uses FLAT_SCRATCH, which then takes two more
-        SGPRs at the allocation's top (the default assumes it does)."""
+        SGPRs at the allocation's top (the default assumes it does); ``xnack_reserved``
+        whether XNACK_MASK does (False for an ``xnack-`` code object)."""
         subtarget = subtarget_for(processor)
         vector_file = _vector_file(processor)
         granule, unified = vector_file.granule, vector_file.unified
@@ -108,7 +113,7 @@ class RegisterBudget:
         rsrc1 = descriptor.compute_pgm_rsrc1
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
         sgprs_allocated = _round_up(encoded_sgprs, SGPR_ALLOCATION_GRANULE)
-        special = SPECIAL_SGPRS
+        special = SPECIAL_SGPRS if xnack_reserved else SPECIAL_SGPRS - XNACK_MASK_SGPRS
         if uses_flat_scratch or subtarget.has_architected_flat_scratch:
             special += FLAT_SCRATCH_SGPRS
         sgprs = min(sgprs_allocated - special, ADDRESSABLE_SGPRS)

@@ -36,6 +36,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+from luthier.amdgpu_dialects.target.target_id import FeatureSetting, Target, decode_e_flags
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.cfg import ExitKind
 from luthier.passes.analysis.effects import EffectError, EffectTable
@@ -156,6 +157,11 @@ class RegisterUsage:
         device_functions = tuple(name for name, op in functions.items()
                                  if isinstance(op, FunctionOp))
         self.kernels: dict[str, KernelRegisterUsage] = {}
+        target = decode_e_flags(code_object.e_flags.value.data,
+                                code_object.code_object_version.value.data)
+        # An xnack- object's kernels have no XNACK_MASK at the top of their SGPRs.
+        xnack_reserved = not (isinstance(target, Target)
+                              and target.xnack is FeatureSetting.OFF)
         for name in self.graph.kernels:
             kernel = functions[name]
             assert isinstance(kernel, KernelOp)
@@ -178,7 +184,8 @@ class RegisterUsage:
             descriptor = kernel.descriptor.data
             flat_scratch = bool(touched & _FLAT_SCRATCH) or \
                 descriptor.kernel_code_properties.enable_sgpr_flat_scratch_init
-            budget = (RegisterBudget.from_descriptor(processor, descriptor, flat_scratch)
+            budget = (RegisterBudget.from_descriptor(processor, descriptor, flat_scratch,
+                                                     xnack_reserved)
                       if supports_budget(processor) else None)
             self.kernels[name] = KernelRegisterUsage(
                 name, touched, entry_registers(descriptor, processor), tuple(reached),

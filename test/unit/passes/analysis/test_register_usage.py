@@ -26,6 +26,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionOp, KernelOp
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.lift import lift_code_object
 from luthier.passes.analysis.register_budget import (
     RegisterBudget,
     sgpr_occupancy,
@@ -156,6 +158,11 @@ def test_budget_granules_and_occupancy() -> None:
     assert budget.waves_per_simd == 8  # 512 // 48 = 10, capped at 8 on gfx90a
     with_flat_scratch = RegisterBudget.from_descriptor("gfx90a", _descriptor(2, 5, 7), True)
     assert with_flat_scratch.sgprs == 26
+    # An xnack- object has no XNACK_MASK at the allocation's top: 2 special SGPRs.
+    no_xnack = RegisterBudget.from_descriptor("gfx90a", _descriptor(2, 5, 7), False, False)
+    assert no_xnack.sgprs == 30
+    assert RegisterBudget.from_descriptor("gfx90a", _descriptor(2, 5, 7), True, False).sgprs \
+        == 28
     # gfx942's flat scratch is architected: always 6 special SGPRs.
     assert RegisterBudget.from_descriptor("gfx942", _descriptor(2, 5, 7), False).sgprs == 26
     # gfx908: granule 4, separate files of the same size.
@@ -172,3 +179,22 @@ def test_budget_granules_and_occupancy() -> None:
     budget = RegisterBudget.from_descriptor("gfx90a", _descriptor(1, 15, 31), False)
     assert budget.waves_per_simd == 4
     assert budget.waves_with(16, 256) == 2
+
+
+THIRDPARTY = Path(__file__).resolve().parents[4] / "build" / "thirdparty" / "codeobjects"
+
+
+@pytest.mark.parametrize("name", ["librocrand.xnack-.gfx90a.co", "librocrand.xnack+.gfx90a.co",
+                                  "librocrand.xnack-.gfx908.co"])
+def test_compiled_kernels_fit_their_budget(name: str) -> None:
+    """Every SGPR a compiled kernel's code uses is inside the budget read back from its
+    descriptor: the compiler sized the allocation for them. rocRAND's xnack- kernels use
+    the two SGPRs an XNACK_MASK would take (fetched by test/corpus/thirdparty/fetch.sh)."""
+    path = THIRDPARTY / "librocrand1" / name
+    if not path.is_file():
+        pytest.skip(f"{name} is not fetched (test/corpus/thirdparty/fetch.sh)")
+    usage = RegisterUsage(lift_code_object(read_code_object(path.read_bytes())).module)
+    over = [(kernel, usage.highest("s") + 1, usage.budget.sgprs)
+            for kernel, usage in usage.kernels.items()
+            if usage.budget is not None and usage.highest("s") + 1 > usage.budget.sgprs]
+    assert over == []
