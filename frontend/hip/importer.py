@@ -398,6 +398,13 @@ class _Hook:
                                    self._value(instruction.operands[0], type_),
                                    self._value(instruction.operands[1], type_))
 
+    def frem(self, instruction: Instruction) -> Value:
+        """``frem``: x - trunc(x / y) * y in one FMA, as LLVM's AMDGPU backend lowers it
+        (clang gives fmodf/fmod as ``frem``)."""
+        type_ = self._float_type(instruction.type, "'frem'")
+        return self.h.float_remainder(self._value(instruction.operands[0], type_),
+                                      self._value(instruction.operands[1], type_))
+
     def fneg(self, instruction: Instruction) -> Value:
         type_ = self._float_type(instruction.type, "'fneg'")
         return self.h.negate(self._value(instruction.operands[0], type_))
@@ -773,8 +780,6 @@ def _is_math(callee: str) -> bool:
 
 
 def _refusal_of(opcode: str) -> str:
-    if opcode == "frem":
-        return "floating-point remainder 'frem' is not supported in hooks"
     return f"the LLVM instruction '{opcode}' is not supported in hooks"
 
 
@@ -783,6 +788,7 @@ _HANDLERS: dict[str, _Handler] = {
     **dict.fromkeys(_BINARY, _Hook.binary),
     **dict.fromkeys(_FLOAT_BINARY, _Hook.float_binary),
     **dict.fromkeys(_FLOAT_CASTS, _Hook.float_cast),
+    "frem": _Hook.frem,
     "fneg": _Hook.fneg,
     "fcmp": _Hook.fcmp,
     "icmp": _Hook.icmp,

@@ -140,8 +140,7 @@ class HookBuilder:
             if isinstance(operand, Value) and operand.is_float:
                 raise TypeError(self._error(
                     f"'{symbol}' is an integer operation, not for {operand.type}"
-                    + (" (IEEE division is not supported: multiply by a reciprocal)"
-                       if symbol in ("//", "%") else "")))
+                    + (" (floats divide with '/')" if symbol == "//" else "")))
             if isinstance(operand, float):
                 raise TypeError(self._error(f"{operand!r} is a float beside an integer "
                                             f"in '{symbol}'"))
@@ -234,6 +233,19 @@ class HookBuilder:
         left, right = self._pair("fma", a, b)
         _, addend = self._pair("fma", a, c)
         return self._result(math.FmaOp(left, right, addend))
+
+    def float_remainder(self, lhs: Value | float, rhs: Value | float) -> Value:
+        """``lhs - trunc(lhs / rhs) * rhs``, the product and difference one FMA: LLVM's
+        AMDGPU expansion of ``frem``, which clang gives ``fmodf``/``fmod``. The quotient is
+        the rounded IEEE one, so a remainder of a very large quotient is not always C's exact
+        ``fmod`` (it is what a HIP kernel computes)."""
+        self._guard()
+        self._floats("%", *[v for v in (lhs, rhs) if isinstance(v, Value)])
+        left, right = self._pair("%", lhs, rhs)
+        quotient = self._result(arith.DivfOp(left, right))
+        truncated = self._result(math.TruncOp(quotient.ssa))
+        negated = self._result(arith.NegfOp(truncated.ssa))
+        return self._result(math.FmaOp(negated.ssa, right, left))
 
     def negate(self, value: Value) -> Value:
         """``arith.negf``: the float with its sign flipped (``-0.0`` from ``0.0``)."""

@@ -49,6 +49,8 @@ class ValueBuilder(Protocol):
 
     def negate(self, value: Value) -> Value: ...
 
+    def float_remainder(self, lhs: Value | float, rhs: Value | float) -> Value: ...
+
     def fma(self, a: Value, b: Value | float, c: Value | float) -> Value: ...
 
     def convert(self, what: str, value: Value, type_: HookType) -> Value: ...
@@ -160,9 +162,17 @@ class Value:
         """Unsigned division (``arith.divui``)."""
         return self.builder.binary(arith.DivUIOp, "//", self, other)
 
-    def __mod__(self, other: Value | int) -> Value:
-        """Unsigned remainder (``arith.remui``)."""
-        return self.builder.binary(arith.RemUIOp, "%", self, other)
+    def __mod__(self, other: Value | float) -> Value:
+        """Unsigned remainder (``arith.remui``); of floats, what HIP's ``fmodf``/``fmod``
+        compute (:meth:`~.builder.HookBuilder.float_remainder`)."""
+        if self.is_float:
+            return self.builder.float_remainder(self, other)
+        return self.builder.binary(arith.RemUIOp, "%", self, _integer(other))
+
+    def __rmod__(self, other: float) -> Value:
+        if self.is_float:
+            return self.builder.float_remainder(other, self)
+        return self.builder.binary(arith.RemUIOp, "%", _integer(other), self)
 
     def __and__(self, other: Value | int) -> Value:
         return self.builder.binary(arith.AndIOp, "&", self, other)

@@ -151,6 +151,18 @@ def _fma(sel: Selector, op: math.FmaOp) -> None:
     vector_computed(sel, op, operands, compute)
 
 
+def _truncate(sel: Selector, op: math.TruncOp) -> None:
+    """``math.trunc``: rounded toward zero to an integral value (``v_trunc_f32``/``_f64``)."""
+    source = sel.value(op.operand)
+    width = width_of(op.result)
+    mnemonic = "v_trunc_f32_e32" if width == 32 else "v_trunc_f64_e32"
+
+    def compute(dest: VirtRegAttr) -> None:
+        sel.emit(mnemonic, [dest, *_sources(sel, [source], width)])
+
+    vector_computed(sel, op, [source], compute)
+
+
 #: MODE's f32 denormal field (bits 5:4), as ``s_getreg``/``s_setreg`` name it:
 #: ``hwreg(HW_REG_MODE, 4, 2)``; 3 keeps denormal inputs and results.
 _MODE_F32_DENORM = hwreg(1, 4, 2)
@@ -275,6 +287,8 @@ def lower_float(sel: Selector, op: Operation) -> bool:
         _binary(sel, op)
     elif isinstance(op, math.FmaOp):
         _fma(sel, op)
+    elif isinstance(op, math.TruncOp):
+        _truncate(sel, op)
     elif isinstance(op, arith.NegfOp):
         sel.define(op.result, _negated(sel, sel.value(op.operand)))
     elif isinstance(op, arith.CmpfOp):

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -204,7 +205,7 @@ def _operands(rng: np.random.Generator) -> tuple[npt.NDArray[np.uint64],
     return ints, doubles, floats
 
 
-def _same_bits(got: npt.NDArray[np.floating], want: npt.NDArray[np.floating]) -> bool:
+def _same_bits(got: npt.NDArray[Any], want: npt.NDArray[Any]) -> bool:
     raw = np.uint32 if got.dtype == np.float32 else np.uint64
     return bool(np.array_equal(got.view(raw), want.view(raw)))
 

@@ -12,10 +12,10 @@ target triple = "amdgcn-amd-amdhsa"
 define internal void @hook(i32 noundef %X) #0 section ".luthier.hooks" !dbg !9 {
 entry:
   %conv = uitofp i32 %X to float, !dbg !12
-  %fmod = frem contract float %conv, 3.000000e+00, !dbg !13
-  %conv1 = fptoui float %fmod to i32, !dbg !13
-  store i32 %conv1, ptr addrspace(1) @Counter, align 4, !dbg !14, !tbaa !15
-  ret void, !dbg !19
+  %conv1 = fptrunc float %conv to half, !dbg !13
+  %conv2 = fptoui half %conv1 to i32, !dbg !14
+  store i32 %conv2, ptr addrspace(1) @Counter, align 4, !dbg !15, !tbaa !16
+  ret void, !dbg !20
 }
 
 attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(write, argmem: none, inaccessiblemem: none) "amdgpu-no-agpr" "amdgpu-no-completion-action" "amdgpu-no-default-queue" "amdgpu-no-dispatch-id" "amdgpu-no-dispatch-ptr" "amdgpu-no-heap-ptr" "amdgpu-no-hostcall-ptr" "amdgpu-no-implicitarg-ptr" "amdgpu-no-lds-kernel-id" "amdgpu-no-multigrid-sync-arg" "amdgpu-no-queue-ptr" "amdgpu-no-workgroup-id-x" "amdgpu-no-workgroup-id-y" "amdgpu-no-workgroup-id-z" "amdgpu-no-workitem-id-x" "amdgpu-no-workitem-id-y" "amdgpu-no-workitem-id-z" "amdgpu-waves-per-eu"="4,8" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="gfx90a" "target-features"="+16-bit-insts,+atomic-buffer-global-pk-add-f16-insts,+atomic-fadd-rtn-insts,+ci-insts,+dl-insts,+dot1-insts,+dot10-insts,+dot2-insts,+dot3-insts,+dot4-insts,+dot5-insts,+dot6-insts,+dot7-insts,+dpp,+gfx8-insts,+gfx9-insts,+gfx90a-insts,+mai-insts,+s-memrealtime,+s-memtime-inst,+wavefrontsize64" "uniform-work-group-size"="false" }
@@ -25,7 +25,7 @@ attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memor
 !llvm.ident = !{!8}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "e4f6ed846e7f9f15eaa8815dfcc6e7ea")
+!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "fd6dd0df52d91d3088922427e7dae48c")
 !2 = !{i32 1, !"amdhsa_code_object_version", i32 500}
 !3 = !{i32 1, !"amdgpu_printf_kind", !"hostcall"}
 !4 = !{i32 7, !"Dwarf Version", i32 5}
@@ -36,11 +36,12 @@ attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memor
 !9 = distinct !DISubprogram(name: "hook", scope: !1, file: !1, line: 13, type: !10, scopeLine: 13, flags: DIFlagPrototyped | DIFlagAllCallsDescribed, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)
 !10 = !DISubroutineType(types: !11)
 !11 = !{}
-!12 = !DILocation(line: 13, column: 89, scope: !9)
-!13 = !DILocation(line: 13, column: 66, scope: !9)
-!14 = !DILocation(line: 13, column: 50, scope: !9)
-!15 = !{!16, !16, i64 0}
-!16 = !{!"int", !17, i64 0}
-!17 = !{!"omnipotent char", !18, i64 0}
-!18 = !{!"Simple C++ TBAA"}
-!19 = !DILocation(line: 13, column: 99, scope: !9)
+!12 = !DILocation(line: 13, column: 83, scope: !9)
+!13 = !DILocation(line: 13, column: 76, scope: !9)
+!14 = !DILocation(line: 13, column: 66, scope: !9)
+!15 = !DILocation(line: 13, column: 50, scope: !9)
+!16 = !{!17, !17, i64 0}
+!17 = !{!"int", !18, i64 0}
+!18 = !{!"omnipotent char", !19, i64 0}
+!19 = !{!"Simple C++ TBAA"}
+!20 = !DILocation(line: 13, column: 86, scope: !9)

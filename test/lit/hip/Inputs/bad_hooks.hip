@@ -10,7 +10,7 @@ LUTHIER_HOOK void hook() { asm volatile("s_nop 0"); }
 #endif
 
 #ifdef FLOAT
-LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)__builtin_fmodf((float)X, 3.0f); }
+LUTHIER_HOOK void hook(unsigned int X) { Counter = (unsigned int)(_Float16)(float)X; }
 #endif
 
 #ifdef CMPXCHG

@@ -22,7 +22,7 @@ attributes #0 = { mustprogress nofree norecurse nounwind willreturn memory(readw
 !llvm.ident = !{!8}
 
 !0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "Debian clang version 19.1.7 (3~deb12u1)", isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly, splitDebugInlining: false, nameTableKind: None)
-!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "e4f6ed846e7f9f15eaa8815dfcc6e7ea")
+!1 = !DIFile(filename: "bad_hooks.hip", directory: ".", checksumkind: CSK_MD5, checksum: "fd6dd0df52d91d3088922427e7dae48c")
 !2 = !{i32 1, !"amdhsa_code_object_version", i32 500}
 !3 = !{i32 1, !"amdgpu_printf_kind", !"hostcall"}
 !4 = !{i32 7, !"Dwarf Version", i32 5}

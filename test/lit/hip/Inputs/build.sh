@@ -28,6 +28,7 @@ build() {  # build OUT: every .ll into folder OUT
     compile fma.hip "$out/fma.ll"
     compile fdiv.hip "$out/fdiv.ll"
     compile division.hip "$out/division.ll"
+    compile fmod.hip "$out/fmod.ll"
     for case in "${BAD_CASES[@]}"; do
         lower="$(echo "$case" | tr '[:upper:]' '[:lower:]')"
         compile bad_hooks.hip "$out/bad_$lower.ll" "$case"

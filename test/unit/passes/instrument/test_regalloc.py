@@ -85,7 +85,7 @@ def test_numbers_in_and_vector_units_follow_the_register_masks() -> None:
                  masks[1] >> 1 << 1, masks[2] & -masks[2], masks[4] | masks[1]]:
         assert code.numbers_in(live) == [n for n, mask in masks.items() if live & mask]
     vector = 0
-    for number, vreg in code.vregs.items():
+    for vreg in code.vregs.values():
         if vreg.is_vector:
             vector |= vreg.mask
     assert code.vector_units() == vector == masks[2] | masks[4]
