@@ -698,6 +698,24 @@ class _Hook:
         count = self.h.popcount(self._value(instruction.operands[0], type_))
         return count.zext(type_) if type_.bitwidth > 32 else count
 
+    def min_max(self, instruction: Instruction) -> Value:
+        """``llvm.umin/umax/smin/smax`` (what clang makes of ``a < b ? a : b``, ``min``,
+        ``max``): a comparison and a select."""
+        kind = instruction.callee.split(".")[1]
+        type_ = _int_type(instruction.type, f"{kind}'s result")
+        first = self._value(instruction.operands[0], type_)
+        second = self._value(instruction.operands[1], type_)
+        predicate = {"umin": "ult", "umax": "ugt", "smin": "slt", "smax": "sgt"}[kind]
+        return self.h.select(self.h.compare(predicate, first, second), first, second)
+
+    def absolute(self, instruction: Instruction) -> Value:
+        """``llvm.abs`` (``abs``, ``llabs``): the value, or 0 minus it when negative (the
+        most negative value stays itself, as LLVM's with is_int_min_poison false says)."""
+        type_ = _int_type(instruction.type, "abs's result")
+        value = self._value(instruction.operands[0], type_)
+        negative = self.h.compare("slt", value, 0)
+        return self.h.select(negative, self.h.binary(arith.SubiOp, "-", 0, value), value)
+
     def lane_op(self, instruction: Instruction) -> Value:
         name = instruction.callee
         value = self._value(instruction.operands[0], IntegerType(32))
@@ -819,6 +837,11 @@ _INTRINSIC_FAMILIES: tuple[tuple[str, _Handler], ...] = (
     ("llvm.amdgcn.ballot.", _Hook.ballot),
     ("llvm.cttz.", _Hook.cttz),
     ("llvm.ctpop.", _Hook.ctpop),
+    ("llvm.umin.", _Hook.min_max),
+    ("llvm.umax.", _Hook.min_max),
+    ("llvm.smin.", _Hook.min_max),
+    ("llvm.smax.", _Hook.min_max),
+    ("llvm.abs.", _Hook.absolute),
     ("llvm.amdgcn.readfirstlane", _Hook.lane_op),
     ("llvm.amdgcn.readlane", _Hook.lane_op),
     ("llvm.amdgcn.writelane", _Hook.lane_op),

@@ -29,6 +29,7 @@ build() {  # build OUT: every .ll into folder OUT
     compile fdiv.hip "$out/fdiv.ll"
     compile division.hip "$out/division.ll"
     compile fmod.hip "$out/fmod.ll"
+    compile minmax.hip "$out/minmax.ll"
     for case in "${BAD_CASES[@]}"; do
         lower="$(echo "$case" | tr '[:upper:]' '[:lower:]')"
         compile bad_hooks.hip "$out/bad_$lower.ll" "$case"
