@@ -11,9 +11,6 @@ overflow, far beyond v_div_scale's scaling range). The kernel's own results must
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +19,8 @@ import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
+
+from .arithmetic_kernels import compile_kernels, instrument
 
 DIVIDE_HIP = """
 #define __global__ __attribute__((global))
@@ -158,37 +157,15 @@ def _same(got: npt.NDArray[np.floating], want: npt.NDArray[np.floating]) -> list
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The divide kernel compiled by clang-19 for every supported target."""
-    clang = shutil.which("clang-19")
-    if clang is None:
-        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("divide")
-    (folder / "divide.hip").write_text(DIVIDE_HIP)
-    found: dict[str, Path] = {}
-    for target in SUPPORTED_TARGETS:
-        out = folder / f"divide.{target}.co"
-        subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
-                        str(out), str(folder / "divide.hip")], check=True)
-        found[target] = out
-    return found
-
-
-def _instrument(kernel: Path, hook_text: str, suffix: str, work: Path) -> Path:
-    hook = work / f"divide{suffix}"
-    hook.write_text(hook_text)
-    out = work / f"instrumented{suffix}.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", "--no-progress", str(kernel),
-                    "--hooks", str(hook), "-o", str(out)], check=True)
-    return out
+    return compile_kernels(tmp_path_factory.mktemp("divide"), "divide", DIVIDE_HIP)
 
 
 @pytest.mark.parametrize("target", SUPPORTED_TARGETS)
 @pytest.mark.parametrize("hook", [HOOK, PYTHON_HOOK], ids=["mlir", "python"])
 def test_hook_quotients_are_the_kernels_and_ieee(kernels: dict[str, Path], target: str,
                                                  hook: str, tmp_path: Path) -> None:
-    instrumented = _instrument(kernels[target], hook, ".mlir" if hook is HOOK else ".py",
-                               tmp_path)
+    instrumented = instrument(kernels[target], hook, ".mlir" if hook is HOOK else ".py",
+                              tmp_path)
     rng = np.random.default_rng(2026)
     cases = [(_specials(np.float32, rng), _specials(np.float64, rng))] + [
         (_extremes(np.float32, rng), _extremes(np.float64, rng)) for _ in range(4)]

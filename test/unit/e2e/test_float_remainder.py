@@ -13,9 +13,6 @@ computes on the GPU.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +21,8 @@ import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
+
+from .arithmetic_kernels import compile_kernels, instrument
 
 REMAINDER_HIP = """
 #define __global__ __attribute__((global))
@@ -150,19 +149,7 @@ def _same(got: npt.NDArray[np.floating], want: npt.NDArray[np.floating]) -> list
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The remainder kernel compiled by clang-19 for every supported target."""
-    clang = shutil.which("clang-19")
-    if clang is None:
-        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("remainder")
-    (folder / "remainder.hip").write_text(REMAINDER_HIP)
-    found: dict[str, Path] = {}
-    for target in SUPPORTED_TARGETS:
-        out = folder / f"remainder.{target}.co"
-        subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
-                        str(out), str(folder / "remainder.hip")], check=True)
-        found[target] = out
-    return found
+    return compile_kernels(tmp_path_factory.mktemp("remainder"), "remainder", REMAINDER_HIP)
 
 
 HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (HIP_HOOK, ".hip")}
@@ -173,13 +160,7 @@ HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (H
 def test_hook_remainders_are_the_kernels(kernels: dict[str, Path], target: str,
                                          language: str, tmp_path: Path) -> None:
     text, suffix = HOOKS[language]
-    hook = tmp_path / f"remainder{suffix}"
-    hook.write_text(text)
-    instrumented = tmp_path / "instrumented.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", "--no-progress",
-                    str(kernels[target]), "--hooks", str(hook), "-o", str(instrumented)],
-                   check=True)
+    instrumented = instrument(kernels[target], text, suffix, tmp_path)
     rng = np.random.default_rng(2029)
     for _ in range(3):
         a, b = _operands(np.float32, rng)

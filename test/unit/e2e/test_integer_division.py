@@ -12,9 +12,6 @@ The kernel's own results must not change.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +20,8 @@ import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
+
+from .arithmetic_kernels import compile_kernels, instrument
 
 DIVIDE_HIP = """
 #define __global__ __attribute__((global))
@@ -221,29 +220,7 @@ def _operands(rng: np.random.Generator, width: int
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The divide kernel compiled by clang-19 for every supported target."""
-    clang = shutil.which("clang-19")
-    if clang is None:
-        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("divide")
-    (folder / "divide.hip").write_text(DIVIDE_HIP)
-    found: dict[str, Path] = {}
-    for target in SUPPORTED_TARGETS:
-        out = folder / f"divide.{target}.co"
-        subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
-                        str(out), str(folder / "divide.hip")], check=True)
-        found[target] = out
-    return found
-
-
-def _instrument(kernel: Path, hook_text: str, suffix: str, work: Path) -> Path:
-    hook = work / f"divide{suffix}"
-    hook.write_text(hook_text)
-    out = work / "instrumented.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", "--no-progress", str(kernel),
-                    "--hooks", str(hook), "-o", str(out)], check=True)
-    return out
+    return compile_kernels(tmp_path_factory.mktemp("divide"), "divide", DIVIDE_HIP)
 
 
 HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (HIP_HOOK, ".hip")}
@@ -253,10 +230,8 @@ HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (H
 @pytest.mark.parametrize("language", sorted(HOOKS))
 def test_hook_results_are_the_kernels_and_exact(kernels: dict[str, Path], target: str,
                                                 language: str, tmp_path: Path) -> None:
-    if language == "hip" and shutil.which("clang-19") is None:
-        pytest.skip("clang-19 is not installed")
     text, suffix = HOOKS[language]
-    instrumented = _instrument(kernels[target], text, suffix, tmp_path)
+    instrumented = instrument(kernels[target], text, suffix, tmp_path)
     rng = np.random.default_rng(2027)
     # Python's hook computes the unsigned pair only.
     ways = 2 if language == "python" else 4

@@ -12,9 +12,6 @@ range is undefined in LLVM). The kernel's own results must not change.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,8 @@ import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
+
+from .arithmetic_kernels import compile_kernels, instrument
 
 CONVERT_HIP = """
 #define __global__ __attribute__((global))
@@ -213,19 +212,7 @@ def _same_bits(got: npt.NDArray[Any], want: npt.NDArray[Any]) -> bool:
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The convert kernel compiled by clang-19 for every supported target."""
-    clang = shutil.which("clang-19")
-    if clang is None:
-        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
-    folder = tmp_path_factory.mktemp("convert")
-    (folder / "convert.hip").write_text(CONVERT_HIP)
-    found: dict[str, Path] = {}
-    for target in SUPPORTED_TARGETS:
-        out = folder / f"convert.{target}.co"
-        subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
-                        str(out), str(folder / "convert.hip")], check=True)
-        found[target] = out
-    return found
+    return compile_kernels(tmp_path_factory.mktemp("convert"), "convert", CONVERT_HIP)
 
 
 HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (HIP_HOOK, ".hip")}
@@ -236,13 +223,7 @@ HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (H
 def test_hook_conversions_are_the_kernels_and_numpys(kernels: dict[str, Path], target: str,
                                                      language: str, tmp_path: Path) -> None:
     text, suffix = HOOKS[language]
-    hook = tmp_path / f"convert{suffix}"
-    hook.write_text(text)
-    instrumented = tmp_path / "instrumented.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", "--no-progress",
-                    str(kernels[target]), "--hooks", str(hook), "-o", str(instrumented)],
-                   check=True)
+    instrumented = instrument(kernels[target], text, suffix, tmp_path)
     rng = np.random.default_rng(2028)
     for _ in range(3):
         ints, doubles, floats = _operands(rng)

@@ -1,0 +1,49 @@
+"""What the hook-arithmetic tests share: a kernel compiled by clang-19 for every supported
+target (its own results are the oracle: what HIP computes on the GPU), and the user's
+command instrumenting it with a hook file.
+
+Used by ``test_float_division.py``, ``test_float_remainder.py``, ``test_integer_division.py``
+and ``test_wide_conversions.py``: each compiles one kernel per target and puts a hook
+written in MLIR, Python or HIP at its entry.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+
+
+def compile_kernels(folder: Path, stem: str, source: str) -> dict[str, Path]:
+    """``source`` (HIP, device code only) compiled by clang-19 at -O2 for every supported
+    target into ``folder``; the test is skipped without clang-19."""
+    clang = shutil.which("clang-19")
+    if clang is None:
+        pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
+    (folder / f"{stem}.hip").write_text(source)
+    found: dict[str, Path] = {}
+    for target in SUPPORTED_TARGETS:
+        out = folder / f"{stem}.{target}.co"
+        subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
+                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
+                        str(out), str(folder / f"{stem}.hip")], check=True)
+        found[target] = out
+    return found
+
+
+def instrument(kernel: Path, hook_text: str, suffix: str, work: Path) -> Path:
+    """``luthier-opt --lift --inline-hooks --emit-preamble KERNEL --hooks HOOK -o OUT``
+    with ``hook_text`` written to a hook file of kind ``suffix`` (``.mlir``, ``.py``,
+    ``.hip``); the instrumented code object."""
+    hook = work / f"hook{suffix}"
+    hook.write_text(hook_text)
+    out = work / "instrumented.co"
+    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
+                    "--inline-hooks", "--emit-preamble", "--no-progress", str(kernel),
+                    "--hooks", str(hook), "-o", str(out)], check=True)
+    return out
