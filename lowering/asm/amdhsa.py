@@ -135,7 +135,8 @@ def _vgpr_directive(descriptor: KernelDescriptor, processor: Processor, wave32: 
 
 
 def _sgpr_choice(
-    block: _Block, descriptor: KernelDescriptor, processor: Processor
+    block: _Block, descriptor: KernelDescriptor, processor: Processor,
+    zeroed: list[str] | None = None,
 ) -> tuple[int, bool, bool | None]:
     """next_free_sgpr, reserve_vcc and reserve_flat_scratch (None: not printed) for the count.
 
@@ -146,10 +147,10 @@ def _sgpr_choice(
     flat_directive = processor.major >= 7 and not processor.subtarget.has_architected_flat_scratch
     if processor.major >= 10:
         if blocks:
-            raise block.fail(
-                f"GRANULATED_WAVEFRONT_SGPR_COUNT is {blocks}, but the assembler always encodes "
-                f"0 on {processor.name}"
-            )
+            if zeroed is None:
+                raise block.fail(f"GRANULATED_WAVEFRONT_SGPR_COUNT is {blocks}, but the "
+                                 f"assembler always encodes 0 on {processor.name}")
+            zeroed.append(block.name)
         return 0, True, False if flat_directive else None
     if processor.subtarget.has_sgpr_init_bug:
         fixed = FIXED_SGPRS_FOR_INIT_BUG // SGPR_ENCODING_GRANULE - 1
@@ -227,9 +228,16 @@ _PROPERTY_NAMES = _bit_names({_field(10, 1): "ENABLE_WAVEFRONT_SIZE32"})
 
 
 def kernel_descriptor_directives(
-    name: str, descriptor: KernelDescriptor, processor: str
+    name: str, descriptor: KernelDescriptor, processor: str,
+    zeroed_sgpr_counts: list[str] | None = None,
 ) -> list[str]:
     """The ``.amdhsa_kernel name`` ... ``.end_amdhsa_kernel`` block for ``descriptor``.
+
+    One field is written differently from the descriptor rather than refused: from GFX10
+    on the assembler encodes GRANULATED_WAVEFRONT_SGPR_COUNT as 0 whatever the directives
+    say (the hardware no longer reads it; clang's objects may still hold a count), so the
+    block gives 0 there and the kernel's name is appended to ``zeroed_sgpr_counts`` (for
+    the caller's warning); without that list, the count is refused.
 
     ``processor`` is a processor name (``gfx90a``) or a target ID with features
     (``gfx90a:sramecc+:xnack-``, ``Target.offload_arch``); the xnack setting matters, since
@@ -320,7 +328,8 @@ def kernel_descriptor_directives(
     block.emit("system_vgpr_workitem_id", rsrc2.enable_vgpr_workitem_id)
 
     next_free_vgpr = _vgpr_directive(descriptor, target, wave32)
-    next_free_sgpr, reserve_vcc, reserve_flat = _sgpr_choice(block, descriptor, target)
+    next_free_sgpr, reserve_vcc, reserve_flat = _sgpr_choice(block, descriptor, target,
+                                                             zeroed_sgpr_counts)
     block.emit("next_free_vgpr", next_free_vgpr)
     block.emit("next_free_sgpr", next_free_sgpr)
     if target.subtarget.has_gfx90a_insts:

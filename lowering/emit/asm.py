@@ -395,11 +395,12 @@ class _AsmWriter:
         self.force_raw = force_raw
         #: (printed text, bytes wanted) -> why the text does not give them, or None.
         self.checked: dict[tuple[str, bytes], str | None] = {}
-        processor = code_object.processor
-        self.isa: TargetISA = load_target(processor)
-        self.encoder: Encoder = encoder_for(processor)
-        self.printer: InstPrinter = printer_for(processor)
-        self.parser: AsmParser = parser_for(processor)
+        # In the code object's wave size: an RDNA wave64 object's lane masks are pairs.
+        target = code_object.target_key
+        self.isa: TargetISA = load_target(*target)
+        self.encoder: Encoder = encoder_for(*target)
+        self.printer: InstPrinter = printer_for(*target)
+        self.parser: AsmParser = parser_for(*target)
         self.target = self._target()
         self.fallbacks: list[Fallback] = []
         self.warnings: list[str] = []
@@ -463,6 +464,12 @@ class _AsmWriter:
                 f"{TOP}.text",
                 *target_directives(self.target, self.code_object.code_object_version.value.data),
             ]
+            if self.code_object.wavefront_size is not None:
+                # No directive sets the wave size the operands are read in (vcc or vcc_lo):
+                # llvm-mc takes it from its options, as clang passes them.
+                wave = self.code_object.wavefront_size.value.data
+                lines.insert(0, f"// wave{wave}: assemble with llvm-mc "
+                                f"-mattr=+wavefrontsize{wave}")
             lines += self._symbol_declarations()
             lines += self._text_lines()
             lines += self._descriptor_lines()
@@ -561,13 +568,23 @@ class _AsmWriter:
 
     def _descriptor_lines(self) -> list[str]:
         lines: list[str] = []
+        zeroed: list[str] = []
         for function in self.functions:
             if not isinstance(function, KernelOp):
                 continue
             lines += [f'{TOP}.section\t.rodata,"a",@progbits', f"{TOP}.p2align\t6, 0x0"]
             lines += kernel_descriptor_directives(
-                function.sym_name.data, function.descriptor.data, self.target.offload_arch
+                function.sym_name.data, function.descriptor.data, self.target.offload_arch,
+                zeroed,
             )
+        if zeroed:
+            processor = self.target.processor
+            shown = ", ".join(f"@{name}" for name in zeroed[:3])
+            more = f" and {len(zeroed) - 3} more" if len(zeroed) > 3 else ""
+            self.warnings.append(
+                f"GRANULATED_WAVEFRONT_SGPR_COUNT of {len(zeroed)} kernel"
+                f"{'s' if len(zeroed) > 1 else ''} ({shown}{more}) becomes 0: the assembler "
+                f"always encodes 0 on {processor}, which does not read it")
         return lines
 
     def _variable_lines(self) -> list[str]:
