@@ -36,3 +36,8 @@ def vector_computed(sel: Selector, op: Operation, operands: list[Value],
     for to, source in halves:
         sel.emit("v_readfirstlane_b32", [to, source])
     sel.define(op.results[0], Value(width, True, reg=scalar))
+
+
+def vgpr(sel: Selector, width: int = 32) -> VirtRegAttr:
+    """A new virtual VGPR (a pair for 64 bits), for a VALU sequence's intermediate values."""
+    return sel.new(VGPR_CLASS[width])

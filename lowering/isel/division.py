@@ -23,9 +23,9 @@ from __future__ import annotations
 from xdsl.dialects import arith
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
-from luthier.lowering.isel.computed import vector_computed
+from luthier.lowering.isel.computed import vector_computed, vgpr
 from luthier.lowering.isel.selector import SelectionError, Selector
-from luthier.lowering.isel.values import LANE_MASK_CLASS, VGPR_CLASS, Value, width_of
+from luthier.lowering.isel.values import LANE_MASK_CLASS, Value, width_of
 
 DivisionOp = arith.DivUIOp | arith.RemUIOp | arith.DivSIOp | arith.RemSIOp
 
@@ -75,10 +75,6 @@ def lower_division(sel: Selector, op: DivisionOp) -> None:
     vector_computed(sel, op, [x, y], compute)
 
 
-def _vgpr(sel: Selector, width: int = 32) -> VirtRegAttr:
-    return sel.new(VGPR_CLASS[width])
-
-
 def _copy(sel: Selector, dest: VirtRegAttr, source: VirtRegAttr, width: int) -> None:
     pairs = [(dest, source)] if width == 32 else [(dest.part(i), source.part(i)) for i in (0, 1)]
     for to, source_half in pairs:
@@ -95,18 +91,18 @@ def _unsigned_divide(sel: Selector, x: VirtRegAttr, y: VirtRegAttr, width: int,
 def _divide32(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
               wants_quotient: bool) -> VirtRegAttr:
     """x / y or x % y unsigned, LLVM's expansion (see the module's docstring)."""
-    as_float, reciprocal, scaled, estimate = (_vgpr(sel) for _ in range(4))
+    as_float, reciprocal, scaled, estimate = (vgpr(sel) for _ in range(4))
     sel.emit("v_cvt_f32_u32_e32", [as_float, y])
     sel.emit("v_rcp_iflag_f32_e32", [reciprocal, as_float])
     scale = sel.vreg(Value(32, True, const=RECIPROCAL_SCALE))
     sel.emit("v_mul_f32_e32", [scaled, scale, reciprocal])
     sel.emit("v_cvt_u32_f32_e32", [estimate, scaled])
-    negated, error, correction, refined = (_vgpr(sel) for _ in range(4))
+    negated, error, correction, refined = (vgpr(sel) for _ in range(4))
     sel.emit("v_sub_u32_e64", [negated, 0, y])
     sel.emit("v_mul_lo_u32", [error, negated, estimate])
     sel.emit("v_mul_hi_u32", [correction, estimate, error])
     sel.emit("v_add_u32_e64", [refined, estimate, correction])
-    quotient, product, remainder = (_vgpr(sel) for _ in range(3))
+    quotient, product, remainder = (vgpr(sel) for _ in range(3))
     sel.emit("v_mul_hi_u32", [quotient, x, refined])
     sel.emit("v_mul_lo_u32", [product, quotient, y])
     sel.emit("v_sub_u32_e64", [remainder, x, product])
@@ -116,12 +112,12 @@ def _divide32(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
         fits = sel.new(LANE_MASK_CLASS)
         sel.emit("v_cmp_ge_u32_e64", [fits, remainder, y])
         if wants_quotient or not last:
-            more, next_quotient = _vgpr(sel), _vgpr(sel)
+            more, next_quotient = vgpr(sel), vgpr(sel)
             sel.emit("v_add_u32_e64", [more, quotient, 1])
             sel.emit("v_cndmask_b32_e64", [next_quotient, quotient, more, fits])
             quotient = next_quotient
         if not wants_quotient or not last:
-            less, next_remainder = _vgpr(sel), _vgpr(sel)
+            less, next_remainder = vgpr(sel), vgpr(sel)
             sel.emit("v_sub_u32_e64", [less, remainder, y])
             sel.emit("v_cndmask_b32_e64", [next_remainder, remainder, less, fits])
             remainder = next_remainder
@@ -131,33 +127,33 @@ def _divide32(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
 def _divide64(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
               wants_quotient: bool) -> VirtRegAttr:
     """x / y or x % y unsigned, by restoring long division (see the module's docstring)."""
-    remainder = _vgpr(sel, 64)
-    quotient = _vgpr(sel, 64)
+    remainder = vgpr(sel, 64)
+    quotient = vgpr(sel, 64)
     for index in (0, 1):
         sel.emit("v_mov_b32_e32", [remainder.part(index), 0])
         if wants_quotient:
             sel.emit("v_mov_b32_e32", [quotient.part(index), 0])
     for bit in range(63, -1, -1):
         half, position = divmod(bit, 32)
-        shifted, taken = _vgpr(sel, 64), _vgpr(sel)
+        shifted, taken = vgpr(sel, 64), vgpr(sel)
         # remainder = remainder << 1 | bit of x
         sel.emit("v_lshlrev_b64", [shifted, 1, remainder])
         sel.emit("v_bfe_u32", [taken, x.part(half), position, 1])
         sel.emit("v_or_b32_e64", [shifted.part(0), shifted.part(0), taken])
         fits, borrow = sel.new(LANE_MASK_CLASS), sel.new(LANE_MASK_CLASS)
         sel.emit("v_cmp_ge_u64_e64", [fits, shifted, y])
-        less = _vgpr(sel, 64)
+        less = vgpr(sel, 64)
         sel.emit("v_sub_co_u32_e64", [less.part(0), borrow, shifted.part(0), y.part(0)])
         sel.emit("v_subb_co_u32_e64", [less.part(1), sel.new(LANE_MASK_CLASS), shifted.part(1),
                                        y.part(1), borrow])
-        remainder = _vgpr(sel, 64)
+        remainder = vgpr(sel, 64)
         for index in (0, 1):
             sel.emit("v_cndmask_b32_e64", [remainder.part(index), shifted.part(index),
                                            less.part(index), fits])
         if not wants_quotient:
             continue
         # quotient |= fits << bit
-        chosen, with_bit = _vgpr(sel), _vgpr(sel, 64)
+        chosen, with_bit = vgpr(sel), vgpr(sel, 64)
         sel.emit("v_cndmask_b32_e64", [chosen, 0, 1, fits])
         sel.emit("v_lshl_or_b32", [with_bit.part(half), chosen, position,
                                    quotient.part(half)])
@@ -169,20 +165,21 @@ def _divide64(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
 def _signed_divide(sel: Selector, x: VirtRegAttr, y: VirtRegAttr, width: int,
                    wants_quotient: bool) -> VirtRegAttr:
     """x / y or x % y, truncating: the magnitudes divided, then the signs given back."""
-    sign_x, magnitude_x = _magnitude(sel, x, width)
-    sign_y, magnitude_y = _magnitude(sel, y, width)
+    sign_x, magnitude_x = magnitude(sel, x, width)
+    sign_y, magnitude_y = magnitude(sel, y, width)
     result = _unsigned_divide(sel, magnitude_x, magnitude_y, width, wants_quotient)
     if wants_quotient:
-        sign = _vgpr(sel)
+        sign = vgpr(sel)
         sel.emit("v_xor_b32_e64", [sign, sign_x, sign_y])
         return _apply_sign(sel, result, sign, width)
     return _apply_sign(sel, result, sign_x, width)
 
 
-def _magnitude(sel: Selector, value: VirtRegAttr, width: int) -> tuple[VirtRegAttr, VirtRegAttr]:
-    """(sign, |value|): sign is 0 or all ones (the top bit spread), |value| is
-    (value + sign) ^ sign."""
-    sign = _vgpr(sel)
+def magnitude(sel: Selector, value: VirtRegAttr, width: int) -> tuple[VirtRegAttr, VirtRegAttr]:
+    """(sign, |value|) of a 32- or 64-bit VGPR value: sign is 0 or all ones (the top bit
+    spread over 32 bits), |value| is (value + sign) ^ sign (the most negative value stays
+    itself, which read unsigned is its magnitude)."""
+    sign = vgpr(sel)
     high = value if width == 32 else value.part(1)
     sel.emit("v_ashrrev_i32_e64", [sign, 31, high])
     return sign, _apply_sign(sel, value, sign, width, add=True)
@@ -193,7 +190,7 @@ def _apply_sign(sel: Selector, value: VirtRegAttr, sign: VirtRegAttr, width: int
     """(value ^ sign) - sign, or with ``add`` (value + sign) ^ sign: negation where sign is
     all ones, nothing where it is 0."""
     if width == 32:
-        first, result = _vgpr(sel), _vgpr(sel)
+        first, result = vgpr(sel), vgpr(sel)
         if add:
             sel.emit("v_add_u32_e64", [first, value, sign])
             sel.emit("v_xor_b32_e64", [result, first, sign])
@@ -201,7 +198,7 @@ def _apply_sign(sel: Selector, value: VirtRegAttr, sign: VirtRegAttr, width: int
             sel.emit("v_xor_b32_e64", [first, value, sign])
             sel.emit("v_sub_u32_e64", [result, first, sign])
         return result
-    first, result = _vgpr(sel, 64), _vgpr(sel, 64)
+    first, result = vgpr(sel, 64), vgpr(sel, 64)
     carry = sel.new(LANE_MASK_CLASS)
     if add:
         sel.emit("v_add_co_u32_e64", [first.part(0), carry, value.part(0), sign])

@@ -36,7 +36,7 @@ from xdsl.ir import Operation
 from luthier.amdgpu_dialects.amdgpu_mc.builder import VCC, BuildOperand
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.mc.operand_syntax import hwreg
-from luthier.lowering.isel.computed import vector_computed
+from luthier.lowering.isel.computed import vector_computed, vgpr
 from luthier.lowering.isel.memory import single_lane
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import (
@@ -190,12 +190,8 @@ def _divide(sel: Selector, op: arith.DivfOp) -> None:
     vector_computed(sel, op, [x, y], compute)
 
 
-def _vgpr(sel: Selector, width: int) -> VirtRegAttr:
-    return sel.new(VGPR_CLASS[width])
-
-
 def _divide_f32(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
-    denominator, numerator, estimate = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    denominator, numerator, estimate = vgpr(sel, 32), vgpr(sel, 32), vgpr(sel, 32)
     sel.emit("v_div_scale_f32", [denominator, VCC, rhs, rhs, lhs])
     sel.emit("v_div_scale_f32", [numerator, VCC, lhs, rhs, lhs])
     sel.emit("v_rcp_f32_e32", [estimate, denominator])
@@ -204,35 +200,35 @@ def _divide_f32(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtReg
     mode = sel.new(SGPR_CLASS[32])
     sel.emit("s_getreg_b32", [mode, _MODE_F32_DENORM])
     sel.emit("s_setreg_imm32_b32", [_MODE_F32_DENORM, _KEEP_DENORMALS])
-    error, reciprocal, quotient = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    error, reciprocal, quotient = vgpr(sel, 32), vgpr(sel, 32), vgpr(sel, 32)
     sel.emit("v_fma_f32", [error, negated, estimate, one])
     sel.emit("v_fma_f32", [reciprocal, error, estimate, estimate])
     sel.emit("v_mul_f32_e64", [quotient, numerator, reciprocal])
-    residual, refined, last = _vgpr(sel, 32), _vgpr(sel, 32), _vgpr(sel, 32)
+    residual, refined, last = vgpr(sel, 32), vgpr(sel, 32), vgpr(sel, 32)
     sel.emit("v_fma_f32", [residual, negated, quotient, numerator])
     sel.emit("v_fma_f32", [refined, residual, reciprocal, quotient])
     sel.emit("v_fma_f32", [last, negated, refined, numerator])
     sel.emit("s_setreg_b32", [_MODE_F32_DENORM, mode])
-    scaled = _vgpr(sel, 32)
+    scaled = vgpr(sel, 32)
     sel.emit("v_div_fmas_f32", [scaled, last, reciprocal, refined])
     sel.emit("v_div_fixup_f32", [dest, scaled, rhs, lhs])
 
 
 def _divide_f64(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
-    denominator, estimate = _vgpr(sel, 64), _vgpr(sel, 64)
+    denominator, estimate = vgpr(sel, 64), vgpr(sel, 64)
     sel.emit("v_div_scale_f64", [denominator, VCC, rhs, rhs, lhs])
     sel.emit("v_rcp_f64_e32", [estimate, denominator])
     negated = sel.vreg(_negated(sel, Value(64, False, reg=denominator)))
     one = sel.vreg(Value(64, True, const=_ONE[64]))
-    error, reciprocal, error2 = _vgpr(sel, 64), _vgpr(sel, 64), _vgpr(sel, 64)
+    error, reciprocal, error2 = vgpr(sel, 64), vgpr(sel, 64), vgpr(sel, 64)
     sel.emit("v_fma_f64", [error, negated, estimate, one])
     sel.emit("v_fma_f64", [reciprocal, estimate, error, estimate])
     sel.emit("v_fma_f64", [error2, negated, reciprocal, one])
-    numerator, refined, quotient = _vgpr(sel, 64), _vgpr(sel, 64), _vgpr(sel, 64)
+    numerator, refined, quotient = vgpr(sel, 64), vgpr(sel, 64), vgpr(sel, 64)
     sel.emit("v_div_scale_f64", [numerator, VCC, lhs, rhs, lhs])
     sel.emit("v_fma_f64", [refined, reciprocal, error2, reciprocal])
     sel.emit("v_mul_f64", [quotient, numerator, refined])
-    residual, scaled = _vgpr(sel, 64), _vgpr(sel, 64)
+    residual, scaled = vgpr(sel, 64), vgpr(sel, 64)
     sel.emit("v_fma_f64", [residual, negated, quotient, numerator])
     sel.emit("v_div_fmas_f64", [scaled, residual, refined, quotient])
     sel.emit("v_div_fixup_f64", [dest, scaled, rhs, lhs])

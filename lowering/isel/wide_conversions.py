@@ -27,9 +27,10 @@ from xdsl.dialects import arith
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
-from luthier.lowering.isel.computed import vector_computed
+from luthier.lowering.isel.computed import vector_computed, vgpr
+from luthier.lowering.isel.division import magnitude
 from luthier.lowering.isel.selector import Selector
-from luthier.lowering.isel.values import LANE_MASK_CLASS, VGPR_CLASS, Value, width_of
+from luthier.lowering.isel.values import Value, width_of
 
 #: 2^-32 and -2^32 as f64 bits (the split of a truncated f64 into 32-bit halves).
 _TWO_TO_MINUS_32 = 0x3DF0000000000000
@@ -64,12 +65,8 @@ def lower_wide_conversion(sel: Selector, op: Operation) -> None:
     vector_computed(sel, op, [source], compute)
 
 
-def _vgpr(sel: Selector, width: int = 32) -> VirtRegAttr:
-    return sel.new(VGPR_CLASS[width])
-
-
 def _integer_to_f64(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, signed: bool) -> None:
-    high, scaled, low = _vgpr(sel, 64), _vgpr(sel, 64), _vgpr(sel, 64)
+    high, scaled, low = vgpr(sel, 64), vgpr(sel, 64), vgpr(sel, 64)
     sel.emit("v_cvt_f64_i32_e32" if signed else "v_cvt_f64_u32_e32", [high, value.part(1)])
     sel.emit("v_ldexp_f64", [scaled, high, 32])
     sel.emit("v_cvt_f64_u32_e32", [low, value.part(0)])
@@ -79,22 +76,12 @@ def _integer_to_f64(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, signed
 def _integer_to_f32(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, signed: bool) -> None:
     sign: VirtRegAttr | None = None
     if signed:
-        # |value| = (value ^ sign) - sign, sign the top bit spread over 32 bits
-        sign = _vgpr(sel)
-        sel.emit("v_ashrrev_i32_e64", [sign, 31, value.part(1)])
-        flipped, magnitude = _vgpr(sel, 64), _vgpr(sel, 64)
-        borrow = sel.new(LANE_MASK_CLASS)
-        for index in (0, 1):
-            sel.emit("v_xor_b32_e64", [flipped.part(index), value.part(index), sign])
-        sel.emit("v_sub_co_u32_e64", [magnitude.part(0), borrow, flipped.part(0), sign])
-        sel.emit("v_subb_co_u32_e64", [magnitude.part(1), sel.new(LANE_MASK_CLASS), flipped.part(1),
-                                       sign, borrow])
-        value = magnitude
-    leading, shift, normalised = _vgpr(sel), _vgpr(sel), _vgpr(sel, 64)
+        sign, value = magnitude(sel, value, 64)
+    leading, shift, normalised = vgpr(sel), vgpr(sel), vgpr(sel, 64)
     sel.emit("v_ffbh_u32_e32", [leading, value.part(1)])
     sel.emit("v_min_u32_e64", [shift, leading, 32])
     sel.emit("v_lshlrev_b64", [normalised, shift, value])
-    sticky, top, converted, exponent = _vgpr(sel), _vgpr(sel), _vgpr(sel), _vgpr(sel)
+    sticky, top, converted, exponent = vgpr(sel), vgpr(sel), vgpr(sel), vgpr(sel)
     sel.emit("v_min_u32_e64", [sticky, normalised.part(0), 1])
     sel.emit("v_or_b32_e64", [top, normalised.part(1), sticky])
     sel.emit("v_cvt_f32_u32_e32", [converted, top])
@@ -102,7 +89,7 @@ def _integer_to_f32(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, signed
     if sign is None:
         sel.emit("v_ldexp_f32", [dest, converted, exponent])
         return
-    unsigned, sign_bit = _vgpr(sel), _vgpr(sel)
+    unsigned, sign_bit = vgpr(sel), vgpr(sel)
     sel.emit("v_ldexp_f32", [unsigned, converted, exponent])
     sel.emit("v_and_b32_e64", [sign_bit, sel.vreg(Value(32, True, const=_SIGN32)), sign])
     sel.emit("v_xor_b32_e64", [dest, unsigned, sign_bit])
@@ -111,10 +98,10 @@ def _integer_to_f32(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, signed
 def _float_to_integer(sel: Selector, dest: VirtRegAttr, value: VirtRegAttr, width: int,
                       signed: bool) -> None:
     if width == 32:
-        widened = _vgpr(sel, 64)
+        widened = vgpr(sel, 64)
         sel.emit("v_cvt_f64_f32_e32", [widened, value])
         value = widened
-    truncated, scaled, high, low = (_vgpr(sel, 64) for _ in range(4))
+    truncated, scaled, high, low = (vgpr(sel, 64) for _ in range(4))
     sel.emit("v_trunc_f64_e32", [truncated, value])
     sel.emit("v_mul_f64", [scaled, truncated,
                            sel.vreg(Value(64, True, const=_TWO_TO_MINUS_32))])
