@@ -23,6 +23,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,12 +71,16 @@ def build(blocks: int = DEFAULT_BLOCKS, target: str = "gfx90a") -> Path:
     code_object = OUTPUT / f"liveness_kernel.{blocks}.{target}.{key}.co"
     if code_object.is_file():
         return code_object
-    hip = OUTPUT / f"liveness_kernel.{blocks}.hip"
-    hip.write_text(source)
-    partial = code_object.with_suffix(".tmp")
-    subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
-                    str(partial)], check=True)
-    partial.replace(code_object)
+    # A scratch folder of its own per build: concurrent builds (pytest-xdist workers) never
+    # read each other's half-written source or output; the rename publishes the result.
+    with tempfile.TemporaryDirectory(dir=OUTPUT, prefix=".liveness_kernel.") as scratch:
+        hip = Path(scratch) / f"liveness_kernel.{blocks}.hip"
+        hip.write_text(source)
+        partial = Path(scratch) / "partial.co"
+        subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
+                        str(partial)], check=True)
+        partial.replace(code_object)
+        hip.replace(OUTPUT / f"liveness_kernel.{blocks}.hip")  # the source beside it, to read
     return code_object
 
 

@@ -40,7 +40,9 @@ run_step() {
 run_step ruff ruff check .
 run_step layers "$PYTHON" scripts/check_layers.py
 run_step pyright bash scripts/typecheck.sh --no-ruff
-run_step pytest "$PYTHON" -m pytest -q test/
+# One pytest worker per core (pytest-xdist): the suite is thousands of 1-3 s tests, and one
+# process would take about twice the CI budget on two cores.
+run_step pytest "$PYTHON" -m pytest -q -n auto test/
 run_step lit lit -v test/lit
 
 if [[ "${#failed[@]}" -gt 0 ]]; then

@@ -25,6 +25,7 @@ import hashlib
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -98,12 +99,17 @@ def build(kernels: int = DEFAULT_KERNELS, steps: int = DEFAULT_STEPS,
     if output.exists():
         return output
     OUTPUT.mkdir(parents=True, exist_ok=True)
-    hip = OUTPUT / f"{stem}.hip"
-    hip.write_text(source)
-    partial = output.with_suffix(".tmp")
-    subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
-                    str(partial)], check=True)
-    partial.replace(output)
+    # Each build gets its own source and partial file, so that two processes building the
+    # same object at once (pytest-xdist workers) never read each other's half-written files;
+    # the rename makes whichever finishes last the cached copy, with the same bytes.
+    with tempfile.TemporaryDirectory(dir=OUTPUT, prefix=f".{stem}.") as scratch:
+        hip = Path(scratch) / f"{stem}.hip"
+        hip.write_text(source)
+        partial = Path(scratch) / "partial.co"
+        subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
+                        str(partial)], check=True)
+        partial.replace(output)
+        hip.replace(OUTPUT / f"{stem}.hip")  # the source beside it, to read
     return output
 
 
