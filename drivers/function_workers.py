@@ -23,6 +23,7 @@ depends on which points came before).
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -50,7 +51,7 @@ from luthier.drivers.opt_main import one_line
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import EncodedFunction, TextEncoder
 from luthier.lowering.progress import Stage, reporting, stage, watched
-from luthier.lowering.timing import timed
+from luthier.lowering.timing import StageTime, Timings, adopt, is_recording, recording, timed
 from luthier.passes.analysis.function_groups import FunctionGroup, balanced_bins, function_groups
 from luthier.passes.instrument.insert_hooks import InsertHooksPass, check_insertions
 from luthier.passes.layout.tool_globals import export_tool_globals
@@ -86,6 +87,8 @@ class BinResult:
     #: The other ops of the code object (variables, the tool's globals): name, properties.
     others: tuple[tuple[str, dict[str, Attribute]], ...]
     error: str | None = None
+    #: The worker's stages, when the run records them (``--time-passes``).
+    timings: StageTime | None = None
 
 
 #: Seconds between a worker's progress messages for one stage.
@@ -201,33 +204,43 @@ def _run_bin(index: int) -> BinResult:
     """In a worker: lower, finalize and encode the functions of bin ``index``."""
     job = _JOB[0]
     forwarding = _Forwarding(job.progress, index) if job.progress is not None else None
-    # The parent's reporter came along with the fork: its bars are the parent's to draw.
-    with reporting(forwarding):
-        return _lower_bin(job, index)
+    # The parent's reporter and recorder came along with the fork: its bars and its table
+    # are the parent's to draw; this worker's stages go back with its result.
+    timings = Timings() if is_recording() else None
+    with reporting(forwarding), recording(timings):
+        result = _lower_bin(job, index)
+    if timings is None:
+        return result
+    timings.root.name = f"worker {index + 1}/{len(job.bins)}"
+    return dataclasses.replace(result, timings=timings.root)
 
 
 def _lower_bin(job: _Job, index: int) -> BinResult:
-    # Imported here, by each worker: the lowering and layout modules take a tenth of a
-    # second to import, which the parent, waiting for the workers, need not spend first.
-    from luthier.passes.instrument.pipeline import lower_hooks
-    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+    with timed("prepare"):
+        # Imported here, by each worker: the lowering and layout modules take a tenth of a
+        # second to import, which the parent, waiting for the workers, need not spend first.
+        from luthier.passes.instrument.pipeline import lower_hooks
+        from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
-    names = set(job.bins[index])
-    code_object = _code_object(job.module)
-    for op in list(code_object.body.ops):
-        if isinstance(op, FunctionLikeOp) and op.sym_name.data not in names:
-            code_object.body.block.detach_op(op)
+        names = set(job.bins[index])
+        code_object = _code_object(job.module)
+        for op in list(code_object.body.ops):
+            if isinstance(op, FunctionLikeOp) and op.sym_name.data not in names:
+                code_object.body.block.detach_op(op)
     try:
         # The parent checked each insertion against the whole object: here one may rightly
         # match none of these functions.
-        InsertHooksPass(require_match=False).apply(job.ctx, job.module)
+        with timed("insert-hooks"):
+            InsertHooksPass(require_match=False).apply(job.ctx, job.module)
         lower_hooks(job.ctx, job.module, packed=True)
         FinalizeInstrumentationPass().apply(job.ctx, job.module)
-        encoder = TextEncoder(load_target(code_object.processor),
-                              encoder_for(code_object.processor))
-        functions = {op.sym_name.data: FunctionResult(dict(op.properties), dict(op.attributes),
-                                                      encoder.encode_apart(op))
-                     for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
+        with timed("encode"):
+            encoder = TextEncoder(load_target(code_object.processor),
+                                  encoder_for(code_object.processor))
+            functions = {op.sym_name.data: FunctionResult(dict(op.properties),
+                                                          dict(op.attributes),
+                                                          encoder.encode_apart(op))
+                         for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
     except EmitError as error:
         return BinResult({}, {}, (), str(error))
     except (DiagnosticException, VerifyException) as error:
@@ -307,6 +320,9 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequenc
             progress.close()
     finished = [result for result in results if result is not None]
     assert len(finished) == len(results)
+    for result in finished:
+        if result.timings is not None:
+            adopt(result.timings)
     for result in finished:
         if result.error is not None:
             raise SplitError(f"{name}: {result.error}")

@@ -131,6 +131,20 @@ def timed(name: str) -> Generator[None]:
         timings.leave(entry)
 
 
+def is_recording() -> bool:
+    """Whether stages are being recorded (a worker process forked by a recording run
+    records its own stages and sends them back: :func:`adopt`)."""
+    return _TIMINGS.get() is not None
+
+
+def adopt(stage: StageTime) -> None:
+    """Report ``stage`` (another process's, finished: a worker's run and what it timed) under
+    the innermost open stage, as it came; nothing when nobody records."""
+    timings = _TIMINGS.get()
+    if timings is not None:
+        timings.open[-1].children.append(stage)
+
+
 @contextmanager
 def recording(timings: Timings | None, wall_start: float | None = None,
               cpu_start: float | None = None) -> Generator[None]:
