@@ -86,10 +86,14 @@ with collector_paused(freeze=True):
     mark = clock()
     merge_hooks(module, load_hooks(ctx, hooks), path, hooks)
     InsertHooksPass().apply(ctx, module)
-    points = sum(1 for op in module.walk() if isinstance(op, PayloadOp))
+    # Payloads sit in the functions' blocks: no recursive walk (which would visit every
+    # payload's body too, and cost as much as a stage).
+    code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    points = sum(1 for code_object in code_objects for function in code_object.body.ops
+                 for block in function.regions[0].blocks if function.regions
+                 for op in block.ops if isinstance(op, PayloadOp))
     stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
     times["lower-hooks"] = clock() - mark
-    code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
     for name, stage in (("preamble", emit_preambles), ("descriptors", update_descriptors),
                         ("splice", splice_payloads)):
         mark = clock()

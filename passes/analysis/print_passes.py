@@ -23,6 +23,7 @@ from xdsl.passes import ModulePass
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
+    code_objects_in,
 )
 from luthier.passes.analysis.callgraph import CallGraph
 from luthier.passes.analysis.calls import CallSite
@@ -121,7 +122,7 @@ def _reach_line(graph: CallGraph, name: str) -> str:
 
 
 def _code_objects(module: ModuleOp) -> list[CodeObjectOp]:
-    return [op for op in module.ops if isinstance(op, CodeObjectOp)]
+    return code_objects_in(module)
 
 
 def _write(lines: list[str], stream: TextIO) -> None:

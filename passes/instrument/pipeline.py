@@ -18,6 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.lowering.isel.select import SelectInstructionsPass
@@ -76,7 +77,10 @@ def lower_hooks(ctx: Context, module: ModuleOp,
     path (hooks that read the kernel's entry state, payloads that had bodies) is verified
     by the caller as any pass's output."""
     with collector_paused():
-        if any(isinstance(child, InsertOp) for child in module.walk()):
+        # The tool's ops sit beside the code objects (whose bodies hold an op per
+        # instruction): only they are walked.
+        if any(isinstance(op, InsertOp) for child in module.ops
+               if not isinstance(child, CodeObjectOp) for op in child.walk()):
             with timed("insert-hooks"):
                 InsertHooksPass().apply(ctx, module)
         options = AllocationOptions() if options is None else options

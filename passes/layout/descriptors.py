@@ -53,6 +53,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
     KernelOp,
+    code_objects_in,
 )
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import load_target
@@ -269,6 +270,5 @@ class UpdateDescriptorsPass(ModulePass):
     name = "update-descriptors"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for code_object in op.walk():
-            if isinstance(code_object, CodeObjectOp):
-                update_descriptors(code_object)
+        for code_object in code_objects_in(op):
+            update_descriptors(code_object)

@@ -65,6 +65,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
     FunctionLikeOp,
+    code_objects_in,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
 from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
@@ -738,6 +739,5 @@ class RelaxBranchesPass(ModulePass):
     reach: int = HARDWARE_REACH
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for code_object in op.walk():
-            if isinstance(code_object, CodeObjectOp):
-                relax_branches(code_object, self.reach)
+        for code_object in code_objects_in(op):
+            relax_branches(code_object, self.reach)

@@ -56,6 +56,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
     FunctionLikeOp,
+    code_objects_in,
 )
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
@@ -282,6 +283,5 @@ class SplicePayloadsPass(ModulePass):
     name = "splice-payloads"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for code_object in op.walk():
-            if isinstance(code_object, CodeObjectOp):
-                splice_payloads(code_object)
+        for code_object in code_objects_in(op):
+            splice_payloads(code_object)

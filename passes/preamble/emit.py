@@ -43,7 +43,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp, code_objects_in
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.passes.analysis.preload import PreloadEntryError, preload_entry
@@ -226,7 +226,6 @@ class EmitPreamblePass(ModulePass):
     name = "emit-preamble"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for code_object in op.walk():
-            if isinstance(code_object, CodeObjectOp):
-                emit_preambles(code_object)
+        for code_object in code_objects_in(op):
+            emit_preambles(code_object)
 

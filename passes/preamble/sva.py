@@ -58,6 +58,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     FunctionOp,
     KernelOp,
+    code_objects_in,
 )
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
@@ -347,6 +348,5 @@ class PlaceSVAPass(ModulePass):
         if self.prefer not in ("vgpr", "agpr", "stack"):
             raise PassFailedException(f"place-sva: prefer is vgpr, agpr or stack, not "
                                       f"'{self.prefer}'")
-        for code_object in op.walk():
-            if isinstance(code_object, CodeObjectOp):
-                place_sva(code_object, self.prefer)
+        for code_object in code_objects_in(op):
+            place_sva(code_object, self.prefer)
