@@ -50,7 +50,7 @@ _WORKER = r"""
 import json, resource, sys, time
 from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
-from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.drivers.opt_main import load_hooks, merge_hooks
@@ -90,7 +90,7 @@ with collector_paused(freeze=True):
     # payload's body too, and cost as much as a stage).
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
     points = sum(1 for code_object in code_objects for function in code_object.body.ops
-                 for block in function.regions[0].blocks if function.regions
+                 if isinstance(function, FunctionLikeOp) for block in function.body.blocks
                  for op in block.ops if isinstance(op, PayloadOp))
     stats = lower_hooks_with_templates(ctx, module, AllocationOptions(), packed=True)
     times["lower-hooks"] = clock() - mark
