@@ -364,6 +364,8 @@ class ExternOp(IRDLOperation):
 
 #: ``SHT_NOBITS``: a section with a size and no bytes (ELF's number, as in ``elf_format``).
 _SHT_NOBITS = 8
+#: The bits of an unsigned 64-bit ELF field.
+_U64 = (1 << 64) - 1
 #: ``SHF_ALLOC``.
 _SHF_ALLOC = 0x2
 
@@ -403,19 +405,28 @@ class SectionOp(IRDLOperation):
     def contents(self) -> bytes:
         return bytes.fromhex(self.data.data) if self.data is not None else b""
 
+    # The ELF fields are unsigned 64-bit words, the properties i64: a field with its top bit
+    # set (an input's sh_flags can have any bit) prints as a negative i64, and is read back
+    # here as the same 64 bits.
+
+    @property
+    def section_flags(self) -> int:
+        """``sh_flags``, unsigned."""
+        return self.flags.value.data & _U64
+
     @property
     def section_size(self) -> int:
         if self.size is not None:
-            return self.size.value.data
+            return self.size.value.data & _U64
         return len(self.data.data) // 2 if self.data is not None else 0
 
     @property
     def section_alignment(self) -> int:
-        return self.alignment.value.data if self.alignment is not None else 1
+        return self.alignment.value.data & _U64 if self.alignment is not None else 1
 
     @property
     def section_entry_size(self) -> int:
-        return self.entry_size.value.data if self.entry_size is not None else 0
+        return self.entry_size.value.data & _U64 if self.entry_size is not None else 0
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -435,8 +446,11 @@ class SectionOp(IRDLOperation):
         where = f"section {self.section.data}"
         if not self.section.data:
             raise VerifyException("a carried section has a name")
+        if not 0 <= self.section_type.value.data < 1 << 32:
+            raise VerifyException(f"{where}: section_type {self.section_type.value.data} is "
+                                  "not a 32-bit sh_type")
         if self.alignment is not None:
-            _check_alignment(where, self.alignment.value.data)
+            _check_alignment(where, self.section_alignment)
         if self.data is not None:
             try:
                 bytes.fromhex(self.data.data)
@@ -448,7 +462,7 @@ class SectionOp(IRDLOperation):
         if self.size is not None and not nobits:
             raise VerifyException(f"{where}: size is for SHT_NOBITS sections (the data "
                                   "gives the others')")
-        if self.layout is not None and self.flags.value.data & _SHF_ALLOC:
+        if self.layout is not None and self.section_flags & _SHF_ALLOC:
             raise VerifyException(f"{where}: an allocated section cannot depend on the "
                                   "layout (its own address is part of it)")
 

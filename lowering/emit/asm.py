@@ -640,7 +640,7 @@ def _carried_section_lines(section: SectionOp) -> list[str]:
     if kind is None:
         raise EmitError(f"section {name}: type {section.section_type.value.data} has no "
                         "assembler spelling")
-    flags = section.flags.value.data
+    flags = section.section_flags
     letters = "".join(letter for bit, letter in _SECTION_FLAGS if flags & bit)
     if flags & ~sum(bit for bit, _ in _SECTION_FLAGS):
         raise EmitError(f"section {name}: flags {flags:#x} have no assembler spelling")

@@ -176,7 +176,7 @@ def _carried_section(op: SectionOp) -> SectionSpec:
     again, as a linker merges every input's ``.comment`` and adds its own string; other
     mergeable sections (``.debug_str``) hold strings other sections point into by offset."""
     name = op.section.data
-    return SectionSpec(name, op.section_type.value.data, op.flags.value.data,
+    return SectionSpec(name, op.section_type.value.data, op.section_flags,
                        op.section_alignment, op.contents, op.section_size,
                        entry_size=op.section_entry_size, verbatim=name != ".comment",
                        layout=op.layout.data if op.layout is not None else None)

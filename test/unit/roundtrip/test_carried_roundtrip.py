@@ -310,6 +310,25 @@ def test_an_unknown_section_survives_an_identity_round_trip() -> None:
     assert emit_code_object(result.module) == data
 
 
+def test_section_flags_with_the_top_bit_set_round_trip() -> None:
+    # A fuzz campaign's find: an input section's sh_flags with bit 63 set became a negative
+    # i64 in the IR, and the ELF writer refused it ("argument out of range") as an internal
+    # error. The flags are the same 64 bits in the output, and through the IR's text.
+    flags = 0x8815_D5B7_7ACF_89E5
+    spec = object_spec(_code_object(_lift(CALLS.read_bytes()).module))
+    extra = SectionSpec(".luthier_flags", SHT_PROGBITS, flags & ~SHF_ALLOC, 1, b"bits", 4)
+    spec = spec.__class__(spec.e_flags, spec.os_abi, spec.abi_version,
+                          (*spec.sections, extra), spec.symbols, spec.comment)
+    data = link_shared(spec)
+    result = _lift(data)
+    carried = [op for op in _code_object(result.module).body.ops
+               if isinstance(op, SectionOp) and op.section.data == ".luthier_flags"]
+    assert len(carried) == 1 and carried[0].section_flags == flags & ~SHF_ALLOC
+    assert emit_code_object(result.module) == data
+    reparsed = _code_object(_parse(_text(ModuleOp([result.module]))))
+    assert emit_code_object(reparsed) == data
+
+
 # -- descriptors -------------------------------------------------------------------------------
 
 
@@ -367,6 +386,10 @@ _CODE_OBJECT = ('amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64,
      "section .x: an allocated section cannot depend on the layout"),
     ('amdgpu_mc.section ".x" <{section_type = 1 : i64, flags = 0 : i64, alignment = 3 : i64}>',
      "section .x: alignment 3 is not a power of two"),
+    ('amdgpu_mc.section ".x" <{section_type = 4294967296 : i64, flags = 0 : i64}>',
+     "section .x: section_type 4294967296 is not a 32-bit sh_type"),
+    ('amdgpu_mc.section ".x" <{section_type = 1 : i64, flags = 0 : i64, alignment = -8 : i64}>',
+     "section .x: alignment 18446744073709551608 is not a power of two"),
     ('amdgpu_mc.extern @e <{binding = "LOCAL"}>',
      "@e: binding is one of GLOBAL, WEAK, not 'LOCAL'"),
     ('amdgpu_mc.extern @e <{symbol_type = "SECTION"}>',
