@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import math
 import os
 import random
 import resource
@@ -56,6 +57,9 @@ SAMPLE = ROOT / "examples" / "sample" / "vector_add.gfx90a.co"
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 HOOKS = ROOT / "examples" / "hooks"
 REPRODUCERS = ROOT / "build" / "fuzz"
+#: How many times the CPU time limit a run may take by the clock before it is a hang too
+#: (waiting forever costs no CPU).
+WALL_FACTOR = 4
 FAILURES = ("traceback", "internal", "hang", "memory", "partial-output", "clobbered-input",
             "message", "exit-code", "crash")
 
@@ -85,11 +89,14 @@ def _main(tool: str) -> Callable[[list[str]], int]:
 
 
 def _child(case: Case, argv: list[str], err: int, out: int, stdin: int,
-           memory: int) -> None:
+           memory: int, cpu_seconds: int) -> None:
     """In the forked child: run the tool; the exit status says how it ended."""
     code = 97
     try:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        # A hang is CPU time spent, not time waited: on a loaded machine (a long campaign
+        # beside other work) a run can wait for a core longer than it computes.
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         os.dup2(stdin, 0)
         os.dup2(out, 1)
         os.dup2(err, 2)
@@ -131,13 +138,18 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
     with open(err_path, "wb") as err, open(out_path, "wb") as out, open(in_path, "rb") as inp:
         pid = os.fork()
         if pid == 0:
-            _child(case, argv, err.fileno(), out.fileno(), inp.fileno(), memory_mb << 20)
-        deadline = time.monotonic() + timeout
+            _child(case, argv, err.fileno(), out.fileno(), inp.fileno(), memory_mb << 20,
+                   math.ceil(timeout))
+        # The CPU limit ends a run that computes too long (SIGXCPU); this ends one that
+        # waits for something that never comes.
+        deadline = time.monotonic() + timeout * WALL_FACTOR
         status = None
+        cpu = 0.0
         while status is None:
-            done, raw = os.waitpid(pid, os.WNOHANG)
+            done, raw, usage = os.wait4(pid, os.WNOHANG)
             if done:
                 status = raw
+                cpu = usage.ru_utime + usage.ru_stime
             elif time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
@@ -147,6 +159,9 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
     stderr = err_path.read_text(errors="replace")
     if source.exists() and hashlib.sha256(source.read_bytes()).digest() != before:
         return "clobbered-input", stderr
+    if os.WIFSIGNALED(status) and (os.WTERMSIG(status) == signal.SIGXCPU
+                                   or os.WTERMSIG(status) == signal.SIGKILL and cpu >= timeout):
+        return "hang", ""  # the CPU limit ended it
     if os.WIFSIGNALED(status):
         # SIGKILL/SIGSEGV/SIGABRT under the address-space limit: an allocation failed.
         return ("memory" if os.WTERMSIG(status) in (signal.SIGKILL, signal.SIGSEGV,
@@ -380,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=200, help="mutants per surface")
     parser.add_argument("--seed", type=int, default=20261126)
     parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds one run may take (a hang past it is a finding)")
+                        help="CPU seconds one run may take, and four times that by the clock "
+                             "(a hang past either is a finding)")
     parser.add_argument("--memory-mb", type=int, default=4096,
                         help="address space of one run (a blow-up past it is a finding)")
     args = parser.parse_args(argv)

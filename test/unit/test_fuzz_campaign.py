@@ -8,8 +8,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNT = int(os.environ.get("LUTHIER_FUZZ_COUNT", "25"))
@@ -37,3 +41,37 @@ def test_short_campaign_finds_nothing() -> None:
                     if tally.outcomes[kind]}
         assert not failures, f"{surface}: {failures} (reproducers in build/fuzz/{surface})"
         assert tally.outcomes["refused"], f"{surface}: no mutant was refused"
+
+
+def test_a_hang_is_cpu_time_spent_or_a_wait_past_four_times_the_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaign's own clock: a run that computes past the limit is a hang (its CPU
+    limit ends it), and so is one that waits forever (four times the limit by the clock);
+    a run that only waits for a core on a loaded machine is not."""
+    campaign = _campaign()
+    case = campaign.Case("luthier-opt", [], b"", ".co")
+
+    def spin(argv: list[str]) -> int:
+        while True:
+            pass
+
+    def block(argv: list[str]) -> int:
+        time.sleep(3600)
+        return 0
+
+    def quick(argv: list[str]) -> int:
+        return 0
+
+    tools: list[tuple[Callable[[list[str]], int], str]] = [
+        (spin, "hang"), (block, "hang"), (quick, "accepted")]
+    for tool, expected in tools:
+        monkeypatch.setattr(campaign, "_main", _returning(tool))
+        start = time.monotonic()
+        outcome, _ = campaign.run_case(case, tmp_path, 1.0, 4096)
+        assert outcome == expected, tool.__name__
+        assert time.monotonic() - start < 10
+
+
+def _returning(tool: Callable[[list[str]], int]) -> Callable[[str], Callable[[list[str]], int]]:
+    """A stand-in for the campaign's ``_main``: every tool name runs ``tool``."""
+    return lambda name: tool
