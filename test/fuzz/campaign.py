@@ -335,8 +335,9 @@ class Tally:
 
 
 def campaign(surfaces: list[str], count: int, seed: int, timeout: float, memory_mb: int,
-             keep: bool = True) -> dict[str, Tally]:
-    """Run ``count`` mutants per surface; the tallies by surface."""
+             keep: bool = True, progress: int = 0) -> dict[str, Tally]:
+    """Run ``count`` mutants per surface; the tallies by surface. With ``progress``, a
+    line on standard error every that many runs."""
     makers = dict(SURFACES)
     if "lifted-ir" in surfaces:
         lifted = _lifted_text()
@@ -359,10 +360,21 @@ def campaign(surfaces: list[str], count: int, seed: int, timeout: float, memory_
                 tally.outcomes[outcome] += 1
                 if outcome in FAILURES and keep:
                     _keep(surface, outcome, index, case, stderr, work)
+                if progress and (index + 1) % progress == 0 and index + 1 < count:
+                    _report_progress(surface, tally, count, time.monotonic() - start)
             tally.seconds = time.monotonic() - start
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return tallies
+
+
+def _report_progress(surface: str, tally: Tally, count: int, seconds: float) -> None:
+    """One line on standard error: runs done, the rate, the time left and any failures."""
+    rate = tally.runs / seconds if seconds > 0 else 0.0
+    left = (count - tally.runs) / rate if rate > 0 else 0.0
+    failures = sum(tally.outcomes[kind] for kind in FAILURES)
+    print(f"{surface}: {tally.runs}/{count} runs, {rate:.1f}/s, about {left / 60:.0f} min "
+          f"left, {failures} failures", file=sys.stderr, flush=True)
 
 
 def _keep(surface: str, outcome: str, index: int, case: Case, stderr: str, work: Path) -> None:
@@ -397,11 +409,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="CPU seconds one run may take, and four times that by the clock "
                              "(a hang past either is a finding)")
+    parser.add_argument("--progress", type=int, default=500, metavar="RUNS",
+                        help="a line on standard error every RUNS runs of a surface (0: none)")
     parser.add_argument("--memory-mb", type=int, default=4096,
                         help="address space of one run (a blow-up past it is a finding)")
     args = parser.parse_args(argv)
     tallies = campaign(args.surface or every, args.count, args.seed, args.timeout,
-                       args.memory_mb)
+                       args.memory_mb, progress=args.progress)
     print(table(tallies))
     failures = sum(t.outcomes[c] for t in tallies.values() for c in FAILURES)
     if failures:
