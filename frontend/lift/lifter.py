@@ -385,6 +385,11 @@ def _global_op(code_object: CodeObject, variable: Symbol,
     if section is None:
         raise LiftError(code_object.name, f"variable {variable.name} has no section")
     offset_in_section = variable.value - section.address
+    if not 0 <= offset_in_section <= section.size \
+            or variable.size > section.size - offset_in_section:
+        raise LiftError(code_object.name, f"variable {variable.name} ({variable.size} bytes "
+                        f"at {variable.value:#x}) lies outside its section {section.name} "
+                        f"({section.size} bytes at {section.address:#x})")
     properties: dict[str, Attribute] = {
         "sym_name": StringAttr(variable.name),
         "section": StringAttr(section.name),
