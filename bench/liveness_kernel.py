@@ -19,16 +19,14 @@ version, so repeated benchmark runs do not recompile (about 10 s).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import shutil
-import subprocess
+import importlib.util
 import sys
-import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTPUT = ROOT / "build" / "bench"
-CLANG = "clang-19"
+BIG_OBJECT = ROOT / "test" / "corpus" / "bench" / "big_object.py"
 DEFAULT_BLOCKS = 3200
 CLANG_FLAGS = ("-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc", "-O2",
                "--no-gpu-bundle-output")
@@ -60,28 +58,18 @@ def hip_source(blocks: int) -> str:
 
 def build(blocks: int = DEFAULT_BLOCKS, target: str = "gfx90a") -> Path:
     """Compile (or reuse) the kernel and return the path of its code object."""
-    clang = shutil.which(CLANG)
-    if clang is None:
-        raise SystemExit(f"{CLANG} is not installed (scripts/setup.sh installs it)")
-    source = hip_source(blocks)
-    version = subprocess.run([clang, "--version"], check=True, capture_output=True,
-                             text=True).stdout.splitlines()[0]
-    key = hashlib.sha256(f"{version}\n{target}\n{source}".encode()).hexdigest()[:16]
-    OUTPUT.mkdir(parents=True, exist_ok=True)
-    code_object = OUTPUT / f"liveness_kernel.{blocks}.{target}.{key}.co"
-    if code_object.is_file():
-        return code_object
-    # A scratch folder of its own per build: concurrent builds (pytest-xdist workers) never
-    # read each other's half-written source or output; the rename publishes the result.
-    with tempfile.TemporaryDirectory(dir=OUTPUT, prefix=".liveness_kernel.") as scratch:
-        hip = Path(scratch) / f"liveness_kernel.{blocks}.hip"
-        hip.write_text(source)
-        partial = Path(scratch) / "partial.co"
-        subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
-                        str(partial)], check=True)
-        partial.replace(code_object)
-        hip.replace(OUTPUT / f"liveness_kernel.{blocks}.hip")  # the source beside it, to read
-    return code_object
+    return _compile_cached()(f"liveness_kernel.{blocks}", hip_source(blocks), target,
+                             CLANG_FLAGS)
+
+
+def _compile_cached() -> Callable[[str, str, str, Sequence[str]], Path]:
+    """The bench kernels' cached clang-19 build, from ``test/corpus/bench/big_object.py``
+    (a script beside the corpus, not a package: loaded by path)."""
+    spec = importlib.util.spec_from_file_location("big_object", BIG_OBJECT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return cast(Callable[[str, str, str, Sequence[str]], Path], module.compile_cached)
 
 
 def main() -> int:

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -86,15 +87,23 @@ def hip_source(kernels: int = DEFAULT_KERNELS, steps: int = DEFAULT_STEPS) -> st
 def build(kernels: int = DEFAULT_KERNELS, steps: int = DEFAULT_STEPS,
           target: str = "gfx90a") -> Path:
     """The path of the compiled object, built unless the cache already has it."""
+    return compile_cached(f"big_object.{kernels}x{steps}", hip_source(kernels, steps), target,
+                          CLANG_FLAGS)
+
+
+def compile_cached(stem: str, source: str, target: str, flags: Sequence[str]) -> Path:
+    """``source`` compiled by clang-19 with ``flags`` for ``target`` into
+    ``build/bench/<stem>.<target>.<key>.co`` (the key: a hash of the source, the compiler's
+    version, the target and the flags), unless that file is there already; the source is
+    left beside it as ``<stem>.hip``. The bench kernel generators share this
+    (``bench/liveness_kernel.py`` loads it from here)."""
     clang = shutil.which(CLANG)
     if clang is None:
         raise SystemExit(f"{CLANG} not found (scripts/setup.sh installs it)")
-    source = hip_source(kernels, steps)
     version = subprocess.run([clang, "--version"], check=True, capture_output=True,
                              text=True).stdout
-    digest = hashlib.sha256((source + version + target + " ".join(CLANG_FLAGS))
+    digest = hashlib.sha256((source + version + target + " ".join(flags))
                             .encode()).hexdigest()[:16]
-    stem = f"big_object.{kernels}x{steps}"
     output = OUTPUT / f"{stem}.{target}.{digest}.co"
     if output.exists():
         return output
@@ -106,7 +115,7 @@ def build(kernels: int = DEFAULT_KERNELS, steps: int = DEFAULT_STEPS,
         hip = Path(scratch) / f"{stem}.hip"
         hip.write_text(source)
         partial = Path(scratch) / "partial.co"
-        subprocess.run([clang, *CLANG_FLAGS, f"--offload-arch={target}", str(hip), "-o",
+        subprocess.run([clang, *flags, f"--offload-arch={target}", str(hip), "-o",
                         str(partial)], check=True)
         partial.replace(output)
         hip.replace(OUTPUT / f"{stem}.hip")  # the source beside it, to read
