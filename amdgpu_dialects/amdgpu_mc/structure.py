@@ -653,4 +653,3 @@ def code_objects_in(root: Operation) -> list[CodeObjectOp]:
                     for child in block.ops]
         pending.extend(reversed(children))
     return found
-
