@@ -126,3 +126,10 @@ RELA = struct.Struct("<QQq")
 REL = struct.Struct("<QQ")
 #: ``Elf64_Dyn``: tag, value.
 DYN = struct.Struct("<qQ")
+
+
+def align_up(value: int, alignment: int) -> int:
+    """``value`` rounded up to a multiple of ``alignment`` (0 and 1 mean no alignment)."""
+    if alignment <= 1:
+        return value
+    return (value + alignment - 1) // alignment * alignment

@@ -11,6 +11,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from luthier.frontend.codeobj.elf_format import align_up
+
 NT_AMDGPU_METADATA = 32
 AMDGPU_NOTE_NAME = "AMDGPU"
 
@@ -28,10 +30,6 @@ class Note:
     offset: int
 
 
-def _align(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
-
-
 def parse_notes(data: bytes, alignment: int = 4) -> list[Note] | str:
     """Every note record of a note section's bytes, or the reason they are malformed.
 
@@ -46,8 +44,8 @@ def parse_notes(data: bytes, alignment: int = 4) -> list[Note] | str:
             return f"truncated note header at offset {offset}"
         namesz, descsz, note_type = _HEADER.unpack_from(data, offset)
         name_start = offset + _HEADER.size
-        desc_start = name_start + _align(namesz, alignment)
-        end = desc_start + _align(descsz, alignment)
+        desc_start = name_start + align_up(namesz, alignment)
+        end = desc_start + align_up(descsz, alignment)
         if desc_start + descsz > len(data):
             return (
                 f"truncated note at offset {offset}: name size {namesz} and descriptor size "

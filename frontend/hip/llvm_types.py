@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.frontend.codeobj.elf_format import align_up
 
 
 class LLVMTextError(LuthierError):
@@ -79,10 +80,6 @@ Type = IntType | FloatType | PtrType | ArrayType | StructType | OtherType
 VOID = OtherType("void")
 
 
-def _align_up(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
-
-
 def type_alignment(type_: Type) -> int:
     """ABI alignment in bytes (AMDGPU's data layout: integers and pointers by size)."""
     match type_:
@@ -104,7 +101,7 @@ def type_size(type_: Type) -> int:
     """Allocation size in bytes (LLVM's ``getTypeAllocSize`` for these types)."""
     match type_:
         case IntType(bits):
-            return _align_up((bits + 7) // 8, type_alignment(type_))
+            return align_up((bits + 7) // 8, type_alignment(type_))
         case FloatType(bits):
             return bits // 8
         case PtrType(addrspace):
@@ -112,7 +109,7 @@ def type_size(type_: Type) -> int:
         case ArrayType(count, element):
             return count * type_size(element)
         case StructType(fields, _):
-            return _align_up(struct_offsets(type_)[-1], type_alignment(type_)) \
+            return align_up(struct_offsets(type_)[-1], type_alignment(type_)) \
                 if fields else 0
         case OtherType(name):
             raise LLVMTextError(f"the size of {name} is not known here")
@@ -124,7 +121,7 @@ def struct_offsets(type_: StructType) -> list[int]:
     offset = 0
     for field_type in type_.fields:
         if not type_.packed:
-            offset = _align_up(offset, type_alignment(field_type))
+            offset = align_up(offset, type_alignment(field_type))
         offsets.append(offset)
         offset += type_size(field_type)
     return [*offsets, offset]

@@ -19,13 +19,6 @@ from luthier.frontend.codeobj.elf_format import (
 )
 
 
-def align_up(value: int, alignment: int) -> int:
-    """``value`` rounded up to a multiple of ``alignment`` (0 and 1 mean no alignment)."""
-    if alignment <= 1:
-        return value
-    return (value + alignment - 1) // alignment * alignment
-
-
 def elf_header(
     *,
     e_type: ElfType,

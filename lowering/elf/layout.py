@@ -43,9 +43,10 @@ from luthier.frontend.codeobj.elf_format import (
     SHT_NOBITS,
     SHT_NOTE,
     SHT_PREINIT_ARRAY,
+    align_up,
 )
 from luthier.frontend.codeobj.spec import SectionSpec
-from luthier.lowering.elf.binary import align_up, program_header
+from luthier.lowering.elf.binary import program_header
 
 PAGE_SIZE = 0x1000
 

@@ -32,6 +32,7 @@ from luthier.frontend.codeobj.elf_format import (
     SHF_WRITE,
     SHT_NOBITS,
     SHT_PROGBITS,
+    align_up,
 )
 from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
@@ -43,7 +44,6 @@ from luthier.frontend.codeobj.spec import (
     effective_sections,
 )
 from luthier.lowering.elf.binary import (
-    align_up,
     rela_entry,
 )
 from luthier.lowering.elf.layout import (

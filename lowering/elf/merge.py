@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from luthier.frontend.codeobj.elf_format import (
     SHF_MERGE,
     SHF_STRINGS,
+    align_up,
 )
 from luthier.frontend.codeobj.spec import (
     ElfWriteError,
     SectionSpec,
 )
-from luthier.lowering.elf.binary import align_up
 from luthier.lowering.elf.xxh3 import xxh3_64
 
 SHARDS = 32

@@ -33,6 +33,7 @@ from luthier.frontend.codeobj.elf_format import (
     SHT_SYMTAB,
     SYM,
     ElfType,
+    align_up,
 )
 from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
@@ -46,7 +47,6 @@ from luthier.frontend.codeobj.spec import (
 )
 from luthier.lowering.elf.binary import (
     TailMergedStringTable,
-    align_up,
     elf_header,
     rela_entry,
     section_header,

@@ -33,6 +33,7 @@ from luthier.frontend.codeobj.elf_format import (
     SHT_SYMTAB,
     SYM,
     ElfType,
+    align_up,
 )
 from luthier.frontend.codeobj.spec import (
     ABSOLUTE_SECTION,
@@ -44,7 +45,6 @@ from luthier.frontend.codeobj.spec import (
 )
 from luthier.lowering.elf.binary import (
     AppendStringTable,
-    align_up,
     elf_header,
     section_header,
     symbol_entry,
