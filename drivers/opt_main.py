@@ -59,9 +59,10 @@ DESCRIPTION = "luthier-opt: lift, instrument and emit AMDGPU code objects"
 BINARY_EXTENSIONS = ("co", "hsaco", "o", "elf", "hipfb", "fatbin", "out", "so")
 #: Input extensions read as LLVM-syntax AMDGPU assembly.
 ASSEMBLY_EXTENSIONS = ("s", "S", "asm")
-EMIT_FORMATS = ("mlir", "asm", "obj", "co")
+EMIT_FORMATS = ("mlir", "asm", "obj", "co", "fatbin", "host")
 #: Output extension -> format, when --emit is not given.
-EMIT_BY_EXTENSION = {"mlir": "mlir", "s": "asm", "o": "obj", "co": "co", "hsaco": "co"}
+EMIT_BY_EXTENSION = {"mlir": "mlir", "s": "asm", "o": "obj", "co": "co", "hsaco": "co",
+                     "hipfb": "fatbin", "fatbin": "fatbin", "so": "host"}
 
 
 class UserError(LuthierError):
@@ -106,6 +107,9 @@ class LuthierOptMain(xDSLOptMain):
     _read: tuple[CodeObject, ...] = ()
     #: Warning lines, printed when the run succeeds (a failed run says one line, its error).
     _warnings: list[str] | None = None
+    #: Whether the output may be run or loaded as the input could (a host binary written
+    #: back from an executable one keeps its execute permission).
+    _executable: bool = False
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -136,11 +140,16 @@ class LuthierOptMain(xDSLOptMain):
                            help="lift the input code object into amdgpu_mc IR (implied for "
                                 "code object, bundle and fat binary inputs)")
         group.add_argument("--kernel", action="append", default=[], metavar="NAME",
-                           help="lift only this kernel (repeatable)")
+                           help="lift only this kernel (repeatable); with --emit=host or "
+                                "fatbin, instrument only this kernel")
         group.add_argument("--offload-arch", metavar="ARCH",
-                           help="the bundle entry to lift (gfx90a, gfx942:xnack-, ...)")
+                           help="the bundle entry to lift (gfx90a, gfx942:xnack-, ...); with "
+                                "--emit=host or fatbin, the entries to instrument (default: "
+                                "every one)")
         group.add_argument("--emit", choices=EMIT_FORMATS, default=None,
-                           help="output format (default: from the -o extension, else mlir)")
+                           help="output format (default: from the -o extension, else mlir); "
+                                "host and fatbin write a host binary or bundle back with its "
+                                "device code instrumented (.so, .hipfb; docs/host-binaries.md)")
         group.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                            help="worker processes that instrument the functions of a "
                                 "code object written with --emit-preamble, each taking "
@@ -510,6 +519,9 @@ class LuthierOptMain(xDSLOptMain):
             return
         emit = self.emit_format()
         self._refuse_no_ops(emit)
+        if emit in ("fatbin", "host"):
+            self._write_container(emit)
+            return
         if emit == "mlir":
             super().run()
             self._commit(self._buffer.getvalue().encode())
@@ -546,6 +558,49 @@ class LuthierOptMain(xDSLOptMain):
         if emit != "asm" and self.args.output_file in (None, "-") and sys.stdout.isatty():
             raise UserError(f"--emit={emit} output is binary: give -o FILE")
         self._commit(data)
+
+    def _write_container(self, emit: str) -> None:
+        """``--emit=fatbin``/``host``: the input bundle or host binary written back with
+        its selected device code objects instrumented, each as ``-o X.co`` would write it
+        (:mod:`~luthier.drivers.fatbin_output`)."""
+        from luthier.drivers.fatbin_output import instrument_container
+
+        args = self.args
+        for given, flag in ((args.passes, "-p"), (args.report, "--report"),
+                            (args.print_between_passes, "--print-between-passes"),
+                            (args.split_input_file, "--split-input-file")):
+            if given:
+                raise UserError(f"--emit={emit} instruments each device code object with "
+                                f"--inline-hooks --emit-preamble alone; {flag} does not "
+                                "apply (write one code object with -o X.co for it)")
+        name = self.get_input_name()
+        if args.input_file in (None, "-"):
+            data = sys.stdin.buffer.read()
+        elif not os.path.isfile(args.input_file):
+            raise UserError(f"{args.input_file}: no such file")
+        else:
+            with open(args.input_file, "rb") as stream:
+                data = stream.read()
+            self._executable = emit == "host" and bool(os.stat(args.input_file).st_mode & 0o111)
+        hooks_by_processor: dict[str | None, ModuleOp] = {}
+
+        def hooks(processor: str) -> ModuleOp:
+            key = processor if os.path.splitext(args.hooks)[1] in HIP_EXTENSIONS else None
+            if key not in hooks_by_processor:
+                hooks_by_processor[key] = load_hooks(self.ctx, args.hooks, processor)
+            return hooks_by_processor[key]
+
+        jobs = args.jobs if args.jobs is not None else min(_cores(), DEFAULT_JOBS)
+        try:
+            with timed("instrument code objects"):
+                output = instrument_container(
+                    data, name, emit, hooks=hooks if args.hooks is not None else None,
+                    offload_arch=args.offload_arch, kernels=tuple(args.kernel), jobs=jobs)
+        except LuthierError as error:
+            raise UserError(str(error)) from None
+        if args.output_file in (None, "-") and sys.stdout.isatty():
+            raise UserError(f"--emit={emit} output is binary: give -o FILE")
+        self._commit(output)
 
     def _report_file_differences(self, data: bytes) -> None:
         """``--report`` of an identity round trip (no ``--hooks``) of a linked code object:
@@ -596,7 +651,7 @@ class LuthierOptMain(xDSLOptMain):
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return
-        write_atomically(path, data)
+        write_atomically(path, data, executable=self._executable)
 
 
 #: The ops a hooks file may hold.

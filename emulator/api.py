@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union, cast
+from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,9 @@ from luthier.emulator.kernarg import LaunchShape, build_segment, explicit_specs,
 from luthier.emulator.memory import GlobalMemory
 from luthier.emulator.program import Program, compile_program
 from luthier.emulator.trace import ExecutionTrace, traced_steps
+
+if TYPE_CHECKING:
+    from luthier.frontend.codeobj.model import CodeObject
 
 #: One kernel argument: a buffer (array) or a by-value scalar.
 KernelArgument = Union[npt.NDArray[Any], int, float, np.generic, bytes]  # noqa: UP007
@@ -133,15 +136,21 @@ def _dim3(value: int | tuple[int, ...] | list[int], what: str) -> Dim3:
     return padded[0], padded[1], padded[2]
 
 
-def load_program(code: str | Path | Any) -> Program:
-    """A compiled program from a path, a read code object, lifted IR or a program."""
+def load_program(code: str | Path | Any, *, offload_arch: str | None = None,
+                 kernel: str | None = None) -> Program:
+    """A compiled program from a path, a read code object, lifted IR or a program.
+
+    A path may name a bundle or a host binary with a fat binary: ``offload_arch`` chooses
+    the entry, and of a fat binary with one bundle per translation unit, the one holding
+    ``kernel`` is taken."""
     if isinstance(code, Program):
         return code
     if isinstance(code, CodeObjectOp):
         return compile_program(code)
-    from luthier.frontend.codeobj.reader import read_code_object
+    from luthier.frontend.codeobj.reader import read_code_objects
     from luthier.frontend.lift import LiftError, lift_code_object
 
+    code_object: CodeObject
     if isinstance(code, str | Path):
         path = Path(code)
         if not path.is_file():
@@ -149,14 +158,30 @@ def load_program(code: str | Path | Any) -> Program:
         if path.suffix == ".mlir":
             return compile_program(parse_ir(path))
         try:
-            code = read_code_object(path)
+            found = read_code_objects(path, offload_arch=offload_arch)
         except Exception as error:  # the reader's errors are many; say which file
             raise EmulationError(f"{path}: cannot read the code object: {error}") from None
+        code_object = found[0]
+        if len(found) > 1 and kernel is not None:
+            code_object = next((each for each in found if _holds(each, kernel)), code_object)
+    else:
+        code_object = code
     try:
-        module = lift_code_object(code).module
+        module = lift_code_object(code_object).module
     except LiftError as error:
         raise EmulationError(str(error)) from None
     return compile_program(module)
+
+
+def _holds(code_object: CodeObject, kernel: str) -> bool:
+    """Whether ``code_object`` has a kernel named ``kernel``."""
+    from luthier.frontend.codeobj.errors import CodeObjectError
+
+    try:
+        code_object.kernel(kernel)
+    except CodeObjectError:
+        return False
+    return True
 
 
 def parse_ir(path: Path) -> CodeObjectOp:

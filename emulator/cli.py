@@ -83,8 +83,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Run a kernel of an AMDGPU code object in the "
                      "luthier emulator.")
     parser.add_argument("code_object",
-                        help="the code object (.co/.hsaco/.o) or amdgpu_mc IR text (.mlir)")
+                        help="the code object (.co/.hsaco/.o), an offload bundle or host "
+                             "binary holding one, or amdgpu_mc IR text (.mlir)")
     parser.add_argument("--kernel", required=True, help="the kernel to run")
+    parser.add_argument("--offload-arch", metavar="ARCH",
+                        help="the bundle entry to run (gfx90a, gfx942:xnack-, ...) of a "
+                             "bundle or host binary")
     parser.add_argument("--grid", required=True, help="workgroups: X[,Y[,Z]] (HIP's gridDim)")
     parser.add_argument("--block", required=True,
                         help="work-items per workgroup: X[,Y[,Z]] (HIP's blockDim)")
@@ -368,7 +372,8 @@ def run(argv: list[str]) -> int:
     if options.plot is not None:
         check_path(options.plot)
     # Compiled before the progress line is installed: it shows the launch, not the lift.
-    program = load_program(options.code_object)
+    program = load_program(options.code_object, offload_arch=options.offload_arch,
+                           kernel=options.kernel)
     with reporting(progress_reporter(options, sys.stderr)):
         result = run_kernel(program, options.kernel, grid, block, values,
                             dynamic_lds=options.dynamic_lds, scratch_per_lane=options.scratch,

@@ -18,12 +18,14 @@ import tempfile
 _UNNAMED_FILES_LINK = [True]
 
 
-def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomically(path: str | os.PathLike[str], data: bytes, *,
+                     executable: bool = False) -> None:
     """Write ``data`` to ``path`` in one rename, with the permissions a plain ``open`` would
-    give. A path that exists and is not a regular file (``/dev/null``, a FIFO, a terminal)
-    is written into instead: replacing it with a regular file would break it. A symbolic
-    link is written through (its target gets the bytes, the link stays); a file without
-    write permission is refused, even for root. Every failure is an ``OSError`` naming
+    give (``executable``: those of a linker's output, which may be run or loaded). A path
+    that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) is written
+    into instead: replacing it with a regular file would break it. A symbolic link is
+    written through (its target gets the bytes, the link stays); a file without write
+    permission is refused, even for root. Every failure is an ``OSError`` naming
     ``path``."""
     target = os.fspath(path)
     try:
@@ -36,16 +38,16 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
         if os.path.exists(target) and not os.stat(target).st_mode & (
                 stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
             raise PermissionError(errno.EACCES, "the file is read-only")
-        _replace(target, data)
+        _replace(target, data, 0o777 if executable else 0o666)
     except OSError as error:
         raise OSError(error.errno, error.strerror or str(error), os.fspath(path)) from None
 
 
-def _replace(target: str, data: bytes) -> None:
+def _replace(target: str, data: bytes, permissions: int) -> None:
     directory = os.path.dirname(os.path.abspath(target))
     umask = os.umask(0)
     os.umask(umask)
-    mode = 0o666 & ~umask
+    mode = permissions & ~umask
     unnamed = getattr(os, "O_TMPFILE", 0) if _UNNAMED_FILES_LINK[0] else 0
     if unnamed:
         try:

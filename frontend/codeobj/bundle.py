@@ -15,16 +15,19 @@ without it the error says so.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import io
 import struct
 import zlib
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from elftools.elf.elffile import ELFFile  # pyright: ignore[reportMissingTypeStubs]
 
 from luthier.amdgpu_dialects.target.target_id import TargetRequest
+from luthier.frontend.codeobj.elf_format import align_up
 from luthier.frontend.codeobj.errors import CodeObjectError
 
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
@@ -69,6 +72,20 @@ class BundleEntry:
 
 
 @dataclass(frozen=True)
+class BundleCompression:
+    """How a ``CCOB`` bundle was compressed, so that a re-packed one is written alike."""
+
+    #: :data:`ZLIB` or :data:`ZSTD`.
+    method: int
+    #: The header's version: 1 (no total size) or 2 (clang-19).
+    version: int
+
+
+ZLIB = 0
+ZSTD = 1
+
+
+@dataclass(frozen=True)
 class OffloadBundle:
     """The entries of one bundle, with target selection by ``--offload-arch`` name."""
 
@@ -77,10 +94,27 @@ class OffloadBundle:
     #: Bytes of the input the bundle occupies (its compressed size for a CCOB bundle), which
     #: is where the next bundle of a fat binary may start.
     size: int = 0
+    #: Where the bundle starts in its fat binary (0 for a bundle file).
+    start: int = 0
+    #: How it was compressed; None for a plain bundle.
+    compression: BundleCompression | None = None
 
     @property
     def device_entries(self) -> tuple[BundleEntry, ...]:
         return tuple(entry for entry in self.entries if entry.is_device and entry.size)
+
+    def matching(self, request: TargetRequest) -> tuple[BundleEntry, ...]:
+        """The device entries for ``request``: the one whose target ID is exactly it, else
+        every one whose processor matches and whose pinned features agree."""
+        exact = [e for e in self.device_entries if TargetRequest.parse(e.target_id) == request]
+        if len(exact) == 1:
+            return (exact[0],)
+        return tuple(
+            entry
+            for entry in self.device_entries
+            if (offered := TargetRequest.parse(entry.target_id)) is not None
+            and request.matches(offered)
+        )
 
     def select(self, offload_arch: str) -> BundleEntry:
         """The device entry for ``offload_arch`` (``gfx90a``, ``gfx90a:xnack-``, a full ID).
@@ -93,15 +127,7 @@ class OffloadBundle:
         available = ", ".join(entry.id for entry in self.device_entries) or "none"
         if request is None:
             raise CodeObjectError(self.path, f"malformed target {offload_arch!r}")
-        exact = [e for e in self.device_entries if TargetRequest.parse(e.target_id) == request]
-        if len(exact) == 1:
-            return exact[0]
-        matching = [
-            entry
-            for entry in self.device_entries
-            if (offered := TargetRequest.parse(entry.target_id)) is not None
-            and request.matches(offered)
-        ]
+        matching = self.matching(request)
         if len(matching) == 1:
             return matching[0]
         if not matching:
@@ -125,7 +151,9 @@ def parse_bundle(data: bytes, path: str) -> OffloadBundle:
     if data.startswith(COMPRESSED_MAGIC):
         plain, consumed = decompress_bundle(data, path)
         bundle = _parse_plain(plain, path)
-        return OffloadBundle(path, bundle.entries, consumed)
+        version, method = struct.unpack_from("<HH", data, 4)
+        return OffloadBundle(path, bundle.entries, consumed,
+                             compression=BundleCompression(method, version))
     return _parse_plain(data, path)
 
 
@@ -193,13 +221,13 @@ def decompress_bundle(data: bytes, path: str) -> tuple[bytes, int]:
     if end > len(data) or end < header.size:
         raise CodeObjectError(path, f"compressed offload bundle size {end} is outside the file")
     payload = data[header.size : end]
-    if method == 0:
+    if method == ZLIB:
         try:
             # At most one byte more than the header says: a bomb stops there.
             plain = zlib.decompressobj().decompress(payload, uncompressed_size + 1)
         except zlib.error as error:
             raise CodeObjectError(path, f"corrupt zlib offload bundle ({error})") from error
-    elif method == 1:
+    elif method == ZSTD:
         plain = _zstd_decompress(payload, uncompressed_size, path)
     else:
         raise CodeObjectError(path, f"compressed offload bundle method {method} is not supported")
@@ -263,9 +291,128 @@ def split_fatbin(data: bytes, path: str) -> tuple[OffloadBundle, ...]:
             break
         if not is_bundle(data[start:]):
             raise CodeObjectError(path, f"unrecognised bytes at offset {start} of the fat binary")
-        bundle = parse_bundle(data[start:], path)
+        bundle = replace(parse_bundle(data[start:], path), start=start)
         bundles.append(bundle)
         cursor = start + max(bundle.size, 1)
     if not bundles:
         raise CodeObjectError(path, "empty fat binary")
     return tuple(bundles)
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+#: Where entries of a bundle and bundles of a fat binary start: at multiples of this. It is
+#: what clang asks clang-offload-bundler for (``-bundle-align=4096``) and what the linker
+#: keeps (each ``.hip_fatbin`` input section is 4096-aligned).
+BUNDLE_ALIGNMENT = 4096
+#: The zstd level that gives clang-19's own bytes back (``--offload-compress``).
+ZSTD_LEVEL = 3
+
+
+def pack_bundle(entries: Sequence[tuple[str, bytes]], alignment: int = BUNDLE_ALIGNMENT) -> bytes:
+    """A plain bundle of ``entries`` (ID, bytes) in that order, laid out as
+    clang-offload-bundler lays one out: the header, then each entry at the next multiple of
+    ``alignment`` (an empty entry, the host entry of a device-only bundle, takes an offset
+    and no bytes)."""
+    raw_ids = [entry_id.encode("ascii") for entry_id, _ in entries]
+    cursor = len(BUNDLE_MAGIC) + _U64.size + sum(_ENTRY_HEAD.size + len(raw) for raw in raw_ids)
+    offsets: list[int] = []
+    for _, data in entries:
+        cursor = align_up(cursor, alignment)
+        offsets.append(cursor)
+        cursor += len(data)
+    out = bytearray(BUNDLE_MAGIC + _U64.pack(len(entries)))
+    for raw, (_, data), offset in zip(raw_ids, entries, offsets, strict=True):
+        out += _ENTRY_HEAD.pack(offset, len(data), len(raw)) + raw
+    for (_, data), offset in zip(entries, offsets, strict=True):
+        out += bytes(offset - len(out))
+        out += data
+    return bytes(out)
+
+
+def compress_bundle(plain: bytes, compression: BundleCompression, path: str) -> bytes:
+    """``plain`` (a plain bundle) as a ``CCOB`` bundle compressed as ``compression`` says,
+    with the header's truncated MD5 of the plain bytes, as clang writes it."""
+    if compression.method == ZLIB:
+        payload = zlib.compress(plain)
+    elif compression.method == ZSTD:
+        try:
+            zstandard = cast(Any, importlib.import_module("zstandard"))
+        except ImportError:
+            raise CodeObjectError(path, "writing a zstd-compressed offload bundle needs the "
+                                  "zstandard module: pip install zstandard") from None
+        payload = bytes(zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(plain))
+    else:
+        raise CodeObjectError(path, f"compressed offload bundle method {compression.method} "
+                              "is not supported")
+    digest = hashlib.md5(plain, usedforsecurity=False).digest()[:8]
+    if compression.version == 1:
+        header = struct.pack("<4sHHI", COMPRESSED_MAGIC, 1, compression.method, len(plain))
+    else:
+        total = 4 + 2 + 2 + 4 + 4 + 8 + len(payload)
+        if max(total, len(plain)) >= 1 << 32:
+            raise CodeObjectError(path, f"a compressed offload bundle of {len(plain)} bytes "
+                                  "does not fit the 32-bit sizes of its header")
+        header = struct.pack("<4sHHII", COMPRESSED_MAGIC, 2, compression.method, total,
+                             len(plain))
+    return header + digest + payload
+
+
+def _entry_alignment(bundle: OffloadBundle) -> int:
+    """The alignment ``bundle``'s entries were laid out with: the largest power of two, at
+    most :data:`BUNDLE_ALIGNMENT`, that divides every offset of an entry with bytes."""
+    alignment = BUNDLE_ALIGNMENT
+    for entry in bundle.entries:
+        while entry.size and entry.offset % alignment:
+            alignment //= 2
+    return alignment
+
+
+@dataclass(frozen=True)
+class BundleMove:
+    """Where one bundle of a fat binary went when the fat binary was packed again."""
+
+    old_start: int
+    old_size: int
+    new_start: int
+    #: Whether it kept its bytes (then every offset inside it moved with it).
+    kept: bool
+
+    def moved(self, offset: int) -> int | None:
+        """Where ``offset`` (of the old fat binary) is now, if it is this bundle's start or,
+        for a bundle that kept its bytes, inside it."""
+        if offset == self.old_start:
+            return self.new_start
+        if self.kept and self.old_start <= offset < self.old_start + self.old_size:
+            return self.new_start + offset - self.old_start
+        return None
+
+
+def repack_fatbin(fatbin: bytes, bundles: Sequence[OffloadBundle],
+                  replaced: Mapping[tuple[int, str], bytes]) -> tuple[bytes, list[BundleMove]]:
+    """``fatbin`` (a bundle file or a ``.hip_fatbin`` section, whose ``bundles`` these are)
+    with the entries of ``replaced`` ((bundle index, entry ID) -> new bytes) swapped in, and
+    where each bundle went.
+
+    A bundle none of whose entries changed keeps its bytes; one that has is packed again
+    in its entries' order and alignment, and compressed again as it was. The first bundle
+    stays where it was; each other starts at the next multiple of :data:`BUNDLE_ALIGNMENT`.
+    """
+    out = bytearray()
+    moves: list[BundleMove] = []
+    for index, bundle in enumerate(bundles):
+        changed = [entry.id for entry in bundle.entries
+                   if replaced.get((index, entry.id), entry.data) != entry.data]
+        if changed:
+            plain = pack_bundle([(entry.id, replaced.get((index, entry.id), entry.data))
+                                 for entry in bundle.entries], _entry_alignment(bundle))
+            data = plain if bundle.compression is None else \
+                compress_bundle(plain, bundle.compression, bundle.path)
+        else:
+            data = fatbin[bundle.start : bundle.start + bundle.size]
+        start = bundle.start if index == 0 else align_up(len(out), BUNDLE_ALIGNMENT)
+        out += bytes(start - len(out))
+        moves.append(BundleMove(bundle.start, bundle.size, start, not changed))
+        out += data
+    return bytes(out), moves
+

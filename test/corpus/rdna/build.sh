@@ -63,23 +63,9 @@ outputs() {  # the committed outputs, one per line, relative to this folder
 }
 
 if [[ "${1:-}" == "--check" ]]; then
-    scratch="$(mktemp -d)"
-    trap 'rm -rf "$scratch"' EXIT
-    build "$scratch"
-    status=0
-    if [[ "$(outputs "$scratch")" != "$(outputs "$HERE")" ]]; then
-        echo "the set of outputs differs from a fresh build:" >&2
-        diff <(outputs "$HERE") <(outputs "$scratch") >&2 || true
-        status=1
-    fi
-    while read -r name; do
-        if ! cmp -s "$scratch/$name" "$HERE/$name"; then
-            echo "$name: differs from a fresh build" >&2
-            status=1
-        fi
-    done < <(outputs "$scratch")
-    [[ "$status" -eq 0 ]] && echo "all $(outputs "$scratch" | wc -l) outputs are reproducible"
-    exit "$status"
+    # shellcheck source=../reproducible.sh
+    source "$HERE/../reproducible.sh"
+    check_reproducible
 fi
 
 rm -f ./*.co ./*.o
