@@ -51,6 +51,8 @@ class Outcome:
     output: str
     data: bytes | None
     error: str | None = None
+    #: What ``luthier-opt`` would warn about for this code object, one line each.
+    warnings: tuple[str, ...] = ()
 
 
 def tasks_of(inputs: Sequence[str], hooks: str | None) -> list[Task]:
@@ -93,15 +95,16 @@ def run_task(task: Task) -> Outcome:
     emit it: what a worker runs. Every failure is an :class:`Outcome` with one line."""
     from luthier.drivers.pipeline import PipelineError, instrument_bytes
 
+    warnings: list[str] = []
     try:
-        data = instrument_bytes(task.data, task.name, task.hooks)
+        data = instrument_bytes(task.data, task.name, task.hooks, warnings=warnings)
     except PipelineError as error:
         # The reader's messages name the code object already; a pass's name only the function.
         message = str(error)
         if not message.startswith(task.name):
             message = f"{task.name}: {message}"
         return Outcome(task.name, task.output, None, message)
-    return Outcome(task.name, task.output, data)
+    return Outcome(task.name, task.output, data, warnings=tuple(warnings))
 
 
 #: Runs every task and yields outcomes as they complete.
@@ -153,9 +156,11 @@ class BatchError(LuthierError):
 
 
 def run_batch(tasks: Sequence[Task], engine: Engine,
-              progress: Callable[[Outcome], None] | None = None) -> dict[str, bytes]:
+              progress: Callable[[Outcome], None] | None = None,
+              warnings: list[tuple[str, str]] | None = None) -> dict[str, bytes]:
     """Every task's output by output name, or :class:`BatchError` with the first failure
-    (in task order, so the message does not depend on which worker finished first)."""
+    (in task order, so the message does not depend on which worker finished first); each
+    task's warnings, with its name, are appended to ``warnings`` in task order."""
     outcomes: dict[str, Outcome] = {}
     for outcome in engine(tasks):
         outcomes[outcome.output] = outcome
@@ -167,4 +172,7 @@ def run_batch(tasks: Sequence[Task], engine: Engine,
             raise BatchError(f"{task.name}: no result from the workers")
         if outcome.data is None:
             raise BatchError(outcome.error or f"{task.name}: failed")
+    if warnings is not None:
+        warnings += [(task.name, line) for task in tasks
+                     for line in outcomes[task.output].warnings]
     return {task.output: outcomes[task.output].data or b"" for task in tasks}

@@ -29,6 +29,7 @@ from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import InsertOp
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU, TargetRequest
 from luthier.drivers.batch import Task, local_engine, run_batch
 from luthier.frontend.codeobj.bundle import (
@@ -91,8 +92,13 @@ def _read(data: bytes, name: str) -> _Container:
 
 
 def _select(container: _Container, name: str, offload_arch: str | None,
-            kernels: Sequence[str]) -> list[_Selected]:
-    """The entries to instrument, each with the kernels its hooks are restricted to."""
+            kernels: Sequence[str], instrumenting: bool,
+            warn: Callable[[str, str], None]) -> list[_Selected]:
+    """The entries to instrument, each with the kernels its hooks are restricted to. Without
+    ``offload_arch``, entries of targets luthier does not instrument (or, for an identity
+    round trip, lift) are left as they are, named in one warning."""
+    targets = SUPPORTED_TARGETS if instrumenting else LIFT_TARGETS
+    skipped: list[str] = []
     request = TargetRequest.parse(offload_arch) if offload_arch is not None else None
     if offload_arch is not None and request is None:
         raise ContainerError(name, f"malformed target {offload_arch!r} (--offload-arch)")
@@ -105,10 +111,20 @@ def _select(container: _Container, name: str, offload_arch: str | None,
                                  f"entries ({', '.join(e.id for e in entries)}); name the "
                                  "features too")
         for entry in entries:
+            processor = entry.target_id.split(":", 1)[0]
+            if request is None and processor not in targets:
+                if processor not in skipped:
+                    skipped.append(processor)
+                continue
             label = f"{bundle.path}{f'#{index}' if several else ''}[{entry.id}]"
             chosen = _kernels_of(entry, label, kernels) if kernels else None
             if chosen != ():
                 selected.append(_Selected(index, entry, label, chosen))
+    if skipped:
+        verb = "instrument" if instrumenting else "lift"
+        which = "that target" if len(skipped) == 1 else "those targets"
+        warn(name, f"{', '.join(skipped)} device code left as it was: luthier does not {verb} "
+             f"{which} yet (only {', '.join(targets)})")
     if not selected:
         held = ", ".join(sorted({entry.id for bundle in container.bundles
                                  for entry in bundle.device_entries})) or "none"
@@ -166,10 +182,13 @@ def _text(module: ModuleOp) -> str:
 def instrument_container(data: bytes, name: str, emit: str, *,
                          hooks: Callable[[str], ModuleOp] | None,
                          offload_arch: str | None = None, kernels: Sequence[str] = (),
-                         jobs: int = 1) -> bytes:
+                         jobs: int = 1,
+                         warn: Callable[[str, str], None] = lambda where, line: None) -> bytes:
     """``data`` (a bundle or host binary named ``name``) with its selected device code
     objects instrumented by ``hooks`` (the hooks module for a processor; None: an identity
-    round trip of each), written back as ``emit`` says (``fatbin`` or ``host``)."""
+    round trip of each), written back as ``emit`` says (``fatbin`` or ``host``). What the
+    selection leaves out (before any work) and what each code object's pipeline would warn
+    about go to ``warn`` (where, what), one line each."""
     container = _read(data, name)
     if emit == "host" and not container.is_host:
         raise ContainerError(name, "an offload bundle, not a host binary: write it back with "
@@ -178,7 +197,7 @@ def instrument_container(data: bytes, name: str, emit: str, *,
         raise ContainerError(name, f"holds {len(container.bundles)} offload bundles (one per "
                              "translation unit), which one bundle file cannot: write the host "
                              "binary back (--emit=host)")
-    selected = _select(container, name, offload_arch, kernels)
+    selected = _select(container, name, offload_arch, kernels, hooks is not None, warn)
     texts: dict[tuple[str, tuple[str, ...] | None], str] = {}
     tasks: list[Task] = []
     for index, choice in enumerate(selected):
@@ -192,7 +211,10 @@ def instrument_container(data: bytes, name: str, emit: str, *,
                                    else _restricted(module, choice.kernels))
             text = texts[key]
         tasks.append(Task(choice.name, str(index), choice.entry.data, text))
-    outputs = _run(tasks, jobs)
+    warnings: list[tuple[str, str]] = []
+    outputs = _run(tasks, jobs, warnings)
+    for where, line in warnings:
+        warn(where, line)
     replaced = {(choice.bundle, choice.entry.id): outputs[str(index)]
                 for index, choice in enumerate(selected)}
     fatbin, moves = repack_fatbin(container.fatbin, container.bundles, replaced)
@@ -201,25 +223,30 @@ def instrument_container(data: bytes, name: str, emit: str, *,
     return replace_fatbin(container.data, name, fatbin, moves)
 
 
-def _run(tasks: Sequence[Task], jobs: int) -> dict[str, bytes]:
+def _run(tasks: Sequence[Task], jobs: int,
+         warnings: list[tuple[str, str]]) -> dict[str, bytes]:
     """Each task's output: one task in this process (its functions in ``jobs`` workers),
-    several in ``jobs`` worker processes, one entry each."""
+    several in ``jobs`` worker processes, one entry each. Their warnings, with the task's
+    name, are appended to ``warnings``."""
     from luthier.drivers.batch import BatchError
     from luthier.drivers.pipeline import PipelineError, instrument_bytes
 
     if len(tasks) == 1:
         task = tasks[0]
+        found: list[str] = []
         try:
-            return {task.output: instrument_bytes(task.data, task.name, task.hooks, jobs)}
+            data = instrument_bytes(task.data, task.name, task.hooks, jobs, found)
         except PipelineError as error:
             message = str(error)
             if not message.startswith(task.name):
                 message = f"{task.name}: {message}"
             raise LuthierError(message) from None
+        warnings += [(task.name, line) for line in found]
+        return {task.output: data}
     progress = stage("instrument code objects", len(tasks), "object")
     try:
         return run_batch(tasks, local_engine(min(jobs, len(tasks), os.cpu_count() or 1)),
-                         lambda _: progress.advance())
+                         lambda _: progress.advance(), warnings)
     except BatchError as error:
         raise LuthierError(str(error)) from None
     finally:

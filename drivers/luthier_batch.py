@@ -88,11 +88,14 @@ def run(argv: Sequence[str] | None = None) -> None:
     with showing_progress(not args.no_progress, sys.stderr):
         running = stage("instrument" if hooks is not None else "round-trip", len(tasks),
                         "object")
+        warnings: list[tuple[str, str]] = []
         try:
-            outputs = run_batch(tasks, engine, lambda _: running.advance())
+            outputs = run_batch(tasks, engine, lambda _: running.advance(), warnings)
         finally:
             running.close()
     _write(args.output_dir, outputs)
+    for where, line in warnings:
+        print(f"luthier-batch: warning: {where}: {line}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

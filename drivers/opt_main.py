@@ -595,7 +595,8 @@ class LuthierOptMain(xDSLOptMain):
             with timed("instrument code objects"):
                 output = instrument_container(
                     data, name, emit, hooks=hooks if args.hooks is not None else None,
-                    offload_arch=args.offload_arch, kernels=tuple(args.kernel), jobs=jobs)
+                    offload_arch=args.offload_arch, kernels=tuple(args.kernel), jobs=jobs,
+                    warn=self._warn)
         except LuthierError as error:
             raise UserError(str(error)) from None
         if args.output_file in (None, "-") and sys.stdout.isatty():

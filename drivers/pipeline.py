@@ -40,18 +40,21 @@ def pipeline_context() -> Context:
     return ctx
 
 
-def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1) -> bytes:
+def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1,
+                     warnings: list[str] | None = None) -> bytes:
     """Lift the code object ``data``; with ``hooks`` (MLIR text), insert, lower and finalize
     them; emit the result. With ``jobs`` above 1, groups of functions that share no call are
     instrumented by as many forked workers (:mod:`.function_workers`; the same bytes).
-    Every failure is a :class:`PipelineError` of one line."""
+    Every failure is a :class:`PipelineError` of one line; what ``luthier-opt`` would warn
+    about (what the lift or the output leaves out, what insertions skip) is appended to
+    ``warnings``, one line each."""
     from luthier.drivers.function_workers import SplitError
     from luthier.drivers.opt_main import UserError, one_line
 
     ctx = pipeline_context()
     try:
         with collector_paused():  # once for the whole object, not once per stage
-            return _instrument(ctx, data, name, hooks, jobs)
+            return _instrument(ctx, data, name, hooks, jobs, warnings)
     except (CodeObjectError, LiftError, EmitError, UserError, SplitError) as error:
         raise PipelineError(str(error).splitlines()[0] if str(error) else type(error).__name__) \
             from None
@@ -59,28 +62,37 @@ def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1) -
         raise PipelineError(one_line(error)) from None
 
 
-def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None, jobs: int) -> bytes:
-    module = ModuleOp([lift_code_object(read_code_object(data, name=name)).module])
+def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None, jobs: int,
+                warnings: list[str] | None) -> bytes:
+    lifted = lift_code_object(read_code_object(data, name=name))
+    if warnings is not None:
+        warnings += lifted.warnings
+    module = ModuleOp([lifted.module])
     hook_module = Parser(ctx, hooks, "<hooks>").parse_module() if hooks is not None else None
-    return lower_and_emit(ctx, module, name, hook_module, "<hooks>", jobs)
+    return lower_and_emit(ctx, module, name, hook_module, "<hooks>", jobs, warnings)
 
 
 def lower_and_emit(ctx: Context, module: ModuleOp, name: str, hooks: ModuleOp | None,
-                   hooks_name: str, jobs: int = 1) -> bytes:
+                   hooks_name: str, jobs: int = 1, warnings: list[str] | None = None) -> bytes:
     """``module`` (one lifted code object, named ``name`` in messages) with ``hooks`` (an
     ``instr`` module, named ``hooks_name``) merged, inserted, lowered and finalized, as the
-    bytes of a code object; without hooks, the lifted object emitted again."""
+    bytes of a code object; without hooks, the lifted object emitted again. What the
+    insertions skip and what the output leaves out are appended to ``warnings``."""
     from luthier.drivers.function_workers import instrument_in_workers, split_bins
     from luthier.drivers.opt_main import merge_hooks
+    from luthier.passes.instrument.insert_hooks import insertion_remarks
     from luthier.passes.instrument.pipeline import lower_hooks
     from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
     if hooks is not None:
         merge_hooks(module, hooks, name, hooks_name)
+        if warnings is not None:
+            warnings += insertion_remarks(module)
         bins = split_bins(module, jobs, 0)
         if len(bins) >= 2:
-            return emit_code_object(module, instrument_in_workers(ctx, module, bins, name))
+            return emit_code_object(module, instrument_in_workers(ctx, module, bins, name),
+                                    warnings=warnings)
         # Emitted right after finalizing: shared payload code can stay packed.
         lower_hooks(ctx, module, packed=True)
         FinalizeInstrumentationPass().apply(ctx, module)
-    return emit_code_object(module)
+    return emit_code_object(module, warnings=warnings)

@@ -212,6 +212,15 @@ def test_kernel_restricts_the_hooks_to_the_named_kernels(instrumented: Instrumen
         _run(HOST / "libelementwise.so", "saxpy", saxpy, 4).instructions
 
 
+def test_a_target_not_instrumented_yet_is_left_as_it_was(instrumented: Instrument) -> None:
+    path = instrumented("libelementwise.rdna.so")
+    assert _entry(path, 0, "gfx1030") == _entry(HOST / "libelementwise.rdna.so", 0, "gfx1030")
+    assert _entry(path, 0, "gfx90a") != _entry(HOST / "libelementwise.rdna.so", 0, "gfx90a")
+    original = _run(HOST / "libelementwise.rdna.so", "vector_add", _vector_add_args(), 4)
+    counted = _run(path, "vector_add", _vector_add_args(), 4)
+    assert _waves(counted) == original.instructions
+
+
 @pytest.mark.parametrize("name", BINARIES)
 def test_the_identity_round_trip_gives_the_file_back(name: str, tmp_path: Path) -> None:
     out = tmp_path / name
