@@ -62,6 +62,9 @@ STT_SECTION = 3
 #: The most zero bytes the new segment's placement may add to keep the file offset to
 #: address relation of the first segment (see :func:`_segment_place`).
 MAX_PLACEMENT_PADDING = 16 << 20
+#: The largest ``.hip_fatbin`` alignment taken (clang asks for 4096; a larger one is a
+#: corrupt header whose padding would be the file's size or more).
+MAX_ALIGNMENT = 1 << 16
 
 
 @dataclass
@@ -162,6 +165,9 @@ def replace_fatbin(host: bytes, path: str, fatbin: bytes, moves: Sequence[Bundle
     if section is None:
         raise elf.error(f"no {FATBIN_SECTION} section")
     old_offset, old_size = elf.contents(section)
+    if section.align & (section.align - 1) or section.align > MAX_ALIGNMENT:
+        raise elf.error(f"section {FATBIN_SECTION}: alignment {section.align} is not a power "
+                        f"of two up to {MAX_ALIGNMENT}")
 
     def relocate(offset: int) -> int:
         if offset == old_size:
@@ -245,6 +251,9 @@ def _append_segment(elf: _Host, section: _Section, fatbin: bytes) -> int:
     phdrs = [list(phdr) for phdr in elf.phdrs]
     size = phoff + (len(phdrs) + 1) * PHDR.size - offset
     last_load = max(index for index, phdr in enumerate(phdrs) if phdr[0] == PT_LOAD)
+    if address + size >= 1 << 63:
+        raise elf.error(f"the segments end at {address - offset % page:#x}: no room for the "
+                        "fat binary's segment below 2^63")
     phdrs.insert(last_load + 1, [PT_LOAD, PF_R, offset, address, address, size, size, page])
     phdr_address = address + phoff - offset
     for phdr in phdrs:

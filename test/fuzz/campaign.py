@@ -48,20 +48,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mutators import mutate_args, mutate_bundle, mutate_elf, mutate_text  # noqa: E402
+from mutators import (  # noqa: E402
+    mutate_args,
+    mutate_bundle,
+    mutate_elf,
+    mutate_host,
+    mutate_text,
+)
 
 from luthier.amdgpu_dialects.errors import EXIT_INTERNAL  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "sample" / "vector_add.gfx90a.co"
 KERNELS = ROOT / "test" / "corpus" / "kernels"
+HOST = ROOT / "test" / "corpus" / "host"
 HOOKS = ROOT / "examples" / "hooks"
 REPRODUCERS = ROOT / "build" / "fuzz"
 #: How many times the CPU time limit a run may take by the clock before it is a hang too
 #: (waiting forever costs no CPU).
 WALL_FACTOR = 4
 FAILURES = ("traceback", "internal", "hang", "memory", "partial-output", "clobbered-input",
-            "message", "exit-code", "crash")
+            "message", "exit-code", "crash", "unreadable-output")
+#: Reads every ELF output of an accepted mutant: an output it finds more wrong with than
+#: with the input is a finding (the tool wrote a broken file rather than refusing).
+READELF = "llvm-readelf-19"
 
 
 @dataclass
@@ -174,6 +184,9 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
     if code == EXIT_INTERNAL or "internal error:" in stderr:
         return "internal", stderr
     if code == 0:
+        if any(_readelf_complaints(output) - _readelf_complaints(source)
+               for output in folder.glob("output*") if output.read_bytes()[:4] == b"\x7fELF"):
+            return "unreadable-output", stderr
         return "accepted", stderr
     if code not in (1, 2):
         return "exit-code", stderr
@@ -186,6 +199,22 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
     # or invalid-encoding warnings); the other tools stop at the first error.
     wanted = bool(lines) if case.tool == "luthier-mc" else len(errors) == 1
     return ("refused" if diagnostics and wanted else "message"), stderr
+
+
+def _readelf_complaints(path: Path) -> set[str]:
+    """The errors and warnings ``llvm-readelf-19 --all`` prints for ``path``, with the file
+    name taken out (so that an input's and an output's compare); empty without it."""
+    if shutil.which(READELF) is None:
+        return set()
+    import subprocess
+
+    done = subprocess.run([READELF, "--all", "--wide", str(path)], capture_output=True,
+                          text=True, errors="replace", timeout=60)
+    lines = {line.replace(str(path), "FILE") for line in done.stderr.splitlines()
+             if "error" in line or "warning" in line}
+    if done.returncode != 0 and not lines:
+        lines.add(f"exit status {done.returncode}")
+    return lines
 
 
 # ---------------------------------------------------------------------------------------
@@ -209,8 +238,21 @@ def _code_objects(rng: random.Random) -> Case:
 def _bundles(rng: random.Random) -> Case:
     path = rng.choice(sorted(KERNELS.glob("*.hipfb")))
     data = mutate_bundle(rng, path.read_bytes())
+    if rng.random() < 0.5:  # written back as a bundle (every entry round-tripped)
+        return Case("luthier-opt", [*OPT, "{in}", "-o", "{out}.hipfb"], data, ".hipfb")
     return Case("luthier-opt", [*OPT, "--lift", "{in}", "--offload-arch", "gfx90a", "-o",
                                 "{out}.co"], data, ".hipfb")
+
+
+def _host_libraries(rng: random.Random) -> Case:
+    """A host library, program or object with a fat binary, written back in place."""
+    path = rng.choice(sorted([*HOST.glob("*.so"), *HOST.glob("*.exe"), *HOST.glob("*.o")]))
+    data = mutate_host(rng, path.read_bytes())
+    if rng.random() < 0.5:
+        return Case("luthier-opt", [*OPT, "{in}", "--emit=host", "-o", "{out}.so"], data, ".so")
+    return Case("luthier-opt", [*INSTRUMENT, "{in}", "--emit=host", "--offload-arch", "gfx90a",
+                                "--hooks", str(HOOKS / "instr_count.mlir"), "-o", "{out}.so"],
+                data, ".so")
 
 
 _MLIR_WORDS = ("instr.hook", "instr.insert", "instr.global", "arith.constant", "scf.if",
@@ -304,6 +346,7 @@ def _run_args(rng: random.Random) -> Case:
 SURFACES: dict[str, Callable[[random.Random], Case]] = {
     "code-object": _code_objects,
     "bundle": _bundles,
+    "host-library": _host_libraries,
     "mlir-hooks": _mlir_hooks,
     "llvm-hooks": _llvm_hooks,
     "python-hooks": _python_hooks,

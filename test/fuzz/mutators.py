@@ -99,6 +99,44 @@ def mutate_elf(rng: random.Random, data: bytes, rounds: int = 3) -> bytes:
     return bytes(mutant)
 
 
+def _section_named(data: bytearray, name: bytes) -> tuple[int, int] | None:
+    """File offset and size of the section called ``name``, read through the (possibly
+    mutated) section name table; None when there is none."""
+    shoff, shnum, shstrndx = _u(data, 40, 8), _u(data, 60, 2), _u(data, 62, 2)
+    if shstrndx >= shnum:
+        return None
+    names = _u(data, shoff + 64 * shstrndx + 24, 8)
+    for index in range(min(shnum, 256)):
+        header = shoff + 64 * index
+        start = names + _u(data, header, 4)
+        if data[start:start + len(name) + 1] == name + b"\0":
+            return _u(data, header + 24, 8), _u(data, header + 32, 8)
+    return None
+
+
+def _host_fatbin_field(rng: random.Random, data: bytearray) -> None:
+    """Overwrite a field of what a host binary's fat binary hangs on: the bundle header at
+    the start of ``.hip_fatbin`` or a ``__hip_fatbin_wrapper`` record."""
+    name = rng.choice([b".hip_fatbin", b".hipFatBinSegment"])
+    found = _section_named(data, name)
+    if found is not None and found[1] >= 8:
+        start, size = found
+        overwrite(rng, data, start + rng.randrange(0, min(size, 256) - 4) // 4 * 4,
+                  rng.choice([1, 4, 8]))
+
+
+def mutate_host(rng: random.Random, data: bytes) -> bytes:
+    """A host binary with a fat binary: ELF mutations, or a field of its fat binary's
+    bundle header or wrapper records."""
+    mutant = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        if rng.random() < 0.5:
+            _host_fatbin_field(rng, mutant)
+        else:
+            rng.choice(ELF_MUTATORS)(rng, mutant)
+    return bytes(mutant)
+
+
 def mutate_bundle(rng: random.Random, data: bytes) -> bytes:
     """An offload bundle: its header fields (entry count, offsets, sizes, ID lengths) or
     an entry's bytes."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -75,3 +76,24 @@ def test_a_hang_is_cpu_time_spent_or_a_wait_past_four_times_the_limit(
 def _returning(tool: Callable[[list[str]], int]) -> Callable[[str], Callable[[list[str]], int]]:
     """A stand-in for the campaign's ``_main``: every tool name runs ``tool``."""
     return lambda name: tool
+
+
+@pytest.mark.skipif(shutil.which("llvm-readelf-19") is None, reason="needs llvm-readelf-19")
+def test_an_accepted_run_whose_output_llvm_readelf_refuses_is_a_finding(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exit 0 is not enough: an ELF output llvm-readelf-19 finds more wrong with than the
+    input is ``unreadable-output``; an output as readable as the input is accepted."""
+    campaign = _campaign()
+    library = (ROOT / "test" / "corpus" / "host" / "libelementwise.so").read_bytes()
+    case = campaign.Case("luthier-opt", ["{out}.so"], library, ".so")
+
+    def writing(data: bytes) -> Callable[[list[str]], int]:
+        def tool(argv: list[str]) -> int:
+            Path(argv[0]).write_bytes(data)
+            return 0
+        return tool
+
+    for output, expected in ((library[:3000], "unreadable-output"), (library, "accepted")):
+        monkeypatch.setattr(campaign, "_main", _returning(writing(output)))
+        outcome, _ = campaign.run_case(case, tmp_path, 10.0, 4096)
+        assert outcome == expected
