@@ -109,7 +109,7 @@ def _section_named(data: bytearray, name: bytes) -> tuple[int, int] | None:
     for index in range(min(shnum, 256)):
         header = shoff + 64 * index
         start = names + _u(data, header, 4)
-        if data[start:start + len(name) + 1] == name + b"\0":
+        if bytes(data[start:start + len(name) + 1]) == name + b"\0":
             return _u(data, header + 24, 8), _u(data, header + 32, 8)
     return None
 
