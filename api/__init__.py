@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from luthier.amdgpu_dialects.errors import LuthierError
-    from luthier.drivers.api import instrument, lift, load_hooks, run
+    from luthier.drivers.api import instrument, instrument_library, lift, load_hooks, run
     from luthier.emulator.api import RunResult
     from luthier.frontend.hooks import HookModule
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "LuthierError": "luthier.amdgpu_dialects.errors",
     "instrument": "luthier.drivers.api",
+    "instrument_library": "luthier.drivers.api",
     "lift": "luthier.drivers.api",
     "load_hooks": "luthier.drivers.api",
     "run": "luthier.drivers.api",
@@ -35,7 +36,8 @@ _EXPORTS = {
     "HookModule": "luthier.frontend.hooks",
 }
 
-__all__ = ["HookModule", "LuthierError", "RunResult", "instrument", "lift", "load_hooks", "run"]
+__all__ = ["HookModule", "LuthierError", "RunResult", "instrument", "instrument_library", "lift",
+           "load_hooks", "run"]
 
 
 def __getattr__(name: str) -> Any:

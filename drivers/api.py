@@ -131,6 +131,70 @@ def instrument(code_object: CodeObjectSource, hooks_source: HooksSource, *,
     return data
 
 
+def instrument_library(library: CodeObjectSource, hooks_source: HooksSource | None, *,
+                       output: str | os.PathLike[str] | None = None,
+                       offload_arch: str | None = None, kernels: Sequence[str] = (),
+                       emit: str | None = None, jobs: int = 1,
+                       warnings: list[str] | None = None) -> bytes:
+    """``library`` (a host library, program or object with a ``.hip_fatbin`` section, or an
+    offload bundle) with its selected device code objects instrumented by ``hooks_source``
+    (None: each round-tripped), as the same kind of file (``luthier-opt LIB --hooks H
+    --inline-hooks --emit-preamble -o OUT.so``; see docs/host-binaries.md), also written
+    to ``output`` when given. ``offload_arch`` and ``kernels`` select what is instrumented
+    (every device entry, every kernel by default); ``emit`` is ``"host"`` or ``"fatbin"``
+    (by default, what ``library`` is). What is left out (targets not instrumented yet,
+    instructions a hook skips) is appended to ``warnings``, one ``where: what`` line each.
+    """
+    from luthier.drivers.fatbin_output import instrument_container
+    from luthier.drivers.opt_main import HIP_EXTENSIONS
+    from luthier.frontend.codeobj.bundle import is_bundle
+
+    if jobs < 1:
+        raise LuthierError(f"jobs={jobs}: give at least 1")
+    if isinstance(library, bytes):
+        data, name = library, "<bytes>"
+    else:
+        name = os.fspath(library)
+        if not os.path.isfile(name):
+            raise LuthierError(f"{name}: no such file")
+        data = Path(name).read_bytes()
+    if emit not in (None, "host", "fatbin"):
+        raise LuthierError(f"emit={emit!r}: give 'host' or 'fatbin'")
+    loaded: dict[str | None, ModuleOp] = {}
+
+    hip_file = os.fspath(hooks_source) if isinstance(hooks_source, str | os.PathLike) \
+        and os.path.splitext(hooks_source)[1] in HIP_EXTENSIONS else None
+
+    def hooks_for(processor: str) -> ModuleOp:
+        """The hooks, a HIP file's compiled for ``processor``; each loaded once."""
+        key = processor if hip_file is not None else None
+        if key not in loaded:
+            assert hooks_source is not None
+            loaded[key] = load_hooks(hooks_source) if hip_file is None else \
+                load_hooks_file(pipeline_context(), hip_file, processor)
+        return loaded[key]
+
+    def warn(where: str, line: str) -> None:
+        if warnings is not None:
+            warnings.append(f"{where}: {line}")
+
+    try:
+        out = instrument_container(
+            data, name, emit or ("fatbin" if is_bundle(data) else "host"),
+            hooks=hooks_for if hooks_source is not None else None, offload_arch=offload_arch,
+            kernels=tuple(kernels), jobs=jobs, warn=warn)
+    except (*_USER_ERRORS, ParseError, DiagnosticException, VerifyException) as error:
+        raise _one_line(error) from None
+    if output is not None:
+        try:
+            write_atomically(output, out, executable=not isinstance(library, bytes)
+                             and bool(os.stat(name).st_mode & 0o111))
+        except OSError as error:
+            raise LuthierError(f"{os.fspath(output)}: cannot write: {error.strerror}") \
+                from None
+    return out
+
+
 def run(code_object: CodeObjectSource | ModuleOp | CodeObjectOp, kernel: str,
         grid: int | tuple[int, ...], block: int | tuple[int, ...],
         args: Sequence[KernelArgument], *, offload_arch: str | None = None,

@@ -54,6 +54,23 @@ def test_instrument_gives_luthier_opts_bytes(form: str, tmp_path: Path) -> None:
     assert data == reference.read_bytes() == written.read_bytes()
 
 
+def test_instrument_library_gives_luthier_opts_bytes(tmp_path: Path) -> None:
+    library = ROOT / "test" / "corpus" / "host" / "libelementwise.rdna.so"
+    reference = tmp_path / "cli.so"
+    assert luthier_opt([str(library), "--hooks", str(HOOKS / "instr_count.mlir"),
+                        "--inline-hooks", "--emit-preamble", "-o", str(reference),
+                        "--no-progress"]) == 0
+    notes: list[str] = []
+    written = tmp_path / "api.so"
+    data = luthier.instrument_library(library, HOOKS / "instr_count.py", output=written,
+                                      warnings=notes)
+    assert data == reference.read_bytes() == written.read_bytes()
+    assert notes == [f"{library}: gfx1030 device code left as it was: luthier does not "
+                     "instrument that target yet (only gfx908, gfx90a, gfx942)"]
+    with pytest.raises(luthier.LuthierError, match="an AMDGPU code object, not a fat binary"):
+        luthier.instrument_library(SAMPLE, None)
+
+
 def test_the_counters_read_back_are_the_emulators_count() -> None:
     original = luthier.run(SAMPLE, "vector_add", 4, 256, _vector_add_args())
     data = luthier.instrument(SAMPLE.read_bytes(), HOOKS / "instr_count.py")
@@ -129,13 +146,18 @@ def test_the_worked_example_of_the_docs_prints_what_it_says(
     that has the examples): each ``print`` shows what its comment says."""
     text = (ROOT / "docs" / "python-api.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     (tmp_path / "examples").symlink_to(ROOT / "examples")
+    (tmp_path / "test").symlink_to(ROOT / "test")
     monkeypatch.chdir(tmp_path)
-    exec(compile(blocks[0], "docs/python-api.md", "exec"), {})
-    printed = capsys.readouterr().out.splitlines()
-    promised = [comment.split(":")[0] for comment in
-                re.findall(r"^print\(.*\)\s+# (.*)$", blocks[0], re.MULTILINE)]
-    assert printed == [promise.split(" ")[0] if promise[0].isdigit() else promise
-                       for promise in promised]
+    namespace: dict[str, object] = {}
+    for block in (blocks[0], blocks[2]):  # the worked example, then the library in place
+        exec(compile(block, "docs/python-api.md", "exec"), namespace)
+        printed = capsys.readouterr().out.splitlines()
+        promised = [comment.split(":")[0] for comment in
+                    re.findall(r"^print\(.*\)\s+# (.*)$", block, re.MULTILINE)]
+        assert printed == [promise.split(" ")[0] if promise[0].isdigit() else promise
+                           for promise in promised]
     assert (tmp_path / "vector_add.counted.co").is_file()
+    assert (tmp_path / "libelementwise.so").is_file()
+    assert namespace["notes"] == []
