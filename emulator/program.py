@@ -39,7 +39,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     GlobalOp,
     KernelOp,
 )
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TargetISA, load_target
+from luthier.amdgpu_dialects.isa.target import EMULATED_TARGETS, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
 from luthier.amdgpu_dialects.target.kernel_descriptor import KernelDescriptor
 from luthier.emulator.errors import EmulationError
@@ -160,7 +160,8 @@ class _Compiler:
     def __init__(self, module: CodeObjectOp) -> None:
         self.module = module
         self.processor = module.processor
-        self.isa: TargetISA = load_target(self.processor)
+        # An RDNA code object runs in the wave size its kernels were compiled for.
+        self.isa: TargetISA = load_target(self.processor, module.wave_size)
         self.program = Program(self.processor, self.isa.wavefront_size)
 
     # -- layout -------------------------------------------------------------------------------
@@ -344,8 +345,8 @@ def semantics_of(mnemonic: str) -> Builder | None:
 def compile_program(module: CodeObjectOp) -> Program:
     """Lay out and compile every function of ``module``; :class:`EmulationError` for a
     target the emulator has no semantics for (one that only lifts)."""
-    if module.processor not in SUPPORTED_TARGETS:
-        raise EmulationError(f"the emulator runs {', '.join(SUPPORTED_TARGETS)} code, not "
+    if module.processor not in EMULATED_TARGETS:
+        raise EmulationError(f"the emulator runs {', '.join(EMULATED_TARGETS)} code, not "
                              f"{module.processor} yet")
     return _Compiler(module).compile()
 

@@ -20,8 +20,11 @@ from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
 SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: Processors whose code objects lift into IR, print, parse back and are written again byte
 #: for byte (identity round trip, listing, disassembly, assembly), in wave32 and wave64, but
-#: that instrumentation and the emulator do not serve yet (the RDNA families).
+#: that instrumentation does not serve yet (the RDNA families).
 LIFT_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
+#: Processors whose kernels the emulator runs: every supported one, and RDNA2 (gfx1030) in
+#: wave32 and wave64.
+EMULATED_TARGETS = (*SUPPORTED_TARGETS, "gfx1030")
 #: Every processor :func:`load_target` accepts.
 TABLE_TARGETS = SUPPORTED_TARGETS + LIFT_ONLY_TARGETS
 #: Processors whose code objects lift (``amdgpu_mc`` IR, and a code object again).

@@ -16,7 +16,12 @@ import sys
 from pathlib import Path
 from typing import cast
 
-from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, SUPPORTED_TARGETS, TABLE_TARGETS
+from luthier.amdgpu_dialects.isa.target import (
+    EMULATED_TARGETS,
+    LIFT_TARGETS,
+    SUPPORTED_TARGETS,
+    TABLE_TARGETS,
+)
 from luthier.amdgpu_dialects.target.generated_doc import generated_doc_main
 from luthier.amdgpu_dialects.target.subtarget import (
     Subtarget,
@@ -72,13 +77,16 @@ def reference() -> str:
         + " | ".join("yes" if s.name in TABLE_TARGETS else "-" for s in subtargets) + " |",
         "| lift, print and parse IR, write back (wave32 and wave64) | "
         + " | ".join("yes" if s.name in LIFT_TARGETS else "-" for s in subtargets) + " |",
-        "| instrument, emulate | "
+        "| emulate (luthier-run) | "
+        + " | ".join("yes" if s.name in EMULATED_TARGETS else "-" for s in subtargets)
+        + " |",
+        "| instrument | "
         + " | ".join("yes" if s.name in SUPPORTED_TARGETS else "-" for s in subtargets)
         + " |",
         "",
         "A code object of any other processor is refused in one line naming its target and",
-        "the supported ones; instrumenting or emulating code of a processor that only lifts is",
-        "refused in one line naming the processors that are instrumented and emulated.",
+        "the supported ones; instrumenting or emulating code of a processor that is not",
+        "instrumented or emulated yet is refused in one line naming the processors that are.",
         "",
         "## Facts",
         "",

@@ -166,6 +166,13 @@ class Subtarget:
         return self.name in _SRAMECC
 
     @property
+    def zeroes_high_16_bits(self) -> bool:
+        """A 16-bit VALU operation without ``op_sel`` (VOP1/VOP2 and their VOP3 forms)
+        writes zeros to the upper half of its destination: GFX9; from GFX10 every 16-bit
+        operation keeps the other half (``zeroesHigh16BitsOfDest``)."""
+        return self.major < 10
+
+    @property
     def default_wave_size(self) -> int:
         """Lanes of a wave unless a kernel asks otherwise: 64 before GFX10, 32 from it."""
         return 64 if self.major < 10 else 32

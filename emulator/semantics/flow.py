@@ -25,7 +25,13 @@ _NO_OPS = ("s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcn
            "s_waitcnt_expcnt", "s_setprio", "s_sleep", "s_sched_barrier", "s_icache_inv",
            "s_dcache_wb", "s_dcache_inv", "s_dcache_wb_vol", "s_dcache_inv_vol",
            "s_ttracedata", "s_set_gpr_idx_off", "buffer_wbl2", "buffer_inv", "buffer_invl2",
-           "buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbinvl1_sc", "s_inst_prefetch")
+           "buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbinvl1_sc", "s_inst_prefetch",
+           # GFX10+: scheduling hints and the split wait counters (GFX12).
+           "s_clause", "s_waitcnt_depctr", "s_delay_alu", "s_wait_loadcnt",
+           "s_wait_storecnt", "s_wait_kmcnt", "s_wait_dscnt", "s_wait_samplecnt",
+           "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_alu", "s_wait_idle",
+           "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "buffer_gl0_inv",
+           "buffer_gl1_inv", "global_inv", "global_wb")
 
 
 @semantics(*_NO_OPS)

@@ -365,20 +365,24 @@ _SAVEEXEC: dict[str, Callable[[int, int], int]] = {
 }
 
 
-@semantics(*(f"s_{name}_saveexec_b64" for name in _SAVEEXEC),
-           "s_andn1_wrexec_b64", "s_andn2_wrexec_b64")
+@semantics(*(f"s_{name}_saveexec_{width}" for name in _SAVEEXEC for width in ("b64", "b32")),
+           "s_andn1_wrexec_b64", "s_andn2_wrexec_b64", "s_andn1_wrexec_b32",
+           "s_andn2_wrexec_b32")
 def _saveexec(inst: Instruction) -> Step:
     name = inst.mnemonic.removeprefix("s_").rsplit("_", 2)[0]
     writes_new = "wrexec" in inst.mnemonic
     fn = _SAVEEXEC[name]
-    read = inst.scalar("src0", 64)
+    # The _b32 forms (wave32) read and write EXEC_LO alone.
+    bits = 32 if inst.mnemonic.endswith("_b32") else 64
+    mask = M32 if bits == 32 else M64
+    read = inst.scalar("src0", bits)
     index, dwords = inst.sdst()
     following = inst.next_pc
 
     def step(wave: Wave) -> int:
         source = read(wave)
-        old = wave.exec_bits
-        new = fn(source, old) & M64
+        old = wave.exec_bits & mask
+        new = fn(source, old) & mask
         wave.exec_bits = new
         wave.write_s(index, dwords, new if writes_new else old)
         wave.scc = int((new & wave.full) != 0)

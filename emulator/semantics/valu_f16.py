@@ -5,9 +5,10 @@ A 16-bit operand is the low half of its 32-bit register (or the high half where
 ``op_sel`` asks). On GFX9 the VOP1/VOP2 16-bit operations (and their VOP3 forms, and the
 ``_legacy`` VOP3 ones) zero the upper half of the destination; the VOP3 operations with
 ``op_sel`` (``v_fma_f16``, ``v_mad_u16``...) keep the other half and write the half
-``op_sel[3]`` names. Half-precision results are rounded once: NumPy computes float16 math in
-float32, and 24 >= 2 * 11 + 2 bits makes that double rounding exact for +, -, *, sqrt; the
-FMA rounds the float64 sum to odd first, as :func:`.valu_float.fma32` does.
+``op_sel[3]`` names. From GFX10 every 16-bit operation keeps the other half (the target's
+``zeroes_high_16_bits``). Half-precision results are rounded once: NumPy computes float16
+math in float32, and 24 >= 2 * 11 + 2 bits makes that double rounding exact for +, -, *,
+sqrt; the FMA rounds the float64 sum to odd first, as :func:`.valu_float.fma32` does.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
 from luthier.emulator.semantics.vop import base_name
@@ -84,6 +86,8 @@ BINARY: dict[str, tuple[str, str, Binary]] = {
     "v_add_u16": ("uu", "u", lambda a, b: a + b),
     "v_sub_u16": ("uu", "u", lambda a, b: a - b),
     "v_subrev_u16": ("uu", "u", lambda a, b: b - a),
+    "v_add_nc_u16": ("uu", "u", lambda a, b: a + b),
+    "v_sub_nc_u16": ("uu", "u", lambda a, b: a - b),
     "v_mul_lo_u16": ("uu", "u", lambda a, b: a * b),
     "v_lshlrev_b16": ("uu", "u", lambda a, b: b << (a & U16(15))),
     "v_lshrrev_b16": ("uu", "u", lambda a, b: b >> (a & U16(15))),
@@ -173,7 +177,9 @@ def _op16(inst: Instruction) -> Step:
     op_sel = int(inst.get("op_sel", 0) or 0) if inst.desc.has("op_sel") else 0
     src0_modifiers = int(inst.get("src0_modifiers", 0) or 0) \
         if inst.desc.has("src0_modifiers") else 0
-    keep = name in _KEEP_OTHER_HALF
+    program = inst.program
+    keep = name in _KEEP_OTHER_HALF or (program is not None and not subtarget_for(
+        program.processor).zeroes_high_16_bits)
     write_high = keep and (bool((op_sel >> 3) & 1) or bool(src0_modifiers & OP_SEL_1))
     clamp = bool(inst.get("clamp", 0)) if inst.desc.has("clamp") else False
     if clamp:

@@ -107,6 +107,10 @@ BINARY: dict[str, tuple[int, Binary]] = {
     "v_add_u32": (32, lambda a, b: a + b),
     "v_sub_u32": (32, lambda a, b: a - b),
     "v_subrev_u32": (32, lambda a, b: b - a),
+    # GFX10+ spell the carry-less forms with _nc.
+    "v_add_nc_u32": (32, lambda a, b: a + b),
+    "v_sub_nc_u32": (32, lambda a, b: a - b),
+    "v_subrev_nc_u32": (32, lambda a, b: b - a),
     "v_and_b32": (32, lambda a, b: a & b),
     "v_or_b32": (32, lambda a, b: a | b),
     "v_xor_b32": (32, lambda a, b: a ^ b),
@@ -144,6 +148,7 @@ TERNARY: dict[str, tuple[int, Ternary]] = {
     "v_lshl_or_b32": (32, lambda a, b, c: (a << (b & SH5)) | c),
     "v_and_or_b32": (32, lambda a, b, c: (a & b) | c),
     "v_or3_b32": (32, lambda a, b, c: a | b | c),
+    "v_xor3_b32": (32, lambda a, b, c: a ^ b ^ c),
     "v_xad_u32": (32, lambda a, b, c: (a ^ b) + c),
     "v_bfe_u32": (32, _bfe_u32),
     "v_bfe_i32": (32, _bfe_i32),
@@ -218,10 +223,16 @@ def _as(reader: Callable[[Wave], Vec], bits: int) -> Callable[[Wave], Vec]:
 
 # -- carries -----------------------------------------------------------------------------
 
+#: GFX10+ names of GFX9's carry-in forms.
+_CARRY_IN_NAMES = {"v_add_co_ci_u32": "v_addc_co_u32", "v_sub_co_ci_u32": "v_subb_co_u32",
+                   "v_subrev_co_ci_u32": "v_subbrev_co_u32"}
+
+
 @semantics("v_add_co_u32", "v_sub_co_u32", "v_subrev_co_u32", "v_addc_co_u32",
-           "v_subb_co_u32", "v_subbrev_co_u32")
+           "v_subb_co_u32", "v_subbrev_co_u32", *_CARRY_IN_NAMES)
 def _carry(inst: Instruction) -> Step:
     name = base_name(inst.mnemonic)
+    name = _CARRY_IN_NAMES.get(name, name)
     r0, r1 = source(inst, "src0"), source(inst, "src1")
     if name in ("v_subrev_co_u32", "v_subbrev_co_u32"):
         r0, r1 = r1, r0

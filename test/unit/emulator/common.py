@@ -16,12 +16,25 @@ from luthier.emulator.program import Program
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
-TARGETS = ("gfx908", "gfx90a", "gfx942")
+#: The RDNA corpus (test/corpus/rdna): the same themes for gfx1030, gfx1100 and gfx1201.
+RDNA_CORPUS = ROOT / "test" / "corpus" / "rdna"
+CDNA_TARGETS = ("gfx908", "gfx90a", "gfx942")
+#: RDNA2 as HIP compiles it by default (wave32) and with -mwavefrontsize64.
+RDNA_TARGETS = ("gfx1030", "gfx1030.w64")
+TARGETS = (*CDNA_TARGETS, *RDNA_TARGETS)
+#: The targets whose waves have 64 lanes (for kernels written for 64-lane waves).
+WAVE64_TARGETS = tuple(target for target in TARGETS if target != "gfx1030")
+
+
+def corpus_file(name: str, target: str, suffix: str = "co") -> Path:
+    """``<name>.<target>.<suffix>`` of the corpus that holds that target."""
+    folder = CORPUS if target.split(".")[0] in CDNA_TARGETS else RDNA_CORPUS
+    return folder / f"{name}.{target}.{suffix}"
 
 
 @functools.cache
 def program(name: str, target: str) -> Program:
-    return load_program(CORPUS / f"{name}.{target}.co")
+    return load_program(corpus_file(name, target))
 
 
 def run(name: str, target: str, kernel: str, grid: int | tuple[int, ...],

@@ -9,7 +9,7 @@ import pytest
 
 from luthier.emulator import run_kernel
 
-from .common import CORPUS, TARGETS, fma32_reference, out, run
+from .common import TARGETS, corpus_file, fma32_reference, out, run
 
 RNG = np.random.default_rng(31)
 F32 = np.float32
@@ -85,12 +85,12 @@ def test_relocatable_objects_run_too(target: str) -> None:
     against the emulator's own layout, as a linker would."""
     selectors = np.arange(128, dtype=np.int32)
     a = RNG.standard_normal(128).astype(F32)
-    result = run_kernel(CORPUS / f"calls.{target}.o", "indirect_call_table", 2, 64,
+    result = run_kernel(corpus_file("calls", target, "o"), "indirect_call_table", 2, 64,
                         [selectors, a, np.zeros(128, F32)])
     choice = selectors % 3
     expected = np.select([choice == 0, choice == 1], [a + F32(2), a * F32(2)],
                          np.fmax(a, F32(2))).astype(F32)
     np.testing.assert_array_equal(out(result, 2), expected)
-    result = run_kernel(CORPUS / f"globals.{target}.o", "read_global", 2, 64,
+    result = run_kernel(corpus_file("globals", target, "o"), "read_global", 2, 64,
                         [a, np.zeros(128, F32)])
     np.testing.assert_array_equal(out(result, 1), a * F32(1.5))

@@ -192,3 +192,19 @@ def test_f16_min3_med3_and_exp() -> None:
     assert np.uint16(wave.v[3][0] & 0xFFFF).view(np.float16) == 2.0
     assert np.uint16(wave.v[4][0] & 0xFFFF).view(np.float16) == -1.0
     assert np.uint16(wave.v[5][0] & 0xFFFF).view(np.float16) == 8.0
+
+
+def test_gfx10_keeps_the_upper_half_where_gfx9_zeroes_it() -> None:
+    """GFX9's 16-bit VOP2 operations zero the destination's upper half; from GFX10 every
+    16-bit operation keeps it (wave32 here, all lanes: exec_lo)."""
+    def setup(wave: Wave) -> None:
+        wave.v[0] = U32(0xABCD0000)
+        wave.v[1] = U32(0x0001FFFF)
+        wave.v[2] = U32(0x00020003)
+
+    gfx9 = execute("v_add_u16_e32 v0, v1, v2", setup)
+    np.testing.assert_array_equal(gfx9.v[0], U32(0x0002))  # 0xffff + 3, upper half zeroed
+    gfx10 = execute("v_add_nc_u16 v0, v1, v2", setup, target="gfx1030", lanes=32)
+    np.testing.assert_array_equal(gfx10.v[0], U32(0xABCD0002))
+    wrapped = execute("v_sub_nc_u16 v0, v2, v1", setup, target="gfx1030", lanes=32)
+    np.testing.assert_array_equal(wrapped.v[0], U32(0xABCD0004))  # 3 - 0xffff wraps to 4
