@@ -54,7 +54,9 @@ from luthier.emulator.semantics.registry import (
     failing,
     missing,
 )
+from luthier.emulator.semantics.renames import canonical_mnemonic
 from luthier.emulator.semantics.vop import base_name
+from luthier.emulator.semantics.vopd import vopd_builder
 
 _MASK32 = 0xFFFFFFFF
 
@@ -282,9 +284,11 @@ class _Compiler:
         for slot, attr in zip(desc.operands, op.mc_operands.data, strict=True):
             operands[slot.name] = self._operand(attr, address + literal_offset(op, self.isa),
                                                 where)
-        return Instruction(op.mnemonic, desc, operands, address, size,
+        mnemonic = canonical_mnemonic(op.mnemonic)
+        return Instruction(mnemonic, desc, operands, address, size,
                            len(self.program.instructions), function, address - start,
-                           wave_size=self.program.wave_size, program=self.program)
+                           wave_size=self.program.wave_size, program=self.program,
+                           written=op.mnemonic if mnemonic != op.mnemonic else "")
 
     def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
         """A slot's value as the semantics read it: symbolic operands resolved against the
@@ -334,6 +338,8 @@ def semantics_of(mnemonic: str) -> Builder | None:
     """The builder of ``mnemonic``: its own, else that of its base operation (the VOP3,
     VOP2/VOPC, SDWA and, for the operations that go through :mod:`.semantics.vop`, DPP
     encodings share semantics)."""
+    if mnemonic.startswith("v_dual_"):
+        return vopd_builder
     builder = SEMANTICS.get(mnemonic)
     if builder is None:
         base = base_name(mnemonic)

@@ -40,6 +40,26 @@ def _no_op(inst: Instruction) -> Step:
     return lambda wave: following
 
 
+#: ``s_sendmsg`` message ID (GFX11+) that releases the wave's VGPRs before ``s_endpgm``.
+MSG_DEALLOC_VGPRS = 3
+
+
+@semantics("s_sendmsg")
+def _sendmsg(inst: Instruction) -> Step:
+    """A message to the shader processor. The one compute kernels send, GFX11's
+    DEALLOC_VGPRS before ``s_endpgm``, changes nothing the emulator models; any other stops
+    the run rather than being skipped."""
+    from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+
+    message = int(inst.get("simm16", 0)) & 0xFF
+    program = inst.program
+    if message == MSG_DEALLOC_VGPRS and program is not None \
+            and subtarget_for(program.processor).major >= 11:
+        following = inst.next_pc
+        return lambda wave: following
+    return missing(inst, f"message {message} has no semantics in the emulator")
+
+
 @semantics("s_endpgm")
 def _endpgm(inst: Instruction) -> Step:
     def step(wave: Wave) -> int:

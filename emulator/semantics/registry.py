@@ -56,6 +56,9 @@ class Instruction:
     #: GPR index mode in force (``s_set_gpr_idx_on`` earlier in the block): 0 when off,
     #: else 0x100 | the mode bits (1 src0, 2 src1, 4 src2, 8 dst).
     gpr_index_mode: int = 0
+    #: The mnemonic as the code spells it, when :attr:`mnemonic` is the older name its
+    #: semantics are registered under (:mod:`.renames`); messages name this one.
+    written: str = ""
 
     @property
     def next_pc(self) -> int:
@@ -63,7 +66,7 @@ class Instruction:
 
     @property
     def where(self) -> str:
-        return f"'{self.mnemonic}' in {self.function} at offset {self.offset:#x}"
+        return f"'{self.written or self.mnemonic}' in {self.function} at offset {self.offset:#x}"
 
     def has(self, name: str) -> bool:
         return self.operands.get(name) is not None

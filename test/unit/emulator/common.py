@@ -20,10 +20,10 @@ CORPUS = ROOT / "test" / "corpus" / "kernels"
 RDNA_CORPUS = ROOT / "test" / "corpus" / "rdna"
 CDNA_TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: RDNA2 as HIP compiles it by default (wave32) and with -mwavefrontsize64.
-RDNA_TARGETS = ("gfx1030", "gfx1030.w64")
+RDNA_TARGETS = ("gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64")
 TARGETS = (*CDNA_TARGETS, *RDNA_TARGETS)
 #: The targets whose waves have 64 lanes (for kernels written for 64-lane waves).
-WAVE64_TARGETS = tuple(target for target in TARGETS if target != "gfx1030")
+WAVE64_TARGETS = tuple(target for target in TARGETS if target not in ("gfx1030", "gfx1100"))
 
 
 def corpus_file(name: str, target: str, suffix: str = "co") -> Path:

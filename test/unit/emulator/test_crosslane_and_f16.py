@@ -208,3 +208,21 @@ def test_gfx10_keeps_the_upper_half_where_gfx9_zeroes_it() -> None:
     np.testing.assert_array_equal(gfx10.v[0], U32(0xABCD0002))
     wrapped = execute("v_sub_nc_u16 v0, v2, v1", setup, target="gfx1030", lanes=32)
     np.testing.assert_array_equal(wrapped.v[0], U32(0xABCD0004))  # 3 - 0xffff wraps to 4
+
+
+def test_vopd_halves_read_before_either_writes() -> None:
+    """GFX11's dual issue: each half reads its operands before the other writes, so two
+    moves across swap the registers, and an add reads the other half's old destination."""
+    def setup(wave: Wave) -> None:
+        wave.v[0] = LANES[:32] + 1000
+        wave.v[1] = LANES[:32] + 2000
+        wave.v[2] = U32(5)
+
+    swapped = execute("v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v1, v0", setup,
+                      target="gfx1100", lanes=32)
+    np.testing.assert_array_equal(swapped.v[0], LANES[:32] + 2000)
+    np.testing.assert_array_equal(swapped.v[1], LANES[:32] + 1000)
+    added = execute("v_dual_mov_b32 v0, v2 :: v_dual_add_nc_u32 v1, v0, v2", setup,
+                    target="gfx1100", lanes=32)
+    np.testing.assert_array_equal(added.v[0], U32(5))
+    np.testing.assert_array_equal(added.v[1], LANES[:32] + 1005)
