@@ -202,17 +202,23 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
 
 
 def _readelf_complaints(path: Path) -> set[str]:
-    """The errors and warnings ``llvm-readelf-19 --all`` prints for ``path``, with the file
-    name taken out (so that an input's and an output's compare); empty without it."""
+    """What ``llvm-readelf-19 --all`` complains of in ``path``: each error and warning with
+    the file name and every number taken out (an output complained of as its input was, at
+    other offsets or sizes, is no worse than it), and whether it crashed; empty without
+    it."""
     if shutil.which(READELF) is None:
         return set()
+    import re
     import subprocess
 
     done = subprocess.run([READELF, "--all", "--wide", str(path)], capture_output=True,
                           text=True, errors="replace", timeout=60)
-    lines = {line.replace(str(path), "FILE") for line in done.stderr.splitlines()
-             if "error" in line or "warning" in line}
-    if done.returncode != 0 and not lines:
+    lines = {re.sub(r"0x[0-9a-fA-F]+|\d+", "N", line.replace(str(path), "FILE"))
+             for line in done.stderr.splitlines()
+             if ("error" in line or "warning" in line) and not line.lstrip().startswith("#")}
+    if done.returncode < 0 or "Stack dump" in done.stderr:
+        lines.add("crashed")
+    elif done.returncode != 0 and not lines:
         lines.add(f"exit status {done.returncode}")
     return lines
 

@@ -97,3 +97,11 @@ def test_an_accepted_run_whose_output_llvm_readelf_refuses_is_a_finding(
         monkeypatch.setattr(campaign, "_main", _returning(writing(output)))
         outcome, _ = campaign.run_case(case, tmp_path, 10.0, 4096)
         assert outcome == expected
+    # An output complained of as its input is, with other offsets and sizes, is no worse.
+    moved = bytearray(library)
+    moved[40:48] = (len(library) + 0x100).to_bytes(8, "little")  # e_shoff past the end
+    case = campaign.Case("luthier-opt", ["{out}.so"], bytes(moved), ".so")
+    further = bytearray(moved)
+    further[40:48] = (len(library) + 0x200).to_bytes(8, "little")
+    monkeypatch.setattr(campaign, "_main", _returning(writing(bytes(further))))
+    assert campaign.run_case(case, tmp_path, 10.0, 4096)[0] == "accepted"
