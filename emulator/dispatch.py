@@ -41,7 +41,7 @@ from luthier.emulator.memory import (
 )
 from luthier.emulator.program import KernelInfo, Program
 from luthier.emulator.semantics.registry import BARRIER, END, Step
-from luthier.emulator.state import M0, Wave
+from luthier.emulator.state import M0, TTMP, Wave
 from luthier.lowering.progress import stage
 
 #: Bits 31:16 of V# dword 1 hold the stride; dword 3 of the scratch V# LLVM expects
@@ -135,15 +135,21 @@ def _user_sgprs(wave: Wave, info: KernelInfo, setup: DispatchSetup, memory: Glob
 
 
 def _system_sgprs(wave: Wave, info: KernelInfo, group: Workgroup, waves: int,
-                  architected_scratch: bool) -> None:
+                  architected_scratch: bool, architected_sgprs: bool) -> None:
     rsrc2 = info.descriptor.compute_pgm_rsrc2
     index = rsrc2.user_sgpr_count
-    for enabled, value in ((rsrc2.enable_sgpr_workgroup_id_x, group.ids[0]),
-                           (rsrc2.enable_sgpr_workgroup_id_y, group.ids[1]),
-                           (rsrc2.enable_sgpr_workgroup_id_z, group.ids[2])):
-        if enabled:
-            wave.s[index] = value
-            index += 1
+    if architected_sgprs:
+        # GFX12: the workgroup ids are in TTMP9 (X) and TTMP7 (Y low, Z high half), not in
+        # system SGPRs, whatever the descriptor enables.
+        wave.s[TTMP + 9] = group.ids[0]
+        wave.s[TTMP + 7] = (group.ids[1] & 0xFFFF) | ((group.ids[2] & 0xFFFF) << 16)
+    else:
+        for enabled, value in ((rsrc2.enable_sgpr_workgroup_id_x, group.ids[0]),
+                               (rsrc2.enable_sgpr_workgroup_id_y, group.ids[1]),
+                               (rsrc2.enable_sgpr_workgroup_id_z, group.ids[2])):
+            if enabled:
+                wave.s[index] = value
+                index += 1
     if rsrc2.enable_sgpr_workgroup_info:
         wave.s[index] = waves & 0x3F
         index += 1
@@ -267,6 +273,7 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
     isa = load_target(program.processor)
     packed = isa.subtarget.has_packed_work_item_ids
     architected_scratch = isa.subtarget.has_architected_flat_scratch
+    architected_sgprs = isa.subtarget.has_architected_sgprs
     threads = setup.block[0] * setup.block[1] * setup.block[2]
     if threads <= 0 or min(setup.grid) <= 0:
         raise EmulationError("grid and block sizes must be positive")
@@ -300,7 +307,8 @@ def dispatch(program: Program, kernel: str, setup: DispatchSetup,
                 wave.memory = memory
                 wave.private = PrivateMemory(lanes, scratch)
                 _user_sgprs(wave, info, setup, memory, scratch)
-                _system_sgprs(wave, info, group, waves_per_group, architected_scratch)
+                _system_sgprs(wave, info, group, waves_per_group, architected_scratch,
+                              architected_sgprs)
                 wave.exec_bits = _workitem_ids(wave, info, setup, packed, w * lanes)
                 wave.s[M0] = 0xFFFFFFFF
                 wave.hwregs[1] = mode

@@ -22,9 +22,9 @@ SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: for byte (identity round trip, listing, disassembly, assembly), in wave32 and wave64, but
 #: that instrumentation does not serve yet (the RDNA families).
 LIFT_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
-#: Processors whose kernels the emulator runs: every supported one, and RDNA2 (gfx1030) and
-#: RDNA3 (gfx1100) in wave32 and wave64.
-EMULATED_TARGETS = (*SUPPORTED_TARGETS, "gfx1030", "gfx1100")
+#: Processors whose kernels the emulator runs: every supported one, and the RDNA ones in
+#: wave32 and wave64.
+EMULATED_TARGETS = (*SUPPORTED_TARGETS, *LIFT_ONLY_TARGETS)
 #: Every processor :func:`load_target` accepts.
 TABLE_TARGETS = SUPPORTED_TARGETS + LIFT_ONLY_TARGETS
 #: Processors whose code objects lift (``amdgpu_mc`` IR, and a code object again).

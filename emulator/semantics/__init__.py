@@ -7,6 +7,7 @@ from luthier.emulator.semantics import (
     flow,
     mfma,
     salu,
+    salu_float,
     smem,
     valu_f16,
     valu_float,
@@ -18,5 +19,5 @@ from luthier.emulator.semantics import (
 from luthier.emulator.semantics.registry import SEMANTICS, Instruction, Step, semantics
 
 __all__ = ["SEMANTICS", "Instruction", "Step", "crosslane", "ds", "flow", "mfma", "salu",
-           "semantics", "smem", "valu_f16", "valu_float", "valu_int", "valu_misc",
-           "vmem", "vopc"]
+           "salu_float", "semantics", "smem", "valu_f16", "valu_float", "valu_int",
+           "valu_misc", "vmem", "vopc"]

@@ -81,6 +81,41 @@ def _barrier(inst: Instruction) -> Step:
     return step
 
 
+#: The barrier ID of a workgroup's own barrier in GFX12's split barrier instructions.
+WORKGROUP_BARRIER = -1
+
+
+@semantics("s_barrier_signal")
+def _barrier_signal(inst: Instruction) -> Step:
+    """GFX12 splits ``s_barrier`` in two: ``s_barrier_signal -1`` says the wave arrived,
+    ``s_barrier_wait -1`` waits for every wave of the workgroup to have arrived. A wave
+    always signals before it waits, so the wait is where the emulator's barrier is; the
+    signal changes nothing else. Named barriers (other IDs) stop the run."""
+    value = inst.get("src0", 0)
+    if not isinstance(value, int) or _signed32(value) != WORKGROUP_BARRIER:
+        return missing(inst, f"barrier {value} (a named barrier) has no semantics in the "
+                             "emulator")
+    following = inst.next_pc
+    return lambda wave: following
+
+
+@semantics("s_barrier_wait")
+def _barrier_wait(inst: Instruction) -> Step:
+    if _signed16(int(inst.get("simm16", 0))) != WORKGROUP_BARRIER:
+        return missing(inst, "a named barrier has no semantics in the emulator")
+    return _barrier(inst)
+
+
+def _signed32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >> 31 else value
+
+
+def _signed16(value: int) -> int:
+    value &= 0xFFFF
+    return value - (1 << 16) if value >> 15 else value
+
+
 @semantics("s_branch")
 def _branch(inst: Instruction) -> Step:
     target = inst.targets[0]

@@ -74,6 +74,11 @@ RENAMED: dict[str, str] = {
     "s_sub_co_i32": "s_sub_i32", "s_add_co_ci_u32": "s_addc_u32",
     "s_sub_co_ci_u32": "s_subb_u32", "s_addk_co_i32": "s_addk_i32",
     "v_mad_co_u64_u32": "v_mad_u64_u32", "v_mad_co_i64_i32": "v_mad_i64_i32",
+    # GFX12 names the NaN-ignoring minimum and maximum for what they are (IEEE-754 2019
+    # minimumNumber/maximumNumber), which GFX9's v_min_f32/v_max_f32 compute in IEEE mode.
+    "v_max_num_f32": "v_max_f32", "v_min_num_f32": "v_min_f32",
+    "v_max_num_f64": "v_max_f64", "v_min_num_f64": "v_min_f64",
+    "v_max_num_f16": "v_max_f16", "v_min_num_f16": "v_min_f16",
 }
 
 

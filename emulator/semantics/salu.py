@@ -137,6 +137,9 @@ SOP2: dict[str, tuple[int, Binary]] = {
     "s_bfe_u64": (64, _bfe_u(64)), "s_bfe_i64": (64, _bfe_i(64)),
     "s_bfm_b32": (32, lambda a, b, c: ((((1 << (a & 31)) - 1) << (b & 31)) & M32, KEEP)),
     "s_bfm_b64": (64, lambda a, b, c: ((((1 << (a & 63)) - 1) << (b & 63)) & M64, KEEP)),
+    # GFX12: 64-bit adds that leave SCC alone.
+    "s_add_nc_u64": (64, lambda a, b, c: ((a + b) & M64, KEEP)),
+    "s_sub_nc_u64": (64, lambda a, b, c: ((a - b) & M64, KEEP)),
 }
 for _bits, _mask in ((32, M32), (64, M64)):
     _suffix = f"_b{_bits}"

@@ -12,7 +12,7 @@ from luthier.emulator.operands import ScalarRead
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.state import Wave
 
-_DWORDS = {"": 1, "x2": 2, "x4": 4, "x8": 8, "x16": 16}
+_DWORDS = {"": 1, "x2": 2, "x3": 3, "x4": 4, "x8": 8, "x16": 16}
 
 
 def _dwords(mnemonic: str) -> int:

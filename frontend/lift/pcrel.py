@@ -142,7 +142,7 @@ def _rename_section_reference(inst: DecodedInst, section: tuple[int, int], adden
     units = register_units(destination) if isinstance(destination, str) else None
     if units is None:
         return None
-    getpc = last_getpc.get(units[1] if inst.mnemonic == "s_add_u32" else units[1] - 1)
+    getpc = last_getpc.get(units[1] if inst.mnemonic in _LOW_ADDS else units[1] - 1)
     if getpc is None:
         return None
     bias = inst.address + inst.mc.desc.size - getpc

@@ -19,11 +19,12 @@ CORPUS = ROOT / "test" / "corpus" / "kernels"
 #: The RDNA corpus (test/corpus/rdna): the same themes for gfx1030, gfx1100 and gfx1201.
 RDNA_CORPUS = ROOT / "test" / "corpus" / "rdna"
 CDNA_TARGETS = ("gfx908", "gfx90a", "gfx942")
-#: RDNA2 as HIP compiles it by default (wave32) and with -mwavefrontsize64.
-RDNA_TARGETS = ("gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64")
+#: RDNA2, 3 and 4 as HIP compiles them by default (wave32) and with -mwavefrontsize64.
+RDNA_TARGETS = ("gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64", "gfx1201", "gfx1201.w64")
 TARGETS = (*CDNA_TARGETS, *RDNA_TARGETS)
 #: The targets whose waves have 64 lanes (for kernels written for 64-lane waves).
-WAVE64_TARGETS = tuple(target for target in TARGETS if target not in ("gfx1030", "gfx1100"))
+WAVE32_TARGETS = tuple(target for target in RDNA_TARGETS if not target.endswith(".w64"))
+WAVE64_TARGETS = tuple(target for target in TARGETS if target not in WAVE32_TARGETS)
 
 
 def corpus_file(name: str, target: str, suffix: str = "co") -> Path:

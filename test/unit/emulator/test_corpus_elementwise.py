@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .common import TARGETS, fma32_reference, fma64_exact, out, run
+from .common import TARGETS, WAVE32_TARGETS, fma32_reference, fma64_exact, out, run
 
 RNG = np.random.default_rng(7)
 #: The two targets, and the corpus's variants of this file: code object v4 (group size from
@@ -24,7 +24,7 @@ def test_vector_add_with_partial_last_block(target: str) -> None:
     expected = c.copy()
     expected[:n] = a[:n] + b[:n]
     np.testing.assert_array_equal(out(result, 2), expected)
-    assert result.wave_size == (32 if target in ("gfx1030", "gfx1100") else 64)
+    assert result.wave_size == (32 if target in WAVE32_TARGETS else 64)
     assert result.waves == 1024 // result.wave_size
     assert all(count > 0 for count in result.wave_instructions)
 

@@ -163,3 +163,35 @@ def test_andn2_saveexec_and_exec_restore() -> None:
 def test_saveexec_to_zero_clears_scc() -> None:
     wave = execute("s_and_saveexec_b64 s[2:3], s[0:1]", regs(s0=0, s1=0))
     assert wave.exec_bits == 0 and wave.scc == 0
+
+
+def test_gfx12_scalar_float_operations() -> None:
+    """GFX12's SALU floats compute what their VALU twins do for one value: f32 arithmetic
+    rounded to nearest even, conversions that truncate, saturate and give 0 for NaN; and
+    the 64-bit add that leaves SCC alone."""
+    def setup(wave: Wave) -> None:
+        wave.s[0] = 0x3FC00000  # 1.5
+        wave.s[1] = 0x40200000  # 2.5
+        wave.s[2] = 0x7FC00000  # NaN
+        wave.s[3] = 0xCF000000  # -2^31
+        wave.s[4], wave.s[5] = 0xFFFFFFFF, 0x00000001
+        wave.s[6], wave.s[7] = 0x00000001, 0x00000000
+        wave.scc = 1
+
+    wave = execute("""
+        s_add_f32 s10, s0, s1
+        s_mul_f32 s11, s0, s1
+        s_cvt_u32_f32 s12, s1
+        s_cvt_u32_f32 s13, s2
+        s_cvt_u32_f32 s14, s3
+        s_cvt_f32_i32 s15, s3
+        s_add_nc_u64 s[16:17], s[4:5], s[6:7]
+    """, setup, target="gfx1201", lanes=32)
+    assert wave.s[10] == 0x40800000  # 4.0
+    assert wave.s[11] == 0x40700000  # 3.75
+    assert wave.s[12] == 2  # truncated
+    assert wave.s[13] == 0  # NaN
+    assert wave.s[14] == 0  # saturated at 0
+    assert wave.s[15] == 0xCE440000  # the bits 0xcf000000 as the integer -822083584
+    assert (wave.s[16], wave.s[17]) == (0, 2)
+    assert wave.scc == 1

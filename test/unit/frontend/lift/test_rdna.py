@@ -136,3 +136,16 @@ def test_pc_relative_sequences_are_symbolic(path: Path) -> None:
                 assert isinstance(add.mc_operands.data[-1], SymbolOperandAttr), add.mnemonic
             sequences += 1
     assert sequences > 0
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("calls.*.o")), ids=lambda p: p.name)
+def test_section_relative_calls_of_an_object_are_named_after_the_callee(path: Path) -> None:
+    """clang relocates a call to a local function against ``.text`` + addend; both literals
+    of the sequence (GFX12's s_add_co_u32 and s_add_co_ci_u32 too) are renamed after the
+    function there, so that the call survives code moving and the emulator can place it."""
+    module = lift_code_object(read_code_object(path)).module
+    named = [attr.data.reference.symbol for op in module.walk()
+             if isinstance(op, InstructionOpBase) and op.mnemonic.startswith("s_add")
+             for attr in op.mc_operands.data
+             if isinstance(attr, SymbolOperandAttr) and attr.data.reference is not None]
+    assert named and ".text" not in named
