@@ -19,7 +19,7 @@ one with a selected entry is packed again alike (entry order and alignment, comp
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from io import StringIO
 
@@ -179,16 +179,27 @@ def _text(module: ModuleOp) -> str:
     return stream.getvalue()
 
 
-def instrument_container(data: bytes, name: str, emit: str, *,
-                         hooks: Callable[[str], ModuleOp] | None,
-                         offload_arch: str | None = None, kernels: Sequence[str] = (),
-                         jobs: int = 1,
-                         warn: Callable[[str, str], None] = lambda where, line: None) -> bytes:
-    """``data`` (a bundle or host binary named ``name``) with its selected device code
-    objects instrumented by ``hooks`` (the hooks module for a processor; None: an identity
-    round trip of each), written back as ``emit`` says (``fatbin`` or ``host``). What the
-    selection leaves out (before any work) and what each code object's pipeline would warn
-    about go to ``warn`` (where, what), one line each."""
+@dataclass(frozen=True)
+class ContainerPlan:
+    """A bundle or host binary to write back: what was read, which entries are
+    instrumented, and the task of each (plain data: any engine can run them)."""
+
+    name: str
+    emit: str
+    container: _Container
+    selected: tuple[_Selected, ...]
+    tasks: tuple[Task, ...]
+
+
+def plan_container(data: bytes, name: str, emit: str, *,
+                   hooks: Callable[[str], ModuleOp] | None, offload_arch: str | None = None,
+                   kernels: Sequence[str] = (),
+                   warn: Callable[[str, str], None] = lambda where, line: None,
+                   prefix: str = "") -> ContainerPlan:
+    """Read ``data`` (a bundle or host binary named ``name``), choose its entries and make a
+    task per entry (named ``prefix`` + its index) with ``hooks``' MLIR text for its
+    processor (None: an identity round trip). What the selection leaves out goes to
+    ``warn`` before any work."""
     container = _read(data, name)
     if emit == "host" and not container.is_host:
         raise ContainerError(name, "an offload bundle, not a host binary: write it back with "
@@ -210,17 +221,39 @@ def instrument_container(data: bytes, name: str, emit: str, *,
                 texts[key] = _text(module if choice.kernels is None
                                    else _restricted(module, choice.kernels))
             text = texts[key]
-        tasks.append(Task(choice.name, str(index), choice.entry.data, text))
+        tasks.append(Task(choice.name, f"{prefix}{index}", choice.entry.data, text))
+    return ContainerPlan(name, emit, container, tuple(selected), tuple(tasks))
+
+
+def finish_container(plan: ContainerPlan, outputs: Mapping[str, bytes]) -> bytes:
+    """The bundle or host binary of ``plan`` with its tasks' ``outputs`` (by task output
+    name) in place of the entries they came from."""
+    replaced = {(choice.bundle, choice.entry.id): outputs[task.output]
+                for choice, task in zip(plan.selected, plan.tasks, strict=True)}
+    container = plan.container
+    fatbin, moves = repack_fatbin(container.fatbin, container.bundles, replaced)
+    if plan.emit == "fatbin":
+        return fatbin
+    return replace_fatbin(container.data, plan.name, fatbin, moves)
+
+
+def instrument_container(data: bytes, name: str, emit: str, *,
+                         hooks: Callable[[str], ModuleOp] | None,
+                         offload_arch: str | None = None, kernels: Sequence[str] = (),
+                         jobs: int = 1,
+                         warn: Callable[[str, str], None] = lambda where, line: None) -> bytes:
+    """``data`` (a bundle or host binary named ``name``) with its selected device code
+    objects instrumented by ``hooks`` (the hooks module for a processor; None: an identity
+    round trip of each), written back as ``emit`` says (``fatbin`` or ``host``). What the
+    selection leaves out (before any work) and what each code object's pipeline would warn
+    about go to ``warn`` (where, what), one line each."""
+    plan = plan_container(data, name, emit, hooks=hooks, offload_arch=offload_arch,
+                          kernels=kernels, warn=warn)
     warnings: list[tuple[str, str]] = []
-    outputs = _run(tasks, jobs, warnings)
+    outputs = _run(plan.tasks, jobs, warnings)
     for where, line in warnings:
         warn(where, line)
-    replaced = {(choice.bundle, choice.entry.id): outputs[str(index)]
-                for index, choice in enumerate(selected)}
-    fatbin, moves = repack_fatbin(container.fatbin, container.bundles, replaced)
-    if emit == "fatbin":
-        return fatbin
-    return replace_fatbin(container.data, name, fatbin, moves)
+    return finish_container(plan, outputs)
 
 
 def _run(tasks: Sequence[Task], jobs: int,

@@ -9,6 +9,11 @@ Each device entry of each bundle (a host binary's fat binary holds one bundle pe
 translation unit) becomes ``OUTDIR/<input>.<index>.<target-id>.co``; a plain code object
 keeps its file name. The outputs are those ``luthier-opt --lift --inline-hooks
 --emit-preamble`` writes for each entry alone, whatever ``--jobs`` or ``--scheduler`` say.
+
+With ``--same-kind`` each input is written back as the kind of file it is, under its own
+name: a library or program with its fat binary's entries instrumented, a bundle re-packed
+(what ``luthier-opt LIB -o OUT/LIB`` writes, docs/host-binaries.md), so that the output
+directory replaces the library directory.
 """
 
 from __future__ import annotations
@@ -18,16 +23,28 @@ import os
 import sys
 from collections.abc import Sequence
 from io import StringIO
+from pathlib import Path
 
 from luthier.amdgpu_dialects.errors import report_internal_error
+from luthier.amdgpu_dialects.target.target_id import EM_AMDGPU
 from luthier.drivers.batch import (
     BatchError,
     Engine,
+    Task,
     dask_engine,
     local_engine,
     run_batch,
     tasks_of,
 )
+from luthier.drivers.fatbin_output import (
+    ContainerError,
+    ContainerPlan,
+    finish_container,
+    plan_container,
+)
+from luthier.frontend.codeobj.bundle import is_bundle
+from luthier.frontend.codeobj.elf import elf_machine
+from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.lowering.output import write_atomically
 
 
@@ -49,6 +66,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="run on a Dask distributed cluster (tcp://host:8786)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on standard error")
+    parser.add_argument("--same-kind", action="store_true",
+                        help="write each input back as the same kind of file under its own "
+                             "name (libraries and bundles with their device code "
+                             "instrumented), not one code object per entry")
     return parser
 
 
@@ -64,11 +85,52 @@ def _hooks_text(path: str) -> str:
     return stream.getvalue()
 
 
-def _write(directory: str, outputs: dict[str, bytes]) -> None:
-    """Every output, each through a temporary file renamed into place."""
+def _write(directory: str, outputs: dict[str, bytes],
+           executable: frozenset[str] = frozenset()) -> None:
+    """Every output, each through a temporary file renamed into place (those named in
+    ``executable`` with a linker output's permissions)."""
     os.makedirs(directory, exist_ok=True)
     for name, data in outputs.items():
-        write_atomically(os.path.join(directory, name), data)
+        write_atomically(os.path.join(directory, name), data, executable=name in executable)
+
+
+def _same_kind_tasks(inputs: Sequence[str], hooks: str | None,
+                     warnings: list[tuple[str, str]]
+                     ) -> tuple[list[Task], list[tuple[str, ContainerPlan | None]]]:
+    """A task per device entry of every input, and per input its output name and, for a
+    bundle or host binary, the plan that puts its entries back (None: a code object, whose
+    one task's output is the file)."""
+    from xdsl.parser import Parser
+
+    from luthier.drivers.pipeline import pipeline_context
+
+    module = Parser(pipeline_context(), hooks, "<hooks>").parse_module() \
+        if hooks is not None else None
+    tasks: list[Task] = []
+    outputs: list[tuple[str, ContainerPlan | None]] = []
+    used: set[str] = set()
+    for index, path in enumerate(inputs):
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            raise CodeObjectError(path, f"cannot read: {error.strerror or error}") from None
+        output = os.path.basename(path)
+        if output in used:
+            raise BatchError(f"{path}: another input has the name {output}; --same-kind "
+                             "writes each under its own name")
+        used.add(output)
+        machine = elf_machine(data)
+        if not is_bundle(data) and (machine is None or machine == EM_AMDGPU):
+            tasks.append(Task(path, output, data, hooks))
+            outputs.append((output, None))
+            continue
+        plan = plan_container(data, path, "fatbin" if is_bundle(data) else "host",
+                              hooks=(lambda _: module) if module is not None else None,
+                              warn=lambda where, line: warnings.append((where, line)),
+                              prefix=f"{index}:")
+        tasks.extend(plan.tasks)
+        outputs.append((output, plan))
+    return tasks, outputs
 
 
 def run(argv: Sequence[str] | None = None) -> None:
@@ -77,7 +139,12 @@ def run(argv: Sequence[str] | None = None) -> None:
     if jobs < 1:
         raise BatchError(f"--jobs {jobs}: give at least 1")
     hooks = _hooks_text(args.hooks) if args.hooks is not None else None
-    tasks = tasks_of(args.inputs, hooks)
+    warnings: list[tuple[str, str]] = []
+    plans: list[tuple[str, ContainerPlan | None]] = []
+    if args.same_kind:
+        tasks, plans = _same_kind_tasks(args.inputs, hooks, warnings)
+    else:
+        tasks = tasks_of(args.inputs, hooks)
     if not tasks:
         raise BatchError(f"{', '.join(args.inputs)}: no device code object")
     engine: Engine = dask_engine(args.scheduler) if args.scheduler is not None \
@@ -88,12 +155,18 @@ def run(argv: Sequence[str] | None = None) -> None:
     with showing_progress(not args.no_progress, sys.stderr):
         running = stage("instrument" if hooks is not None else "round-trip", len(tasks),
                         "object")
-        warnings: list[tuple[str, str]] = []
         try:
             outputs = run_batch(tasks, engine, lambda _: running.advance(), warnings)
         finally:
             running.close()
-    _write(args.output_dir, outputs)
+    executable: frozenset[str] = frozenset()
+    if args.same_kind:
+        outputs = {name: outputs[name] if plan is None else finish_container(plan, outputs)
+                   for name, plan in plans}
+        executable = frozenset(name for (name, plan), path in zip(plans, args.inputs,
+                                                                   strict=True)
+                               if plan is not None and os.stat(path).st_mode & 0o111)
+    _write(args.output_dir, outputs, executable)
     for where, line in warnings:
         print(f"luthier-batch: warning: {where}: {line}", file=sys.stderr)
 
@@ -104,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         run(argv)
-    except (BatchError, UserError, CodeObjectError) as error:
+    except (BatchError, UserError, CodeObjectError, ContainerError) as error:
         print(f"luthier-batch: error: {printable(str(error))}", file=sys.stderr)
         return 1
     except OSError as error:

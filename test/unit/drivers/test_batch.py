@@ -5,6 +5,7 @@ alone; failures are one line naming the code object, and nothing is written."""
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -117,3 +118,42 @@ def test_tasks_keep_input_order() -> None:
         "calls.hipfb.2.gfx942.co", "lds.gfx942.co"]
     outputs = run_batch(tasks[-1:], local_engine(1))
     assert list(outputs) == ["lds.gfx942.co"]
+
+
+HOST = ROOT / "test" / "corpus" / "host"
+
+
+def test_same_kind_writes_each_input_back_as_luthier_opt_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--same-kind``: a library (two translation units), a compressed one, a bundle and a
+    code object come back under their own names, each the bytes ``luthier-opt IN -o OUT``
+    writes for it; libraries keep their execute permission; the gfx1030 entry left out is
+    warned about, named by its library."""
+    inputs = [HOST / "libtwo.so", HOST / "libelementwise.rdna.so", KERNELS / "lds.hipfb",
+              KERNELS / "lds.gfx942.co"]
+    out = tmp_path / "out"
+    assert main([*map(str, inputs), "--hooks", str(HOOK), "-o", str(out), "--jobs", "2",
+                 "--same-kind", "--no-progress"]) == 0
+    assert sorted(path.name for path in out.iterdir()) == sorted(path.name for path in inputs)
+    for source in inputs:
+        reference = tmp_path / f"reference.{source.name}"
+        subprocess.run(["luthier-opt", str(source), "--hooks", str(HOOK), "--inline-hooks",
+                        "--emit-preamble", "-o", str(reference), "--no-progress"],
+                       check=True, capture_output=True)
+        assert (out / source.name).read_bytes() == reference.read_bytes(), source.name
+    assert os.access(out / "libtwo.so", os.X_OK)
+    assert "libelementwise.rdna.so: gfx1030 device code left as it was" in \
+        capsys.readouterr().err
+
+
+def test_same_kind_refuses_two_inputs_of_one_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "lds.hipfb").write_bytes((KERNELS / "lds.hipfb").read_bytes())
+    assert main([str(KERNELS / "lds.hipfb"), str(copy / "lds.hipfb"), "-o",
+                 str(tmp_path / "out"), "--same-kind"]) == 1
+    error = capsys.readouterr().err
+    assert error == (f"luthier-batch: error: {copy / 'lds.hipfb'}: another input has the "
+                     "name lds.hipfb; --same-kind writes each under its own name\n")
+    assert not (tmp_path / "out").exists()
