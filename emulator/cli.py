@@ -67,6 +67,7 @@ DTYPES: dict[str, type[np.generic]] = {
 _LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _SHAPED = re.compile(r"((?:\d+x)*\d+)x(" + "|".join(DTYPES) + r")")
 _INTEGER = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)")
+_LEADING_ZERO = re.compile(r"[-+]?0\d+")
 _GLOBAL = re.compile(r"([^:\s]+)(?::(?:(opcodes)|(" + "|".join(DTYPES) + r")(?:\[(\d+)\])?))?")
 
 
@@ -158,10 +159,21 @@ def _shaped(spec: str, text: str) -> tuple[tuple[int, ...], type[np.generic]]:
     return shape, dtype
 
 
+def _integer(text: str, where: str) -> int:
+    """An integer written in decimal, hex (``0x``) or binary (``0b``). A decimal with a
+    leading zero is refused rather than guessed: C reads ``010`` as octal, Python refuses it,
+    and either guess would pass the kernel a value the user did not mean."""
+    if _LEADING_ZERO.fullmatch(text):
+        part = "" if text == where else f" ('{text}')"
+        raise UsageError(f"--arg {where}{part}: a number with a leading 0 is ambiguous "
+                         "(octal in C); write it without the 0, or in hex (0x...)")
+    return int(text, 0)
+
+
 def parse_value(text: str, rng: np.random.Generator) -> KernelArgument:
     """One ``--arg`` value (without its label)."""
     if _INTEGER.fullmatch(text):
-        return int(text, 0)
+        return _integer(text, text)
     try:
         return float(text)
     except ValueError:
@@ -182,7 +194,8 @@ def parse_value(text: str, rng: np.random.Generator) -> KernelArgument:
         value_text, _, spec = rest.rpartition(":")
         shape, dtype = _shaped(spec, text)
         try:
-            value = int(value_text, 0) if _INTEGER.fullmatch(value_text) else float(value_text)
+            value = _integer(value_text, text) if _INTEGER.fullmatch(value_text) \
+                else float(value_text)
         except ValueError:
             raise UsageError(f"bad fill value '{value_text}' in '{text}'") from None
         return np.full(shape, value, dtype)
