@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from luthier.frontend.codeobj.bundle import FATBIN_SECTION, BundleMove
 from luthier.frontend.codeobj.elf_format import (
+    DT_SYMTAB,
+    DYN,
     EHDR,
     ELF_MAGIC,
     ELFCLASS64,
@@ -40,6 +42,7 @@ from luthier.frontend.codeobj.elf_format import (
     RELA,
     SHDR,
     SHF_ALLOC,
+    SHT_DYNAMIC,
     SHT_DYNSYM,
     SHT_NOBITS,
     SHT_REL,
@@ -165,6 +168,7 @@ def replace_fatbin(host: bytes, path: str, fatbin: bytes, moves: Sequence[Bundle
     if section is None:
         raise elf.error(f"no {FATBIN_SECTION} section")
     old_offset, old_size = elf.contents(section)
+    _check_structure(elf, section)
     if section.align & (section.align - 1) or section.align > MAX_ALIGNMENT:
         raise elf.error(f"section {FATBIN_SECTION}: alignment {section.align} is not a power "
                         f"of two up to {MAX_ALIGNMENT}")
@@ -184,6 +188,41 @@ def replace_fatbin(host: bytes, path: str, fatbin: bytes, moves: Sequence[Bundle
     else:
         _replace_in_linked(elf, section, fatbin, relocate)
     return bytes(elf.out)
+
+
+def _check_structure(elf: _Host, fatbin: _Section) -> None:
+    """What the surgery relies on, checked before any byte changes: every segment's and
+    section's bytes inside the file (data appended at the end must not fall under a range
+    that claims more), symbol and RELA tables of whole entries, apart from the fat binary,
+    and a ``.dynsym`` where the dynamic section says the loader finds it."""
+    for index, phdr in enumerate(elf.phdrs):
+        if phdr[2] + phdr[5] > len(elf.out):
+            raise elf.error(f"program header {index}: its {phdr[5]} bytes at offset "
+                            f"{phdr[2]:#x} run past the end of the file")
+    start, end = fatbin.offset, fatbin.offset + fatbin.size
+    for table in elf.sections:
+        if table.type in (0, SHT_NOBITS):
+            continue
+        offset, size = elf.contents(table)
+        if table.type in (SHT_SYMTAB, SHT_DYNSYM, SHT_RELA) and table is not fatbin:
+            entry = SYM.size if table.type != SHT_RELA else RELA.size
+            if size % entry or (size and table.entsize != entry):
+                raise elf.error(f"section {table.name}: {size} bytes of {table.entsize}-byte "
+                                f"entries, not whole {entry}-byte ones")
+            if offset < end and start < offset + size:
+                raise elf.error(f"section {table.name} overlaps {FATBIN_SECTION}")
+    dynsym = next((table for table in elf.sections if table.type == SHT_DYNSYM), None)
+    dynamic = next((table for table in elf.sections if table.type == SHT_DYNAMIC), None)
+    if dynsym is not None and dynamic is not None:
+        offset, size = elf.contents(dynamic)
+        for at in range(offset, offset + size - DYN.size + 1, DYN.size):
+            tag, value = DYN.unpack_from(elf.out, at)
+            if tag == DT_SYMTAB and value != dynsym.addr:
+                raise elf.error(f"DT_SYMTAB ({value:#x}) and section .dynsym "
+                                f"({dynsym.addr:#x}) disagree about where the dynamic "
+                                "symbols are")
+            if tag == 0:
+                break
 
 
 def _replace_in_relocatable(elf: _Host, section: _Section, fatbin: bytes,
