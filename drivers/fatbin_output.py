@@ -42,7 +42,6 @@ from luthier.frontend.codeobj.bundle import (
     split_fatbin,
 )
 from luthier.frontend.codeobj.elf import elf_machine, read_elf
-from luthier.frontend.codeobj.errors import CodeObjectError
 from luthier.lowering.elf.host_binary import replace_fatbin
 from luthier.lowering.progress import stage
 
@@ -142,10 +141,9 @@ def _kernels_of(entry: BundleEntry, label: str, names: Sequence[str]) -> tuple[s
     code_object = read_elf(entry.data, label)
     found: list[str] = []
     for name in names:
-        try:
-            function = code_object.kernel(name).name
-        except CodeObjectError:
+        if not code_object.has_kernel(name):
             continue
+        function = code_object.kernel(name).name
         if function not in found:
             found.append(function)
     return tuple(found)

@@ -163,7 +163,7 @@ def load_program(code: str | Path | Any, *, offload_arch: str | None = None,
             raise EmulationError(f"{path}: cannot read the code object: {error}") from None
         code_object = found[0]
         if len(found) > 1 and kernel is not None:
-            code_object = next((each for each in found if _holds(each, kernel)), code_object)
+            code_object = next((each for each in found if each.has_kernel(kernel)), code_object)
     else:
         code_object = code
     try:
@@ -171,17 +171,6 @@ def load_program(code: str | Path | Any, *, offload_arch: str | None = None,
     except LiftError as error:
         raise EmulationError(str(error)) from None
     return compile_program(module)
-
-
-def _holds(code_object: CodeObject, kernel: str) -> bool:
-    """Whether ``code_object`` has a kernel named ``kernel``."""
-    from luthier.frontend.codeobj.errors import CodeObjectError
-
-    try:
-        code_object.kernel(kernel)
-    except CodeObjectError:
-        return False
-    return True
 
 
 def parse_ir(path: Path) -> CodeObjectOp:

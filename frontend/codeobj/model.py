@@ -168,6 +168,14 @@ class CodeObject:
     #: The ELF file's bytes (section contents the model does not decode: variables' data).
     data: bytes = field(default=b"", repr=False, compare=False)
 
+    def has_kernel(self, name: str) -> bool:
+        """Whether :meth:`kernel` finds ``name``."""
+        try:
+            self.kernel(name)
+        except CodeObjectError:
+            return False
+        return True
+
     def kernel(self, name: str) -> Kernel:
         """The kernel named ``name`` (function or ``.kd`` symbol name, or metadata ``.name``).
 
