@@ -35,6 +35,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
     EXEC_MASK,
@@ -48,15 +49,15 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
 )
-from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
 from luthier.lowering.progress import over
 from luthier.passes.analysis.effects import EffectError, EffectTable
 from luthier.passes.analysis.liveness import Liveness, any_lane, instructions
-from luthier.passes.instrument.verify_flow import FlowResult, run
+from luthier.passes.instrument.verify_flow import run
 from luthier.passes.instrument.verify_machine_code import payload_code
-from luthier.passes.instrument.verify_symbolic import orig
+from luthier.passes.instrument.verify_renaming import Summary, renamable, rename, summarize
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +151,13 @@ def _clobber_messages(bad: int, app: int, later: list[tuple[str, int]]) -> list[
 
 @dataclass(frozen=True, slots=True)
 class _Execution:
-    """A payload body's machine-code problems and symbolic execution (``result`` is None
-    when the body is not machine code or the execution failed with ``error``)."""
+    """A payload body's machine-code problems and what its symbolic execution found
+    (``summary`` is None when the body is not machine code or the execution failed with
+    ``error``)."""
 
     is_machine_code: bool
     problems: list[str]
-    result: FlowResult | None
+    summary: Summary | None
     error: str | None
 
 
@@ -172,6 +174,10 @@ class BodyCache:
     liveness: dict[CodeObjectOp, Liveness] = field(
         default_factory=dict[CodeObjectOp, Liveness])
     executions: dict[Hashable, _Execution] = field(default_factory=dict[Hashable, _Execution])
+    #: Per class of bodies equal up to their general-purpose registers
+    #: (:mod:`.verify_renaming`): the execution of the first body seen and its units.
+    classes: dict[Hashable, tuple[_Execution, tuple[int, ...]]] = field(
+        default_factory=dict[Hashable, tuple[_Execution, tuple[int, ...]]])
 
 
 class _PointChecker:
@@ -187,22 +193,38 @@ class _PointChecker:
         self.bodies = bodies
 
     def _execute(self, payload: PayloadOp) -> _Execution:
-        """The payload's symbolic execution, shared by payloads of the same body."""
+        """The payload's symbolic execution, shared by payloads of the same body, and
+        renamed from a body of the same class (:mod:`.verify_renaming`)."""
         key = self.bodies.keys.get(payload)
         if key is not None and (known := self.bodies.executions.get(key)) is not None:
             return known
-        code, problems = payload_code(payload, self.isa)
-        result: FlowResult | None = None
-        error: str | None = None
-        if code is not None:
-            try:
-                result = run(code, self.effects)
-            except EffectError as failure:
-                error = str(failure)
-        execution = _Execution(code is not None, problems, result, error)
+        packed = _packed_code(payload)
+        kind = None if packed is None else renamable(packed, self.effects)
+        class_key = None if kind is None else (self.effects, kind.signature)
+        leader = None if class_key is None else self.bodies.classes.get(class_key)
+        if leader is not None and kind is not None:
+            first, units = leader
+            assert first.summary is not None
+            execution = _Execution(first.is_machine_code, first.problems,
+                                   rename(first.summary, units, kind.units), None)
+        else:
+            execution = self._run(payload)
+            if class_key is not None and kind is not None and execution.summary is not None:
+                self.bodies.classes[class_key] = (execution, kind.units)
         if key is not None:
             self.bodies.executions[key] = execution
         return execution
+
+    def _run(self, payload: PayloadOp) -> _Execution:
+        code, problems = payload_code(payload, self.isa)
+        summary: Summary | None = None
+        error: str | None = None
+        if code is not None:
+            try:
+                summary = summarize(run(code, self.effects))
+            except EffectError as failure:
+                error = str(failure)
+        return _Execution(code is not None, problems, summary, error)
 
     def check(self, payloads: list[PayloadOp]) -> list[Violation]:
         found: list[list[Violation]] = []
@@ -226,29 +248,41 @@ class _PointChecker:
                 # will be switched off then is not known, so both parts must survive.
                 app, reads = _both_parts(app), _both_parts(reads)
             need = (app | reads) & ~writes
-            result = execution.result
-            if result is None:
+            summary = execution.summary
+            if summary is None:
                 mine.append(self.point.violation(payload, execution.error or ""))
                 found.append(mine)
                 continue
-            if not result.reaches_exit:
+            if not summary.reaches_exit:
                 mine.append(self.point.violation(payload, "never reaches instr.return"))
             bad = 0
-            exposed = result.exposed
+            exposed = summary.exposed
             checked = need | writes
-            for state in result.exit_states:
+            for changed in summary.changed:
                 # Only the slots the payload changed can differ from their entry content:
                 # the check is linear in the payload, not in what is live at the point.
-                for slot, value in state.slots.items():
-                    if checked >> slot & 1 and value != orig(slot):
+                for slot, origin in changed:
+                    if checked >> slot & 1:
                         bad |= (1 << slot) & need
-                        exposed |= value.origin
+                        exposed |= origin
             mine += [self.point.violation(payload, message)
                      for message in _clobber_messages(bad, app, later)]
             found.append(mine)
             later.insert(0, (payload.hook.string_value(), exposed))
             later_all |= exposed
         return [violation for group in reversed(found) for violation in group]
+
+
+def _packed_code(payload: PayloadOp) -> PackedCode | None:
+    """The code of a body that is one packed op and its ``instr.return``, else None."""
+    block = payload.body.first_block
+    if block is None or block.next_block is not None:
+        return None
+    first = block.first_op
+    if type(first) is not PackedCodeOp or first.next_op is not block.last_op \
+            or type(block.last_op) is not ReturnOp:
+        return None
+    return first.code.data
 
 
 def _check_function(function: FunctionLikeOp, liveness: Liveness,

@@ -15,12 +15,13 @@ from xdsl.parser import Parser
 
 from luthier.amdgpu_dialects.amdgpu_mc.dialect import make_dialect
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import build_instruction
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.instr.dialect import INSTR
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
-from luthier.passes.instrument.verify_payloads import Violation, verify_payloads
+from luthier.passes.instrument.verify_payloads import BodyCache, Violation, verify_payloads
 from luthier.passes.instrument.verify_symbolic import (
     EXEC_ALL,
     EXEC_HI,
@@ -461,3 +462,55 @@ def test_switched_off_lanes_read_by_a_later_payload() -> None:
                       "v_mov_b32_e32 v10, v20")),
         _payload(_ops(*all_lanes, "v_add_u32_e32 v11, v10, v10", *back), name="g")) == \
         [_WHERE + "writes v10, read by @g after it"]
+
+
+# -- bodies equal up to their registers share one execution (verify_renaming) -------------
+
+
+def _packed(code_object: CodeObjectOp) -> None:
+    """Give each payload of ``code_object`` a packed op of its body, as ``lower-hooks``
+    does for straight-line code (the ops stay in a payload of their own)."""
+    for op in list(code_object.walk()):
+        if not isinstance(op, PayloadOp) or isinstance(op.body.block.first_op, PackedCodeOp):
+            continue
+        block = op.body.block
+        code = PackedCode.of_block(block)
+        assert code is not None
+        holder = PayloadOp.empty(op.hook, op.args)
+        op.body.detach_block(block)
+        holder.body.add_block(block)
+        _KEPT.append(holder)
+        op.body.add_block(Block([PackedCodeOp.of(PackedCodeAttr(code)), ReturnOp.create()]))
+
+
+#: Payloads holding the packed bodies' instructions alive for the test's length.
+_KEPT: list[PayloadOp] = []
+
+
+def _verified(body: str, bodies: BodyCache) -> list[str]:
+    code_object = _parse(_HEAD + _payload(body) + _TAIL)
+    _packed(code_object)
+    return [str(violation) for violation in verify_payloads(code_object, bodies)]
+
+
+def test_a_clobber_is_found_in_a_class_whose_first_body_was_clean() -> None:
+    # Before #2 the application has s[0:1] s7 v0 exec scc live: s10/v5 are dead, s7/v0 not.
+    bodies = BodyCache()
+    clean = _ops("s_mov_b32 s10, 5", "v_mov_b32_e32 v5, s10")
+    assert _verified(clean, bodies) == []
+    assert len(bodies.classes) == 1
+    clobber = _ops("s_mov_b32 s7, 5", "v_mov_b32_e32 v0, s7")
+    found = _verified(clobber, bodies)
+    assert len(bodies.classes) == 1  # the second body was not executed on its own
+    assert len(found) == 1 and "writes s7 v0, live there" in found[0], found
+
+
+def test_aliasing_is_part_of_the_class() -> None:
+    # One unit written then read (s10, s10) is not the class of two units (s10, s11): the
+    # second body reads s11's entry content, which the first never does.
+    bodies = BodyCache()
+    assert _verified(_ops("s_mov_b32 s10, 5",
+                          "v_mov_b32_e32 v5, s10"), bodies) == []
+    assert _verified(_ops("s_mov_b32 s10, 5",
+                          "v_mov_b32_e32 v5, s11"), bodies) == []
+    assert len(bodies.classes) == 2
