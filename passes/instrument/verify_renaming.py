@@ -3,7 +3,8 @@
 Instrumenting every instruction of a library gives thousands of distinct allocated bodies
 (rocRAND with ``instr_count``: 8,621), but most are one template's code with other dead
 registers chosen: the same instructions, the same immediates, the same special registers,
-only other SGPRs and VGPRs. The symbolic execution of :mod:`.verify_flow` treats every
+only other SGPRs and VGPRs (and symbolic operands, addresses the linker fills in, which the
+execution treats as values it does not know, whatever their symbol and addend). The symbolic execution of :mod:`.verify_flow` treats every
 general-purpose register alike (no step asks *which* SGPR or VGPR it is, only which units
 an operand names, and whether a unit is scalar or vector), so running a body whose
 general-purpose units are renamed one-to-one, class for class, gives the first body's
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Attribute
 
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -68,6 +70,11 @@ def summarize(result: FlowResult) -> Summary:
     return Summary(changed, result.exposed, result.reaches_exit)
 
 
+#: What a symbolic operand is in a signature, whatever symbol and addend it names: an
+#: address the linker fills in, a value the execution never models (a hook indexing a tool
+#: global per point gets one class, not one per addend).
+_SYMBOL = ("symbol",)
+
 #: Register name -> (its form, its units in order) when general-purpose, else None.
 _GENERAL: dict[str, tuple[Hashable, tuple[int, ...]] | None] = {}
 
@@ -97,6 +104,9 @@ def renamable(code: PackedCode, effects: EffectTable) -> Renamable | None:
         for op in code.ops:
             operands: list[Hashable] = []
             for attr in op.mc_operands.data:
+                if type(attr) is SymbolOperandAttr:
+                    operands.append(_SYMBOL)
+                    continue
                 general = _general(attr.data) if type(attr) is PhysRegAttr else None
                 if general is None:
                     operands.append(_hashable(attr))
