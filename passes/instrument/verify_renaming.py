@@ -3,13 +3,13 @@
 Instrumenting every instruction of a library gives thousands of distinct allocated bodies
 (rocRAND with ``instr_count``: 8,621), but most are one template's code with other dead
 registers chosen: the same instructions, the same immediates, the same special registers,
-only other SGPRs and VGPRs (and symbolic operands, addresses the linker fills in, which the
-execution treats as values it does not know, whatever their symbol and addend). The symbolic execution of :mod:`.verify_flow` treats every
-general-purpose register alike (no step asks *which* SGPR or VGPR it is, only which units
-an operand names, and whether a unit is scalar or vector), so running a body whose
-general-purpose units are renamed one-to-one, class for class, gives the first body's
-result renamed the same way. The verifier therefore executes one body of each class and
-renames its summary for the others.
+only other SGPRs and VGPRs, and other symbolic operands (addresses the linker fills in,
+which the execution treats as values it does not know, whatever their symbol and addend).
+The symbolic execution of :mod:`.verify_flow` treats every general-purpose register alike
+(no step asks *which* SGPR or VGPR it is, only which units an operand names, and whether a
+unit is scalar or vector), so running a body whose general-purpose units are renamed
+one-to-one, class for class, gives the first body's result renamed the same way. The
+verifier therefore executes one body of each class and renames its summary for the others.
 
 This stays a check of the code as it is, not of what the allocator meant: the class of a
 body is read off its own instructions (two operands naming one unit keep naming one unit,
