@@ -40,8 +40,16 @@ from luthier.emulator.semantics.vmem import global_address
 from luthier.emulator.state import Wave
 
 #: The instructions whose lane addresses the trace records: those with a 64-bit address
-#: operand (``global_address`` computes both forms alike).
+#: operand (``global_address`` computes both forms alike), among the ``global_*`` and
+#: ``flat_*`` ones (:func:`addresses_memory`: GFX12's cache controls are ``global_*`` too).
 TRACED_PREFIXES = ("global_", "flat_")
+
+
+def addresses_memory(inst: Instruction) -> bool:
+    """Whether the trace records ``inst``'s lane addresses: a ``global_*``/``flat_*``
+    instruction with an address (not GFX12's ``global_wb``/``global_inv``/``global_wbinv``,
+    which name a cache scope and no address)."""
+    return inst.mnemonic.startswith(TRACED_PREFIXES) and (inst.has("vaddr") or inst.has("saddr"))
 
 
 @dataclass
@@ -135,7 +143,7 @@ def traced_steps(program: Program, trace: ExecutionTrace) -> list[Step]:
 def _traced(inst: Instruction, step: Step, trace: ExecutionTrace) -> Step:
     pc = inst.pc
     waves, lanes, busy = trace.waves, trace.lanes, trace.busy
-    if not inst.mnemonic.startswith(TRACED_PREFIXES):
+    if not addresses_memory(inst):
         def counted(wave: Wave) -> int:
             waves[pc] += 1
             active = wave.exec_bits.bit_count()

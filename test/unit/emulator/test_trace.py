@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.emulator import run_kernel
@@ -16,7 +17,7 @@ from luthier.emulator.state import Wave
 from luthier.emulator.trace import ExecutionTrace, by_buffer, traced_steps
 
 from .asm import assemble
-from .common import CORPUS, out
+from .common import CORPUS, TARGETS, out, run
 
 LANES = np.arange(64, dtype=np.uint32)
 
@@ -98,3 +99,26 @@ def test_counts_per_function_and_addresses_by_buffer() -> None:
     assert named == Counter({("arg0", 4 * i): 1 for i in range(128)}
                             | {("arg1", 4 * i): 1 for i in range(128)})
     assert by_buffer(Counter({12: 2}), memory) == Counter({("?", 12): 2})
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_traced_addresses_are_the_accesses_of_every_target(target: str) -> None:
+    """block_reduce_sum loads its inputs and stores one sum per workgroup; GFX12 compiles
+    its fences to ``global_wb``/``global_inv``, ``global_*`` instructions with no address,
+    which the trace counts but records no address for."""
+    n = 1000
+    inputs = np.arange(1024, dtype=np.float32)
+    result = run("lds", target, "block_reduce_sum", 4, 256,
+                 [inputs, np.zeros(4, np.float32), n], trace=True)
+    trace = result.trace
+    assert trace is not None and result.memory is not None
+    mnemonics = {inst.mnemonic for inst in trace.program.instructions}
+    if target.startswith("gfx12"):
+        assert {"global_wb", "global_inv"} <= mnemonics
+    loads = trace.global_addresses("global_load_*")
+    stores = trace.global_addresses("global_store_*")
+    assert by_buffer(loads, result.memory) == Counter(
+        {("arg0", 4 * index): 1 for index in range(n)})
+    assert by_buffer(stores, result.memory) == Counter(
+        {("arg1", 4 * group): 1 for group in range(4)})
+    assert not trace.global_addresses("global_wb", "global_inv")
