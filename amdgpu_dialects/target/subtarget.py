@@ -42,6 +42,10 @@ _SGPR_INIT_BUG = frozenset({"gfx802", "gfx805"})
 _XNACK_GFX8_GFX10 = frozenset(
     {"gfx801", "gfx810", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"}
 )
+#: FeatureISAVersion10_1_Common: the GFX10.1 processors, with hazards GFX10.3 fixed.
+_GFX10_1 = frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"})
+#: FeatureVALUTransUseHazard: GFX11.0 (FeatureISAVersion11_0_Common, 11_Generic), not 11.5.
+_VALU_TRANS_USE = frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx11-generic"})
 #: FeatureSupportsSRAMECC.
 _SRAMECC = frozenset({"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
 
@@ -171,6 +175,48 @@ class Subtarget:
         writes zeros to the upper half of its destination: GFX9; from GFX10 every 16-bit
         operation keeps the other half (``zeroesHigh16BitsOfDest``)."""
         return self.major < 10
+
+    @property
+    def has_no_data_dep_hazard(self) -> bool:
+        """The hardware resolves data dependencies between instructions: none of GFX9's
+        wait-state hazards (VALU writing what VMEM, DPP, a lane select or ``v_div_fmas``
+        reads next, M0, MFMA) apply (FeatureNoDataDepHazard: GFX10 and later)."""
+        return self.major >= 10
+
+    @property
+    def has_vcmpx_permlane_hazard(self) -> bool:
+        """A ``v_permlane*`` after a ``v_cmpx`` that wrote EXEC, with no other VALU between,
+        needs one (``v_mov_b32`` of its source; FeatureVcmpxPermlaneHazard: GFX10.1, GFX11,
+        GFX12)."""
+        return self.name in _GFX10_1 or self.major in (11, 12)
+
+    @property
+    def has_valu_trans_use_hazard(self) -> bool:
+        """A VALU reading a VGPR that a transcendental VALU wrote within 5 VALUs (1
+        transcendental) needs ``s_waitcnt_depctr va_vdst(0)`` first
+        (FeatureVALUTransUseHazard: GFX11.0)."""
+        return self.name in _VALU_TRANS_USE
+
+    @property
+    def has_valu_partial_forwarding_hazard(self) -> bool:
+        """In wave64, a VALU reading two VGPRs written by VALUs on either side of an SALU
+        write of EXEC, close together, needs ``s_waitcnt_depctr va_vdst(0)`` first
+        (``hasVALUPartialForwardingHazard``: GFX11)."""
+        return self.major == 11
+
+    @property
+    def has_valu_mask_write_hazard(self) -> bool:
+        """In wave64, an SALU write of an SGPR that a VALU read as a lane mask (with no
+        VALU reading another SGPR since) needs ``s_waitcnt_depctr sa_sdst(0)`` after it
+        (``hasVALUMaskWriteHazard``: GFX11)."""
+        return self.major == 11
+
+    @property
+    def has_fp_atomic_to_denorm_mode_hazard(self) -> bool:
+        """``s_denorm_mode`` within 3 wait states of a floating-point VMEM/FLAT atomic
+        (no VALU or wait count between) needs wait states (``hasFPAtomicToDenormModeHazard``:
+        GFX10)."""
+        return self.major == 10
 
     @property
     def default_wave_size(self) -> int:

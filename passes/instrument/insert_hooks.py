@@ -342,7 +342,7 @@ def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
                         f"(instrumentation supports {', '.join(SUPPORTED_TARGETS)}; "
                         f"{code_object.processor} code objects lift, print and are written "
                         "back unchanged)")
-        isa = load_target(code_object.processor)
+        isa = load_target(*code_object.target_key)
         wanted = insert.instruction_class
         classes = instruction_classes(isa)
         if wanted is not None and wanted.data not in classes:
@@ -368,7 +368,7 @@ def _must_match(insert: InsertOp) -> bool:
 
 def _matches(insert: InsertOp, tool: _Tool) -> bool:
     """Whether ``insert`` selects a point anywhere in the tool's code objects."""
-    return any(_points(function, insert, load_target(code_object.processor))
+    return any(_points(function, insert, load_target(*code_object.target_key))
                for code_object in tool.code_objects
                if code_object.processor in SUPPORTED_TARGETS
                for function in _functions(code_object, insert))
@@ -415,7 +415,7 @@ def insertion_remarks(module: ModuleOp) -> list[str]:
     for code_object in tool.code_objects:
         if not skips or code_object.processor not in SUPPORTED_TARGETS:
             continue
-        isa = load_target(code_object.processor)
+        isa = load_target(*code_object.target_key)
         covered = [{id(function) for function in _functions(code_object, insert)}
                    for insert in skips]
         for function in code_object.body.ops:
@@ -502,7 +502,7 @@ class InsertHooksPass(ModulePass):
             for code_object in code_objects:
                 if code_object.processor not in SUPPORTED_TARGETS:
                     continue
-                isa = load_target(code_object.processor)
+                isa = load_target(*code_object.target_key)
                 for function in _functions(code_object, insert):
                     points = _points(function, insert, isa)
                     if points and id(function) not in checked:

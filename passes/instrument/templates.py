@@ -362,7 +362,7 @@ def _copy_writes(payload: PayloadOp, source: PayloadOp) -> None:
 
 
 def _template(first: PayloadOp, code_object: CodeObjectOp) -> Template:
-    isa = load_target(code_object.processor)
+    isa = load_target(*code_object.target_key)
     return Template(first.clone(), first.attributes.get("writes"), written_units(first, isa),
                     intended_units(first), read_units(first))
 
@@ -388,7 +388,7 @@ class _PointLowering:
         self.packed = packed
         self.stats = stats
         self.templates = templates
-        self.isa = load_target(code_object.processor)
+        self.isa = load_target(*code_object.target_key)
         self.builder = InstBuilder(code_object.processor)
         self.liveness = bodies.liveness[code_object] = Liveness(code_object)
         self.allocator = options.allocator(code_object, self.liveness)

@@ -323,7 +323,7 @@ def verify_payloads(target: ModuleOp | CodeObjectOp,
     for code_object in code_objects:
         if code_object.processor not in SUPPORTED_TARGETS:
             continue
-        load_target(code_object.processor)
+        load_target(*code_object.target_key)
         liveness = bodies.liveness.get(code_object) or Liveness(code_object)
         functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
         for function in over("verify-payloads", functions, "function"):

@@ -53,7 +53,7 @@ def footprints(module: ModuleOp) -> list[KernelFootprint]:
 
 
 def _code_object_footprints(code_object: CodeObjectOp) -> list[KernelFootprint]:
-    isa = load_target(code_object.processor)
+    isa = load_target(*code_object.target_key)
     metadata: dict[str, Any] = attr_to_metadata(code_object.metadata) \
         if code_object.metadata is not None else {}
     entries = {entry.get(".name"): entry for entry in metadata.get("amdhsa.kernels", [])}

@@ -142,8 +142,10 @@ class HazardModel:
     def __init__(self, isa: TargetISA) -> None:
         self.isa = isa
         self.effects = EffectTable.shared(isa)
-        self.rules = [*_RULES, *([_TRANS_RULE] if isa.subtarget.has_trans_forwarding_hazard
-                                 else [])]
+        # From GFX10 the hardware resolves these dependencies itself (the hazards that
+        # remain there are :mod:`.mitigations`').
+        self.rules = [] if isa.subtarget.has_no_data_dep_hazard else [
+            *_RULES, *([_TRANS_RULE] if isa.subtarget.has_trans_forwarding_hazard else [])]
         #: Per distinct instruction (its class, opcode and operand array, by identity:
         #: the attributes are interned, and kept here so that their ids stay theirs), the
         #: units each rule's writer and reader side see. Instrumented code repeats a few
@@ -185,7 +187,7 @@ class HazardModel:
         return known
 
 
-def _wait_states(op: InstructionOpBase) -> int:
+def wait_states(op: InstructionOpBase) -> int:
     """Wait states ``op`` provides: ``s_nop N`` N + 1, any other instruction one
     (instruction immediates are ``IntAttr``, lifted or built)."""
     if op.mnemonic == "s_nop":
@@ -307,7 +309,7 @@ class _Function:
         for position in range(end - 1, -1, -1):
             op = ops[position]
             yield op, distance
-            distance += _wait_states(op)
+            distance += wait_states(op)
             if distance >= window:
                 return
         for predecessor in self.cfg.predecessors[index]:
@@ -426,7 +428,7 @@ def _settled_inside(writes: tuple[tuple[int, ...], ...],
             for k, mask in reads:
                 if distance < rules[k].wait and writes[earlier][k] & mask:
                     needed = max(needed, rules[k].wait - distance)
-            distance += _wait_states(code.ops[earlier])
+            distance += wait_states(code.ops[earlier])
             if distance >= window:
                 inside = True
                 break
@@ -459,6 +461,8 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
                        inserted: set[InstructionOpBase]) -> int:
     """Put ``s_nop`` before every reader too close to its writer, for the pairs with an
     instruction of ``inserted`` or of a packed op; returns the wait states added."""
+    if not model.rules:
+        return 0
     function = _Function(cfg, model, inserted)
     if not function.inserted or not function.rules:
         return 0

@@ -722,7 +722,7 @@ def relax_branches(code_object: CodeObjectOp, reach: int = HARDWARE_REACH) -> in
     if reach % 4 or not MINIMUM_REACH <= reach <= HARDWARE_REACH:
         raise PassFailedException(f"relax-branches: reach is a multiple of 4 from "
                                   f"{MINIMUM_REACH} to {HARDWARE_REACH}, not {reach}")
-    isa = load_target(code_object.processor)
+    isa = load_target(*code_object.target_key)
     return sum(relax_function(op, isa, reach).islands
                for op in over("relax-branches", [op for op in code_object.body.ops
                                                   if isinstance(op, FunctionLikeOp)], "function"))

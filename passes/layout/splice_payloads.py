@@ -66,6 +66,7 @@ from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
 from luthier.lowering.progress import over
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.layout.hazards import HazardModel, insert_wait_states
+from luthier.passes.layout.mitigations import insert_mitigations
 
 
 def _fail(where: str, reason: str) -> PassFailedException:
@@ -260,7 +261,10 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
     builder = InstBuilder(isa.name)
     for payload in payloads:
         _splice(payload, builder)
-    insert_wait_states(FunctionCFG.build(function, isa), hazards or HazardModel(isa), inserted)
+    cfg = FunctionCFG.build(function, isa)
+    insert_wait_states(cfg, hazards or HazardModel(isa), inserted)
+    if isa.subtarget.has_no_data_dep_hazard:
+        insert_mitigations(cfg, isa, inserted)
     if found:
         _rebase(found, _layout(function, isa), isa)
     return len(payloads)
@@ -268,7 +272,7 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
 
 def splice_payloads(code_object: CodeObjectOp) -> int:
     """Splice the payloads of every function of ``code_object``; returns their number."""
-    isa = load_target(code_object.processor)
+    isa = load_target(*code_object.target_key)
     hazards = HazardModel(isa)  # one effect table for every function
     return sum(splice_function(op, isa, hazards)
                for op in over("splice-payloads", [op for op in code_object.body.ops

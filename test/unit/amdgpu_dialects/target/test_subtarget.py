@@ -29,6 +29,9 @@ FEATURE_OF = {
     "has_packed_work_item_ids": "FeaturePackedTID",
     "supports_sramecc": "FeatureSupportsSRAMECC",
     "supports_xnack": "FeatureSupportsXNACK",
+    "has_no_data_dep_hazard": "FeatureNoDataDepHazard",
+    "has_vcmpx_permlane_hazard": "FeatureVcmpxPermlaneHazard",
+    "has_valu_trans_use_hazard": "FeatureVALUTransUseHazard",
 }
 
 
