@@ -34,10 +34,10 @@ compiler left it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
-from xdsl.dialects.builtin import IntAttr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
@@ -52,6 +52,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import TargetISA
+from luthier.amdgpu_dialects.mc.relocations import literal_is_pc_relative
 from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.analysis.effects import Effect, EffectTable
 from luthier.passes.layout.hazards import wait_states
@@ -162,6 +163,31 @@ class _Function:
             ops[first + offset] = copy
             owners[first + offset] = None
         return ops[position]
+
+    def follow_program_counter(self, index: int, position: int) -> None:
+        """An instruction went in right after an ``s_getpc_b64``: the PC-relative
+        operands of the instructions from ``position`` on that use its value (the run of
+        instructions with one, as ``s_add_u32``/``s_addc_u32`` follow it) are measured
+        from 4 bytes further back now (LLVM's fix updates its bundle the same way)."""
+        ops = self.ops[index]
+        while position < len(ops):
+            op = ops[position]
+            operands = list(op.mc_operands.data)
+            moved = False
+            for slot, attr in enumerate(operands):
+                reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) \
+                    else None
+                if reference is not None and literal_is_pc_relative(reference.variant):
+                    operands[slot] = SymbolOperandAttr(
+                        replace(reference, addend=reference.addend + 4).expr)
+                    moved = True
+            if not moved:
+                return
+            if self.owners[index][position] is not None:
+                self.place(index, position)  # its own copy, not the shared code's
+                op = ops[position]
+            op.mc_operands = ArrayAttr(operands)
+            position += 1
 
     def insert(self, index: int, position: int, op: InstructionOpBase) -> None:
         """Put ``op`` before the instruction at ``position`` (or at the block's end, before
@@ -336,10 +362,13 @@ class _Rules:
             function.insert(index, position + offset, new)
         if self.mask_write and facts.salu:
             written = _mask_hazard_register(function, op)
-            if written and self._found(index, position + len(before),
+            writer = position + len(before)
+            if written and self._found(index, writer,
                                        _mask_write_step(function, written)) is not None:
-                function.insert(index, position + len(before) + 1,
+                function.insert(index, writer + 1,
                                 build.inst("s_waitcnt_depctr", [DEPCTR_SA_SDST_0]))
+                if facts.base == "s_getpc_b64":
+                    function.follow_program_counter(index, writer + 2)
         return len(before)
 
 

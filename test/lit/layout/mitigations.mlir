@@ -63,6 +63,11 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
 // @mask_write: the payload's s_mov_b64 writes s[10:11], which the application's v_cndmask
 // just read as its lane mask: s_waitcnt_depctr 0xfffe (sa_sdst(0)) right after the write.
 // The second payload writes s[12:13] after a VALU that read another SGPR (s0): nothing.
+// @getpc_mask_write: the payload's s_getpc_b64 writes s[2:3], which the application's
+// v_cndmask just read as its lane mask: the counter wait goes right after the s_getpc_b64,
+// as LLVM puts it, and the PC-relative operands measured from it (the s_add_u32 and
+// s_addc_u32 that follow) are 4 bytes further from it now (table@rel32@lo+4 -> +8,
+// @hi+12 -> +16): the address is still @table's.
 // @partial_forwarding: v_add_u32 reads v1 (written before the payload's SALU write of
 // EXEC) and v2 (written after it), one VALU apart: s_waitcnt_depctr 0xfff before it.
 
@@ -82,6 +87,17 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
     }
     amdgpu_mc.s_endpgm
   }
+  amdgpu_mc.kernel @getpc_mask_write <{descriptor = #amdgpu_mc.kernel_descriptor<gfx10_gfx11>}> {
+    amdgpu_mc.v_cndmask_b32_e64 v1, v2, v3, s[2:3]
+    instr.payload @count attributes {args = []} {
+      amdgpu_mc.s_getpc_b64 s[2:3]
+      amdgpu_mc.s_add_u32 s2, s2, table@rel32@lo+4
+      amdgpu_mc.s_addc_u32 s3, s3, table@rel32@hi+12
+      amdgpu_mc.s_load_b32 s4, s[2:3], 0x0
+      instr.return
+    }
+    amdgpu_mc.s_endpgm
+  }
   amdgpu_mc.kernel @partial_forwarding <{descriptor = #amdgpu_mc.kernel_descriptor<gfx10_gfx11>}> {
     amdgpu_mc.v_mov_b32_e32 v1, 1
     instr.payload @count attributes {args = []} {
@@ -92,6 +108,7 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
     amdgpu_mc.v_add_nc_u32_e32 v3, v1, v2
     amdgpu_mc.s_endpgm
   }
+  amdgpu_mc.global @table <{section = ".data", size = 4 : i64, alignment = 4 : i64, binding = "GLOBAL", visibility = "PROTECTED", data = "2a000000"}>
 }
 
 // CHECK:      amdgpu_mc.kernel @mask_write
@@ -102,6 +119,15 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
 // CHECK-NEXT:   amdgpu_mc.v_cndmask_b32_e64 v4, v2, v3, s[12:13]
 // CHECK-NEXT:   amdgpu_mc.v_add_nc_u32_e32 v5, s0, v4
 // CHECK-NEXT:   amdgpu_mc.s_mov_b64 s[12:13], 0
+// CHECK-NEXT:   amdgpu_mc.s_endpgm
+// CHECK-NEXT: }
+// CHECK:      amdgpu_mc.kernel @getpc_mask_write
+// CHECK-NEXT:   amdgpu_mc.v_cndmask_b32_e64 v1, v2, v3, s[2:3]
+// CHECK-NEXT:   amdgpu_mc.s_getpc_b64 s[2:3]
+// CHECK-NEXT:   amdgpu_mc.s_waitcnt_depctr 0xfffe
+// CHECK-NEXT:   amdgpu_mc.s_add_u32 s2, s2, table@rel32@lo+8
+// CHECK-NEXT:   amdgpu_mc.s_addc_u32 s3, s3, table@rel32@hi+16
+// CHECK-NEXT:   amdgpu_mc.s_load_b32 s4, s[2:3], 0x0
 // CHECK-NEXT:   amdgpu_mc.s_endpgm
 // CHECK-NEXT: }
 // CHECK:      amdgpu_mc.kernel @partial_forwarding
