@@ -30,6 +30,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NONE, SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import target_key
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc import operand_syntax
 from luthier.amdgpu_dialects.mc.asm_expr import SymExpr
@@ -37,6 +38,7 @@ from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_P
 from luthier.amdgpu_dialects.mc.asm_operands import Item
 from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,33 +96,57 @@ class _Template:
 
 
 class InstBuilder:
-    """Makes instruction ops for one processor."""
+    """Makes instruction ops for one processor, in its default wave size or in
+    ``wavefront_size`` lanes (an RDNA code object in wave64 names ``vcc`` and 64-bit lane
+    masks where wave32 names ``vcc_lo`` and 32-bit ones)."""
 
-    def __init__(self, processor: str) -> None:
+    def __init__(self, processor: str, wavefront_size: int | None = None) -> None:
         self.processor = processor
+        self.wavefront_size = target_key(processor, wavefront_size)[1]
 
     def inst(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
              flags: Sequence[str] = (), offset: int | None = None) -> InstructionOpBase:
-        """``mnemonic`` with positional ``operands``, named ``flags`` (``glc``, ``sc0``)
-        and an ``offset:`` operand; raises :class:`MCBuildError` when no instruction of
-        the target takes them."""
+        """``mnemonic`` with positional ``operands``, named ``flags`` (``glc``, ``sc0``,
+        ``th:TH_ATOMIC_RETURN``) and an ``offset:`` operand; raises :class:`MCBuildError`
+        when no instruction of the target takes them."""
         shape = tuple(self._shape(operand, operands) for operand in operands)
-        template = _match(self.processor, mnemonic, shape, tuple(flags), offset)
+        template = _match(self.processor, self.wavefront_size, mnemonic, shape, tuple(flags),
+                          offset)
         slots = [operands[slot] if isinstance(slot, int) else slot for slot in template.slots]
         return build_instruction(template.mnemonic, template.opcode,
                                  [_attribute(slot) for slot in slots])
+
+    def wait_vector_loads(self) -> InstructionOpBase:
+        """Wait until every vector memory read issued so far (a global or scratch load,
+        an atomic returning its old value) has its data: ``s_waitcnt vmcnt(0)`` in the
+        target's encoding (its fields moved in GFX11), ``s_wait_loadcnt 0`` from GFX12
+        (split counters)."""
+        return self._wait("vmcnt", "s_wait_loadcnt")
+
+    def wait_scalar_loads(self) -> InstructionOpBase:
+        """Wait until every scalar memory load issued so far has its data:
+        ``s_waitcnt lgkmcnt(0)``, ``s_wait_kmcnt 0`` from GFX12."""
+        return self._wait("lgkmcnt", "s_wait_kmcnt")
+
+    def _wait(self, counter: str, gfx12: str) -> InstructionOpBase:
+        generation = subtarget_for(self.processor).major
+        if generation >= 12:
+            return self.inst(gfx12, [0])
+        return self.inst("s_waitcnt", [operand_syntax.waitcnt_set(
+            operand_syntax.waitcnt_all(generation), counter, 0, generation)])
 
     def branch(self, mnemonic: str, successors: Sequence[Block]) -> InstructionOpBase:
         """A branch to blocks (taken target, then the fall-through of a conditional)."""
         opcode = branch_opcode(self.processor, mnemonic)
         if opcode is None:
             raise MCBuildError(f"'{mnemonic}' is not a branch of {self.processor}")
-        slots = len(load_target(self.processor).by_name[opcode].operands)
+        slots = len(load_target(self.processor, self.wavefront_size).by_name[opcode].operands)
         return build_instruction(mnemonic, opcode, [NONE] * slots, successors)
 
     def _shape(self, operand: BuildOperand, operands: Sequence[BuildOperand]) -> _Shape:
         if isinstance(operand, VirtRegAttr):
-            rclass = load_target(self.processor).register_classes.get(operand.register_class)
+            rclass = load_target(self.processor, self.wavefront_size).register_classes.get(
+                operand.register_class)
             if rclass is None:
                 raise MCBuildError(f"{self.processor} has no register class "
                                    f"{operand.register_class} ({operand.text})")
@@ -162,14 +188,17 @@ def _item(shape: _Shape, column: int) -> Item:
 
 
 @functools.lru_cache(maxsize=4096)
-def _match(processor: str, mnemonic: str, shape: tuple[_Shape, ...], flags: tuple[str, ...],
-           offset: int | None) -> _Template:
+def _match(processor: str, wavefront_size: int | None, mnemonic: str,
+           shape: tuple[_Shape, ...], flags: tuple[str, ...], offset: int | None) -> _Template:
     items = [_item(operand, column) for column, operand in enumerate(shape)]
-    items += [Item("word", len(items) + index, flag) for index, flag in enumerate(flags)]
+    # A flag is a word (``glc``) or a named value (GFX12's ``th:TH_ATOMIC_RETURN``).
+    items += [Item("named", len(items) + index, flag.partition(":")[0],
+                   arg=flag.partition(":")[2]) if ":" in flag
+              else Item("word", len(items) + index, flag) for index, flag in enumerate(flags)]
     if offset is not None:
         items.append(Item("named", len(items), "offset", arg=offset))
     try:
-        matched = parser_for(processor).match_items(mnemonic, items)
+        matched = parser_for(processor, wavefront_size).match_items(mnemonic, items)
     except AsmParseError as error:
         raise MCBuildError(f"{processor}: {mnemonic}: {error.message} "
                            f"(operand {error.column})") from None

@@ -12,10 +12,10 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand
+from luthier.amdgpu_dialects.amdgpu_mc.builder import BuildOperand
 from luthier.lowering.isel.division import lower_division
 from luthier.lowering.isel.selector import SelectionError, Selector
-from luthier.lowering.isel.values import LANE_MASK_CLASS, SGPR_CLASS, VGPR_CLASS, Value, width_of
+from luthier.lowering.isel.values import SGPR_CLASS, VGPR_CLASS, Value, width_of
 
 _MASK64 = (1 << 64) - 1
 
@@ -23,7 +23,7 @@ _MASK64 = (1 << 64) - 1
 def _result(sel: Selector, op: Operation, uniform: bool) -> Value:
     width = width_of(op.results[0])
     if width == 1:
-        reg = sel.new(SGPR_CLASS[1] if uniform else LANE_MASK_CLASS)
+        reg = sel.new(SGPR_CLASS[1] if uniform else sel.lane_mask_class)
     else:
         reg = sel.new(SGPR_CLASS[width] if uniform else VGPR_CLASS[width])
     value = Value(width, uniform, reg=reg)
@@ -110,11 +110,11 @@ def lower_add_sub(sel: Selector, op: arith.AddiOp | arith.SubiOp) -> None:
     if width == 32:
         sel.emit("v_add_u32_e64" if add else "v_sub_u32_e64", [result.reg, *sel.vsrcs([a, b])])
         return
-    carry_out = sel.new(LANE_MASK_CLASS)
+    carry_out = sel.new(sel.lane_mask_class)
     low, high = ("v_add_co_u32_e64", "v_addc_co_u32_e64") if add \
         else ("v_sub_co_u32_e64", "v_subb_co_u32_e64")
     sel.emit(low, [result.reg.part(0), carry_out, *sel.vsrcs([a.half(0), b.half(0)])])
-    sel.emit(high, [result.reg.part(1), sel.new(LANE_MASK_CLASS),
+    sel.emit(high, [result.reg.part(1), sel.new(sel.lane_mask_class),
                     *sel.vsrcs([a.half(1), b.half(1)], mask_operand=True), carry_out])
 
 
@@ -174,9 +174,9 @@ def lower_bitwise(sel: Selector, op: arith.AndIOp | arith.OrIOp | arith.XOrIOp) 
     result = _result(sel, op, uniform)
     assert result.reg is not None
     if width == 1 and not uniform:
-        sel.emit(f"s_{kind}_b64", [result.reg, sel.mask(a), sel.mask(b)])
+        sel.emit(sel.mask_op(f"s_{kind}"), [result.reg, sel.mask(a), sel.mask(b)])
         if kind == "xor":  # lanes outside EXEC must stay 0
-            sel.emit("s_and_b64", [result.reg, result.reg, EXEC])
+            sel.emit(sel.mask_op("s_and"), [result.reg, result.reg, sel.exec_mask])
         return
     if uniform:
         suffix = "b64" if width == 64 else "b32"
@@ -290,10 +290,10 @@ def lower_select(sel: Selector, op: arith.SelectOp) -> None:
         return
     mask = sel.mask(cond)
     if width == 1:
-        chosen, other = sel.new(LANE_MASK_CLASS), sel.new(LANE_MASK_CLASS)
-        sel.emit("s_and_b64", [chosen, mask, sel.mask(a)])
-        sel.emit("s_andn2_b64", [other, sel.mask(b), mask])
-        sel.emit("s_or_b64", [result.reg, chosen, other])
+        chosen, other = sel.new(sel.lane_mask_class), sel.new(sel.lane_mask_class)
+        sel.emit(sel.mask_op("s_and"), [chosen, mask, sel.mask(a)])
+        sel.emit(sel.mask_op("s_andn2"), [other, sel.mask(b), mask])
+        sel.emit(sel.mask_op("s_or"), [result.reg, chosen, other])
         return
     halves = [(result.reg, a, b)] if width == 32 else \
         [(result.reg.part(i), a.half(i), b.half(i)) for i in (0, 1)]

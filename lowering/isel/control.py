@@ -27,11 +27,9 @@ from collections.abc import Callable
 from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.lowering.isel.selector import Selector
 from luthier.lowering.isel.values import (
-    LANE_MASK_CLASS,
     SGPR_CLASS,
     VGPR_CLASS,
     Value,
@@ -81,23 +79,23 @@ def lower_if(sel: Selector, op: scf.IfOp, lower_ops: LowerOps,
         sel.fall_into(join_block)
     else:
         mask = sel.mask(cond)
-        saved = sel.new(LANE_MASK_CLASS)
-        sel.emit("s_and_saveexec_b64", [saved, mask])
+        saved = sel.new(sel.lane_mask_class)
+        sel.emit(sel.mask_op("s_and_saveexec"), [saved, mask])
         sel.branch("s_cbranch_execz", else_block, then_block)
         sel.start(then_block)
         _side(sel, then_ops, then_yields, results, lower_ops)
         if has_else:
             sel.fall_into(else_block)
-            sel.emit("s_andn2_b64", [EXEC, saved, mask])
+            sel.emit(sel.mask_op("s_andn2"), [sel.exec_mask, saved, mask])
             else_body = Block()
             sel.branch("s_cbranch_execz", join_block, else_body)
             sel.start(else_body)
             _side(sel, else_ops, else_yields, results, lower_ops)
         sel.fall_into(join_block)
-        sel.emit("s_mov_b64", [EXEC, saved])
+        sel.emit(sel.mask_op("s_mov"), [sel.exec_mask, saved])
     for result, (register, value) in zip(op.results, results, strict=True):
         if value.width == 1 and not value.uniform:
-            mask_reg = sel.new(LANE_MASK_CLASS)
+            mask_reg = sel.new(sel.lane_mask_class)
             sel.emit("v_cmp_ne_u32_e64", [mask_reg, 0, register])
             value = Value(1, False, reg=mask_reg)
         sel.define(result, value)

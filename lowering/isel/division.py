@@ -25,7 +25,7 @@ from xdsl.dialects import arith
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.lowering.isel.computed import vector_computed, vgpr
 from luthier.lowering.isel.selector import SelectionError, Selector
-from luthier.lowering.isel.values import LANE_MASK_CLASS, Value, width_of
+from luthier.lowering.isel.values import Value, width_of
 
 DivisionOp = arith.DivUIOp | arith.RemUIOp | arith.DivSIOp | arith.RemSIOp
 
@@ -109,7 +109,7 @@ def _divide32(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
     for step in range(2):
         # The last step makes only the result that is asked for.
         last = step == 1
-        fits = sel.new(LANE_MASK_CLASS)
+        fits = sel.new(sel.lane_mask_class)
         sel.emit("v_cmp_ge_u32_e64", [fits, remainder, y])
         if wants_quotient or not last:
             more, next_quotient = vgpr(sel), vgpr(sel)
@@ -140,11 +140,11 @@ def _divide64(sel: Selector, x: VirtRegAttr, y: VirtRegAttr,
         sel.emit("v_lshlrev_b64", [shifted, 1, remainder])
         sel.emit("v_bfe_u32", [taken, x.part(half), position, 1])
         sel.emit("v_or_b32_e64", [shifted.part(0), shifted.part(0), taken])
-        fits, borrow = sel.new(LANE_MASK_CLASS), sel.new(LANE_MASK_CLASS)
+        fits, borrow = sel.new(sel.lane_mask_class), sel.new(sel.lane_mask_class)
         sel.emit("v_cmp_ge_u64_e64", [fits, shifted, y])
         less = vgpr(sel, 64)
         sel.emit("v_sub_co_u32_e64", [less.part(0), borrow, shifted.part(0), y.part(0)])
-        sel.emit("v_subb_co_u32_e64", [less.part(1), sel.new(LANE_MASK_CLASS), shifted.part(1),
+        sel.emit("v_subb_co_u32_e64", [less.part(1), sel.new(sel.lane_mask_class), shifted.part(1),
                                        y.part(1), borrow])
         remainder = vgpr(sel, 64)
         for index in (0, 1):
@@ -199,10 +199,10 @@ def _apply_sign(sel: Selector, value: VirtRegAttr, sign: VirtRegAttr, width: int
             sel.emit("v_sub_u32_e64", [result, first, sign])
         return result
     first, result = vgpr(sel, 64), vgpr(sel, 64)
-    carry = sel.new(LANE_MASK_CLASS)
+    carry = sel.new(sel.lane_mask_class)
     if add:
         sel.emit("v_add_co_u32_e64", [first.part(0), carry, value.part(0), sign])
-        sel.emit("v_addc_co_u32_e64", [first.part(1), sel.new(LANE_MASK_CLASS), value.part(1),
+        sel.emit("v_addc_co_u32_e64", [first.part(1), sel.new(sel.lane_mask_class), value.part(1),
                                        sign, carry])
         for index in (0, 1):
             sel.emit("v_xor_b32_e64", [result.part(index), first.part(index), sign])
@@ -210,6 +210,6 @@ def _apply_sign(sel: Selector, value: VirtRegAttr, sign: VirtRegAttr, width: int
     for index in (0, 1):
         sel.emit("v_xor_b32_e64", [first.part(index), value.part(index), sign])
     sel.emit("v_sub_co_u32_e64", [result.part(0), carry, first.part(0), sign])
-    sel.emit("v_subb_co_u32_e64", [result.part(1), sel.new(LANE_MASK_CLASS), first.part(1),
+    sel.emit("v_subb_co_u32_e64", [result.part(1), sel.new(sel.lane_mask_class), first.part(1),
                                    sign, carry])
     return result

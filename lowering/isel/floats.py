@@ -33,14 +33,13 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import VCC, BuildOperand
+from luthier.amdgpu_dialects.amdgpu_mc.builder import BuildOperand
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.mc.operand_syntax import hwreg
 from luthier.lowering.isel.computed import vector_computed, vgpr
 from luthier.lowering.isel.memory import single_lane
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import (
-    LANE_MASK_CLASS,
     SGPR_CLASS,
     VGPR_CLASS,
     Value,
@@ -179,21 +178,21 @@ def _divide(sel: Selector, op: arith.DivfOp) -> None:
     def compute(dest: VirtRegAttr) -> None:
         # Every operand in a VGPR: v_div_fmas reads VCC, which takes GFX9's constant bus.
         lhs, rhs = sel.vreg(x), sel.vreg(y)
-        saved_vcc = sel.new(LANE_MASK_CLASS)
-        sel.emit("s_mov_b64", [saved_vcc, VCC])
+        saved_vcc = sel.new(sel.lane_mask_class)
+        sel.emit(sel.mask_op("s_mov"), [saved_vcc, sel.vcc])
         if width == 32:
             _divide_f32(sel, dest, lhs, rhs)
         else:
             _divide_f64(sel, dest, lhs, rhs)
-        sel.emit("s_mov_b64", [VCC, saved_vcc])
+        sel.emit(sel.mask_op("s_mov"), [sel.vcc, saved_vcc])
 
     vector_computed(sel, op, [x, y], compute)
 
 
 def _divide_f32(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
     denominator, numerator, estimate = vgpr(sel, 32), vgpr(sel, 32), vgpr(sel, 32)
-    sel.emit("v_div_scale_f32", [denominator, VCC, rhs, rhs, lhs])
-    sel.emit("v_div_scale_f32", [numerator, VCC, lhs, rhs, lhs])
+    sel.emit("v_div_scale_f32", [denominator, sel.vcc, rhs, rhs, lhs])
+    sel.emit("v_div_scale_f32", [numerator, sel.vcc, lhs, rhs, lhs])
     sel.emit("v_rcp_f32_e32", [estimate, denominator])
     negated = sel.vreg(_negated(sel, Value(32, False, reg=denominator)))
     one = sel.vreg(Value(32, True, const=_ONE[32]))
@@ -216,7 +215,7 @@ def _divide_f32(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtReg
 
 def _divide_f64(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtRegAttr) -> None:
     denominator, estimate = vgpr(sel, 64), vgpr(sel, 64)
-    sel.emit("v_div_scale_f64", [denominator, VCC, rhs, rhs, lhs])
+    sel.emit("v_div_scale_f64", [denominator, sel.vcc, rhs, rhs, lhs])
     sel.emit("v_rcp_f64_e32", [estimate, denominator])
     negated = sel.vreg(_negated(sel, Value(64, False, reg=denominator)))
     one = sel.vreg(Value(64, True, const=_ONE[64]))
@@ -225,7 +224,7 @@ def _divide_f64(sel: Selector, dest: VirtRegAttr, lhs: VirtRegAttr, rhs: VirtReg
     sel.emit("v_fma_f64", [reciprocal, estimate, error, estimate])
     sel.emit("v_fma_f64", [error2, negated, reciprocal, one])
     numerator, refined, quotient = vgpr(sel, 64), vgpr(sel, 64), vgpr(sel, 64)
-    sel.emit("v_div_scale_f64", [numerator, VCC, lhs, rhs, lhs])
+    sel.emit("v_div_scale_f64", [numerator, sel.vcc, lhs, rhs, lhs])
     sel.emit("v_fma_f64", [refined, reciprocal, error2, reciprocal])
     sel.emit("v_mul_f64", [quotient, numerator, refined])
     residual, scaled = vgpr(sel, 64), vgpr(sel, 64)
@@ -259,11 +258,11 @@ def _compare(sel: Selector, op: arith.CmpfOp) -> None:
     width = width_of(op.lhs)
     mnemonic = f"v_cmp_{_CONDITIONS[predicate]}_f{width}_e64"
     if not (a.uniform and b.uniform):
-        mask = sel.new(LANE_MASK_CLASS)
+        mask = sel.new(sel.lane_mask_class)
         sel.emit(mnemonic, [mask, *_sources(sel, [a, b], width)])
         sel.define(op.result, Value(1, False, reg=mask))
         return
-    mask = sel.new(LANE_MASK_CLASS)
+    mask = sel.new(sel.lane_mask_class)
 
     def compare() -> None:
         sel.emit(mnemonic, [mask, *_sources(sel, [a, b], width)])

@@ -32,7 +32,6 @@ from luthier.amdgpu_dialects.instr.ops import (
 )
 from luthier.lowering.isel.selector import SelectionError, Selector
 from luthier.lowering.isel.values import (
-    LANE_MASK_CLASS,
     SGPR_CLASS,
     VGPR_CLASS,
     Value,
@@ -84,7 +83,7 @@ def lower_intrinsic(sel: Selector, op: Operation) -> bool:
         case BallotOp():
             mask = sel.mask(sel.value(op.condition))
             assert isinstance(mask, VirtRegAttr)
-            _intrinsic(sel, "ballot", [_defined(sel, op, True, LANE_MASK_CLASS)], [mask])
+            _intrinsic(sel, "ballot", [_defined(sel, op, True, SGPR_CLASS[64])], [mask])
         case PopcountOp():
             value = sel.value(op.value)
             uniform = value.uniform

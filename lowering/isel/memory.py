@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, Keyword, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, Keyword
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.ops import AtomicOp, LoadOp, StoreOp
 from luthier.amdgpu_dialects.isa.target import load_target
@@ -37,11 +37,12 @@ def _suffix(width: int, kind: str) -> str:
 
 def single_lane(sel: Selector, body: Callable[[], None]) -> None:
     """Run ``body``'s vector instructions once for the wave: EXEC = lane 0 around it."""
-    saved = sel.new(SGPR_CLASS[64])
-    sel.emit("s_mov_b64", [saved, EXEC])
-    sel.emit("s_mov_b64", [EXEC, 1])
+    saved = sel.new(sel.lane_mask_class)
+    mov = sel.mask_op("s_mov")
+    sel.emit(mov, [saved, sel.exec_mask])
+    sel.emit(mov, [sel.exec_mask, 1])
     body()
-    sel.emit("s_mov_b64", [EXEC, saved])
+    sel.emit(mov, [sel.exec_mask, saved])
 
 
 def _address_operands(sel: Selector, address: Value,
@@ -60,13 +61,14 @@ def lower_load(sel: Selector, op: LoadOp) -> None:
     width = width_of(op.result)
     if address.uniform:
         dest = sel.new(SGPR_CLASS[width])
-        sel.emit(f"s_load_{_suffix(width, 'load')}", [dest, sel.sreg(address), 0], flags=["glc"])
-        sel.emit("s_waitcnt", [waitcnt(lgkmcnt=0)])
+        sel.emit(f"s_load_{_suffix(width, 'load')}", [dest, sel.sreg(address), 0],
+                 flags=[_coherent_scalar_load(sel)])
+        sel.add(sel.builder.wait_scalar_loads())
         sel.define(op.result, Value(width, True, reg=dest))
         return
     dest = sel.new(VGPR_CLASS[width])
     sel.emit(f"global_load_{_suffix(width, 'load')}", [dest, sel.vreg(address), OFF])
-    sel.emit("s_waitcnt", [waitcnt(vmcnt=0)])
+    sel.add(sel.builder.wait_vector_loads())
     sel.define(op.result, Value(width, False, reg=dest))
 
 
@@ -106,7 +108,7 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
         sel.emit(mnemonic, [*dest, *sources], flags=[_returning(sel)] if returns else [])
         if old is None:
             return
-        sel.emit("s_waitcnt", [waitcnt(vmcnt=0)])
+        sel.add(sel.builder.wait_vector_loads())
         if uniform:
             _read_first_lane(sel, op, old, width)
 
@@ -118,10 +120,19 @@ def lower_atomic(sel: Selector, op: AtomicOp) -> None:
         sel.define(op.result, Value(width, False, reg=old))
 
 
+def _coherent_scalar_load(sel: Selector) -> str:
+    """The cache-policy bit that makes a scalar load read what other waves wrote (L2, not
+    this unit's scalar cache): GLC, ``scope:SCOPE_DEV`` from GFX12 on."""
+    return "scope:SCOPE_DEV" if load_target(sel.processor).subtarget.major >= 12 else "glc"
+
+
 def _returning(sel: Selector) -> str:
     """The cache-policy bit that makes an atomic return its old value: GLC, named SC0
-    from gfx940 on."""
-    return "sc0" if load_target(sel.processor).has_feature("FeatureGFX940Insts") else "glc"
+    from gfx940 on, a temporal hint from GFX12 on."""
+    isa = load_target(sel.processor)
+    if isa.subtarget.major >= 12:
+        return "th:TH_ATOMIC_RETURN"
+    return "sc0" if isa.has_feature("FeatureGFX940Insts") else "glc"
 
 
 def _read_first_lane(sel: Selector, op: AtomicOp, old: VirtRegAttr, width: int) -> None:

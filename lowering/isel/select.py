@@ -28,7 +28,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.builder import MCBuildError
 from luthier.amdgpu_dialects.instr.divergence import divergent_values
 from luthier.amdgpu_dialects.instr.ops import AtomicOp, LoadOp, PayloadOp, ReturnOp, StoreOp
 from luthier.amdgpu_dialects.instr.points import describe_point, enclosing_code_object, payloads
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
 from luthier.lowering.isel.arith import lower_arith
 from luthier.lowering.isel.control import lower_if
 from luthier.lowering.isel.floats import lower_float
@@ -48,15 +48,17 @@ def _is_machine_code(payload: PayloadOp) -> bool:
                for op in payload.body.walk())
 
 
-def select_payload(payload: PayloadOp, processor: str) -> None:
-    """Replace ``payload``'s SSA code by machine code for ``processor``."""
+def select_payload(payload: PayloadOp, processor: str,
+                   wavefront_size: int | None = None) -> None:
+    """Replace ``payload``'s SSA code by machine code for ``processor`` (in
+    ``wavefront_size`` lanes, None: its default)."""
     entry = payload.body.blocks.first
     assert entry is not None
     ops = list(entry.ops)
     if len(payload.body.blocks) != 1:
         raise SelectionError("the payload's body must be one block (scf.if for branches)")
     divergent = divergent_values(ops)
-    sel = Selector(processor)
+    sel = Selector(processor, wavefront_size)
 
     def lower_ops(selector: Selector, body: list[Operation]) -> None:
         for op in body:
@@ -108,11 +110,11 @@ def select_payloads(targets: Sequence[PayloadOp]) -> None:
         code_object = enclosing_code_object(payload)
         assert code_object is not None
         processor = code_object.processor
-        if processor not in SUPPORTED_TARGETS:
+        if processor not in LIFT_TARGETS:
             raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
                                       f"unsupported target {processor}")
         try:
-            select_payload(payload, processor)
+            select_payload(payload, *code_object.target_key)
         except (SelectionError, MCBuildError) as error:
             raise PassFailedException(f"select-instructions: {describe_point(payload)}: "
                                       f"{error}") from None

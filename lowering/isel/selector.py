@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 from xdsl.ir import Block, Operation, SSAValue
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, BuildOperand, InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, VCC, BuildOperand, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
-from luthier.lowering.isel.values import LANE_MASK_CLASS, SGPR_CLASS, VGPR_CLASS, Value
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+from luthier.lowering.isel.values import SGPR_CLASS, VGPR_CLASS, Value
 
 
 class SelectionError(ValueError):
@@ -35,12 +36,35 @@ def signed32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
+_EXEC_LO = reg("exec_lo")
+#: GFX9 names the selector uses -> their GFX10+ names (no-carry adds became ``_nc``, the
+#: carry-in forms ``_co_ci``; GFX10's assembler knows only the new names).
+_GFX10_NAMES = {
+    "v_add_u32_e32": "v_add_nc_u32_e32", "v_add_u32_e64": "v_add_nc_u32_e64",
+    "v_sub_u32_e32": "v_sub_nc_u32_e32", "v_sub_u32_e64": "v_sub_nc_u32_e64",
+    "v_subrev_u32_e32": "v_subrev_nc_u32_e32", "v_subrev_u32_e64": "v_subrev_nc_u32_e64",
+    "v_addc_co_u32_e32": "v_add_co_ci_u32_e32", "v_addc_co_u32_e64": "v_add_co_ci_u32_e64",
+    "v_subb_co_u32_e32": "v_sub_co_ci_u32_e32", "v_subb_co_u32_e64": "v_sub_co_ci_u32_e64",
+    "v_subbrev_co_u32_e32": "v_subrev_co_ci_u32_e32",
+    "v_subbrev_co_u32_e64": "v_subrev_co_ci_u32_e64",
+}
+_VCC_LO = reg("vcc_lo")
+
+
 class Selector:
     """Builds the machine code of one payload."""
 
-    def __init__(self, processor: str) -> None:
-        self.builder = InstBuilder(processor)
+    def __init__(self, processor: str, wavefront_size: int | None = None) -> None:
+        self.builder = InstBuilder(processor, wavefront_size)
         self.processor = processor
+        lanes = wavefront_size or subtarget_for(processor).default_wave_size
+        #: A lane mask's register class, and the wave's EXEC and VCC: 64 bits in wave64,
+        #: their low halves in wave32 (where the high halves are not the wave's).
+        self.lane_mask_class = "SReg_64" if lanes == 64 else "SReg_32"
+        self.exec_mask = EXEC if lanes == 64 else _EXEC_LO
+        self.vcc = VCC if lanes == 64 else _VCC_LO
+        self._mask_suffix = "_b64" if lanes == 64 else "_b32"
+        self._names = _GFX10_NAMES if subtarget_for(processor).major >= 10 else {}
         self.blocks: list[Block] = [Block()]
         self.block = self.blocks[0]
         self.values: dict[SSAValue, Value] = {}
@@ -53,9 +77,14 @@ class Selector:
         self._next_vreg += 1
         return vreg
 
+    def mask_op(self, stem: str) -> str:
+        """The lane-mask form of an SALU operation (``s_and_saveexec`` ->
+        ``s_and_saveexec_b64`` in wave64, ``_b32`` in wave32)."""
+        return stem + self._mask_suffix
+
     def emit(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
              flags: Sequence[str] = ()) -> InstructionOpBase:
-        op = self.builder.inst(mnemonic, operands, flags=flags)
+        op = self.builder.inst(self._names.get(mnemonic, mnemonic), operands, flags=flags)
         self.block.add_op(op)
         return op
 
@@ -162,13 +191,13 @@ class Selector:
         if not value.uniform:
             assert value.reg is not None
             return value.reg
-        reg = self.new(LANE_MASK_CLASS)
+        mask = self.new(self.lane_mask_class)
         if value.const is not None:
-            self.emit("s_mov_b64", [reg, EXEC if value.const & 1 else 0])
-            return reg
+            self.emit(self.mask_op("s_mov"), [mask, self.exec_mask if value.const & 1 else 0])
+            return mask
         self.emit("s_cmp_lg_u32", [self.sreg(value), 0])
-        self.emit("s_cselect_b64", [reg, EXEC, 0])
-        return reg
+        self.emit(self.mask_op("s_cselect"), [mask, self.exec_mask, 0])
+        return mask
 
 
 def _imm(value: int, width: int) -> int:

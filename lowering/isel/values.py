@@ -19,10 +19,10 @@ from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.attributes import integer_width
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 
-#: Register classes by (uniform, width) for a wave64 target.
+#: Register classes by (uniform, width) of values (a per-lane i1 is a lane mask instead:
+#: :attr:`~.selector.Selector.lane_mask_class`).
 SGPR_CLASS = {1: "SReg_32", 32: "SReg_32", 64: "SReg_64"}
 VGPR_CLASS = {32: "VGPR_32", 64: "VReg_64"}
-LANE_MASK_CLASS = "SReg_64"
 
 
 @dataclass(frozen=True, slots=True)

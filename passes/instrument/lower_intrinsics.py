@@ -2,8 +2,10 @@
 
 =====================  ==========================================================
 lane_id                ``v_mbcnt_lo_u32_b32 t, -1, 0`` + ``v_mbcnt_hi_u32_b32 d, -1, t``
+                       (the first alone in wave32)
 first_active_lane      ``s_ff1_i32_b64 d, exec`` (-1 when EXEC is empty)
-ballot                 ``s_and_b64 d, mask, exec``
+ballot                 ``s_and_b64 d, mask, exec`` (an i64: in wave32 ``s_and_b32`` of
+                       ``exec_lo`` and a zero high half)
 popcount               ``s_bcnt1_i32_b32/b64`` (uniform), ``v_bcnt_u32_b32`` (per lane)
 readfirstlane          ``v_readfirstlane_b32``
 readlane / writelane   ``v_readlane_b32`` / ``v_mov_b32`` + ``v_writelane_b32`` (lane in M0)
@@ -28,7 +30,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, M0, InstBuilder, MCBuildError
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, M0, InstBuilder, MCBuildError, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
@@ -42,11 +44,14 @@ from luthier.amdgpu_dialects.instr.points import (
     payloads,
 )
 from luthier.amdgpu_dialects.mc.asm_expr import SymbolReference
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.lowering.progress import over
 from luthier.passes.instrument.virtualize import max_vreg
 from luthier.passes.preamble.homes import has_homes
 from luthier.passes.preamble.state_access import StateAccessError, expand_state
 from luthier.passes.preamble.sva import STATE_INTRINSICS
+
+_EXEC_LO = reg("exec_lo")
 
 
 def _vregs(registers: list[VirtRegAttr | object]) -> list[VirtRegAttr]:
@@ -67,13 +72,21 @@ def expand(op: MCIntrinsicOp, builder: InstBuilder, fresh: list[int]) -> list[In
         return VirtRegAttr.of(fresh[0] - 1, register_class)
 
     inst = builder.inst
+    wave32 = (builder.wavefront_size or subtarget_for(builder.processor).default_wave_size) == 32
     if name == "lane_id":
+        if wave32:  # the lanes below this one are all in the low half
+            return [inst("v_mbcnt_lo_u32_b32", [defs[0], -1, 0])]
         low = temp("VGPR_32")
         return [inst("v_mbcnt_lo_u32_b32", [low, -1, 0]),
                 inst("v_mbcnt_hi_u32_b32", [defs[0], -1, low])]
     if name == "first_active_lane":
+        if wave32:
+            return [inst("s_ff1_i32_b32", [defs[0], _EXEC_LO])]
         return [inst("s_ff1_i32_b64", [defs[0], EXEC])]
     if name == "ballot":
+        if wave32:
+            return [inst("s_and_b32", [defs[0].part(0), uses[0], _EXEC_LO]),
+                    inst("s_mov_b32", [defs[0].part(1), 0])]
         return [inst("s_and_b64", [defs[0], uses[0], EXEC])]
     if name == "popcount":
         source = uses[0]
@@ -125,7 +138,7 @@ def lower_payload_intrinsics(payload: PayloadOp) -> None:
     kernel has homes)."""
     code_object = enclosing_code_object(payload)
     assert code_object is not None
-    builder = InstBuilder(code_object.processor)
+    builder = InstBuilder(*code_object.target_key)
     fresh = [max_vreg(payload) + 1]
     kernel = enclosing_function(payload)
     with_homes = isinstance(kernel, KernelOp) and has_homes(kernel)

@@ -97,9 +97,8 @@ def _restore(builder: InstBuilder, name: str, slot: VirtRegAttr) -> Operation:
 
 def save_state(code_object: CodeObjectOp, liveness: Liveness,
                targets: list[PayloadOp]) -> None:
-    processor = code_object.processor
-    isa = load_target(processor)
-    builder = InstBuilder(processor)
+    isa = load_target(*code_object.target_key)
+    builder = InstBuilder(*code_object.target_key)
     later_reads: dict[int, int] = {}
     for payload in reversed(targets):
         point = instrumented_instruction(payload)

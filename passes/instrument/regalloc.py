@@ -68,6 +68,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
 )
+from luthier.amdgpu_dialects.amdgpu_mc.target_context import TargetKey
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import format_point, instruction_text
@@ -183,7 +184,9 @@ class PayloadAllocator:
                  assume_live: bool = False, liveness: Liveness | None = None) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
-        self.isa: TargetISA = load_target(self.processor)
+        #: The processor and wave size (an RDNA code object in wave64 has 64-bit masks).
+        self.target = code_object.target_key
+        self.isa: TargetISA = load_target(*self.target)
         self.allow_budget_growth = allow_budget_growth
         self.spill = spill
         self.spill_vgprs_to_agprs = spill_vgprs_to_agprs
@@ -298,7 +301,7 @@ class PayloadAllocator:
             raise PassFailedException(f"{PASS_NAME}: {site.describe(payload)}: {failure}") \
                 from None
         _rewrite(code, result, copies)
-        emit_spill_code(plan, list(payload.body.blocks), self.processor)
+        emit_spill_code(plan, list(payload.body.blocks), *self.target)
         self._verify(payload, site, key)
         payload.attributes["allocation"] = _record(code, result, plan, pools)
         return reusable
@@ -309,7 +312,7 @@ class PayloadAllocator:
         key = body_key(payload) if key is None else key
         if key in self.verified:
             return
-        _verify(payload, site, self.processor)
+        _verify(payload, site, self.target)
         self.verified.add(key)
 
     def _stack_access(self, site: Site) -> StackAccess:
@@ -440,7 +443,7 @@ def body_key(payload: PayloadOp) -> Hashable:
                        for op in block.ops) for block in payload.body.blocks)
 
 
-def _verify(payload: PayloadOp, site: Site, processor: str) -> None:
+def _verify(payload: PayloadOp, site: Site, target: TargetKey) -> None:
     for block in payload.body.blocks:
         for op in block.ops:
             instruction = is_instruction_class(type(op))
@@ -450,7 +453,7 @@ def _verify(payload: PayloadOp, site: Site, processor: str) -> None:
                 # The rewrite only replaced operands: what the op's own verifier checks
                 # (each operand against its slot); the generic structure is unchanged.
                 if instruction:
-                    cast(InstructionOpBase, op).verify_operands(processor)
+                    cast(InstructionOpBase, op).verify_operands(target)
                 else:
                     op.verify()
             except VerifyException as error:

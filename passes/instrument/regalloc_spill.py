@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, InstBuilder, Keyword, reg, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, InstBuilder, Keyword, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
@@ -237,12 +237,13 @@ def _address_sgpr(pools: Pools, named: int, spilled: int, taken: int) -> tuple[s
     raise SpillError("nothing to spill into")
 
 
-def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str) -> list[Operation]:
+def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str,
+                    wavefront_size: int | None = None) -> list[Operation]:
     """Insert the saves at the payload's entry and the restores before each
     ``instr.return``; returns the new ops."""
     if not plan.sgprs and not plan.vgprs and not plan.memory:
         return []
-    build = InstBuilder(processor)
+    build = InstBuilder(processor, wavefront_size)
     saved_holders = set(plan.saved_holders)
     early = [entry for entry in plan.sgprs if entry[1] not in saved_holders]
     late = [entry for entry in plan.sgprs if entry[1] in saved_holders]
@@ -276,7 +277,7 @@ def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str) -> lis
                        build.inst("scratch_store_dword", [OFF, reg(vgpr), address],
                                   offset=named))
         if restore and plan.memory:
-            ops.append(build.inst("s_waitcnt", [waitcnt(vmcnt=0)]))
+            ops.append(build.wait_vector_loads())
         return _under_full_exec(build, plan.exec_save, ops)
 
     saves = writes(early) + vector_saves(False) + writes(late)

@@ -389,7 +389,7 @@ class _PointLowering:
         self.stats = stats
         self.templates = templates
         self.isa = load_target(*code_object.target_key)
-        self.builder = InstBuilder(code_object.processor)
+        self.builder = InstBuilder(*code_object.target_key)
         self.liveness = bodies.liveness[code_object] = Liveness(code_object)
         self.allocator = options.allocator(code_object, self.liveness)
         self.bodies = bodies

@@ -144,9 +144,11 @@ def _bit_andn2(a: Sym, b: Sym) -> Sym:
 
 
 _BITWISE: dict[str, Callable[[Sym, Sym], Sym]] = {
-    "and": _bit_and, "or": _bit_or, "xor": _bit_xor, "andn2": _bit_andn2}
-_BITWISE_OP = re.compile(r"^s_(and|or|xor|andn2)_b(32|64)$")
-_SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2)_saveexec_b64$")
+    "and": _bit_and, "or": _bit_or, "xor": _bit_xor, "andn2": _bit_andn2,
+    "and_not1": _bit_andn2}
+#: GFX11 renamed ``andn2`` ``and_not1``.
+_BITWISE_OP = re.compile(r"^s_(and|or|xor|andn2|and_not1)_b(32|64)$")
+_SAVEEXEC_OP = re.compile(r"^s_(and|or|xor|andn2|and_not1)_saveexec_b(32|64)$")
 
 
 def storage_units(attr: Attribute) -> list[int] | None:
@@ -311,18 +313,20 @@ def _bitwise(state: State, operation: str, operands: tuple[Attribute, ...],
                             in zip(destination, left, right, strict=True)})
 
 
-def _saveexec(state: State, operation: str,
-              operands: tuple[Attribute, ...]) -> _Override | None:
-    """``d = exec; exec = m OP exec`` (``andn2``: ``m & ~exec``)."""
+def _saveexec(state: State, operation: str, operands: tuple[Attribute, ...],
+              width: int) -> _Override | None:
+    """``d = exec; exec = m OP exec`` (``andn2``: ``m & ~exec``); the ``_b32`` form, of a
+    wave32 kernel, works on ``exec_lo`` alone."""
     destination = storage_units(operands[0])
-    mask = _scalar_values(state, operands[1], 2)
-    if destination is None or mask is None or len(destination) != 2:
+    mask = _scalar_values(state, operands[1], width)
+    if destination is None or mask is None or len(destination) != width:
         return None
     combine = _BITWISE[operation]
-    execs = [state.get(EXEC_LO), state.get(EXEC_HI)]
+    halves = (EXEC_LO, EXEC_HI)[:width]
+    execs = [state.get(half) for half in halves]
     slots = dict(zip(destination, execs, strict=True))
-    slots[EXEC_LO] = combine(mask[0], execs[0])
-    slots[EXEC_HI] = combine(mask[1], execs[1])
+    for half, part, current in zip(halves, mask, execs, strict=True):
+        slots[half] = combine(part, current)
     return _Override(slots=slots)
 
 
@@ -447,8 +451,8 @@ def _recogniser(mnemonic: str) -> tuple[_Recogniser, int] | None:
         return (lambda state, operands: _bitwise(state, operation, operands, words)), 3
     saveexec = _SAVEEXEC_OP.search(mnemonic)
     if saveexec is not None:
-        operation = saveexec.group(1)
-        return (lambda state, operands: _saveexec(state, operation, operands)), 2
+        operation, words = saveexec.group(1), int(saveexec.group(2)) // 32
+        return (lambda state, operands: _saveexec(state, operation, operands, words)), 2
     return None
 
 

@@ -466,7 +466,7 @@ def insert_wait_states(cfg: FunctionCFG, model: HazardModel,
     function = _Function(cfg, model, inserted)
     if not function.inserted or not function.rules:
         return 0
-    build = InstBuilder(model.isa.name)
+    build = InstBuilder(model.isa.name, model.isa.wavefront_size)
     sensitive = function.sensitive
     added = 0
     for index, block in enumerate(cfg.blocks):

@@ -535,7 +535,7 @@ def insert_mitigations(cfg: FunctionCFG, isa: TargetISA,
     rules = _Rules(function)
     if not rules.any or not function.inserted:
         return 0
-    build = InstBuilder(isa.name)
+    build = InstBuilder(isa.name, isa.wavefront_size)
     added = 0
     for index in range(len(cfg.blocks)):
         position = 0

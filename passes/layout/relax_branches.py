@@ -169,7 +169,7 @@ class _FunctionRelaxer:
         self.name = function.sym_name.data
         self.isa = isa
         self.reach = reach
-        self.builder = InstBuilder(isa.name)
+        self.builder = InstBuilder(isa.name, isa.wavefront_size)
         #: Island -> the block its chain of islands ends at.
         self.islands: dict[Block, Block] = {}
         #: The islands of each chain's end, in the order they were made.

@@ -258,7 +258,7 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
         raise _fail(f"@{function.sym_name.data}", f"{branches[0]}: inserted code may move "
                     "what it lands on")
     found = _pc_relative_operands(function, isa, _layout(function, isa))
-    builder = InstBuilder(isa.name)
+    builder = InstBuilder(isa.name, isa.wavefront_size)
     for payload in payloads:
         _splice(payload, builder)
     cfg = FunctionCFG.build(function, isa)

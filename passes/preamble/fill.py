@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.isel.division import RECIPROCAL_SCALE
@@ -138,7 +138,7 @@ def launch_sizes(build: InstBuilder, needs: StateNeeds, dispatch_ptr: int,
         inst("s_load_dwordx4", [reg(f"s[{base}:{base + 3}]"), pointer, PACKET_SIZES_OFFSET])]
     if "z" in needs.grid_dims:
         code.append(inst("s_load_dword", [sgpr(4), pointer, PACKET_GRID_SIZE["z"]]))
-    code.append(inst("s_waitcnt", [waitcnt(lgkmcnt=0)]))
+    code.append(build.wait_scalar_loads())
     grid_size = {"x": sgpr(2), "y": sgpr(3), "z": sgpr(4)}
     # s[base+5..base+7]: workgroup sizes; s[base+8..base+10]: grid sizes in workgroups;
     # s[base+11..base+13]: division scratch.

@@ -45,7 +45,7 @@ from typing import Any
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -312,5 +312,5 @@ def slot_access(builder: InstBuilder, isa: TargetISA, store: bool,
         code.append(builder.inst("scratch_store_dword", [OFF, vgpr, base], offset=named))
     else:
         code += [builder.inst("scratch_load_dword", [vgpr, OFF, base], offset=named),
-                 builder.inst("s_waitcnt", [waitcnt(vmcnt=0)])]
+                 builder.wait_vector_loads()]
     return code

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg, waitcnt
+from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
@@ -113,4 +113,4 @@ def expand_state(op: MCIntrinsicOp, builder: InstBuilder, fresh: list[int],
                                "(scalar loads read whole dwords)")
     load = "s_load_dwordx2" if destination.register_class == "SReg_64" else "s_load_dword"
     return [*code, inst(load, [destination, pointer, offset]),
-            inst("s_waitcnt", [waitcnt(lgkmcnt=0)])]
+            builder.wait_scalar_loads()]

@@ -10,10 +10,13 @@ op; and what the assembler rejects, the builder rejects.
 from __future__ import annotations
 
 import functools
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
+from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Attribute, Block
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import (
@@ -29,6 +32,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, bu
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import stand_ins, taken_units
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
 from luthier.amdgpu_dialects.mc.asm_operands import parse_symbolic_expression
 from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
@@ -195,3 +199,32 @@ def test_branches_name_blocks() -> None:
     assert op.successors[0] is target
     with pytest.raises(MCBuildError):
         InstBuilder("gfx90a").branch("s_no_such_branch", [target])
+
+
+@pytest.mark.parametrize(("processor", "wave", "vector", "scalar"), [
+    ("gfx90a", None, "s_waitcnt vmcnt(0)", "s_waitcnt lgkmcnt(0)"),
+    ("gfx942", None, "s_waitcnt vmcnt(0)", "s_waitcnt lgkmcnt(0)"),
+    ("gfx1030", None, "s_waitcnt vmcnt(0)", "s_waitcnt lgkmcnt(0)"),
+    ("gfx1100", 64, "s_waitcnt vmcnt(0)", "s_waitcnt lgkmcnt(0)"),
+    ("gfx1201", None, "s_wait_loadcnt 0x0", "s_wait_kmcnt 0x0"),
+])
+def test_waits_for_loads_in_each_generations_encoding(processor: str, wave: int | None,
+                                                      vector: str, scalar: str) -> None:
+    """The s_waitcnt fields moved in GFX10 (6-bit lgkmcnt) and GFX11 (vmcnt in 15:10), and
+    GFX12 split the counters into instructions of their own; llvm-mc-19 encodes each text
+    to the bytes ours gives."""
+    build = InstBuilder(processor, wave)
+    isa, printer = load_target(processor, wave), printer_for(processor, wave)
+    texts = [printer.print(op.to_mcinst(isa.by_name[op.opcode.data]))
+             for op in (build.wait_vector_loads(), build.wait_scalar_loads())]
+    assert texts == [vector, scalar]
+    for op, text in zip((build.wait_vector_loads(), build.wait_scalar_loads()), texts,
+                        strict=True):
+        done = subprocess.run(["llvm-mc-19", "-arch=amdgcn", f"-mcpu={processor}",
+                               "-show-encoding"], input=text, capture_output=True,
+                              text=True, check=True)
+        imm = op.mc_operands.data[0]
+        assert isinstance(imm, IntAttr)
+        value = cast(int, imm.data)  # pyright: ignore[reportUnknownMemberType]
+        low, high = value & 0xFF, value >> 8 & 0xFF
+        assert f"[0x{low:02x},0x{high:02x}," in done.stdout, (text, done.stdout)
