@@ -24,7 +24,7 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
@@ -66,9 +66,15 @@ def _register(op: MCIntrinsicOp) -> str:
     return attr.data
 
 
-def virtualize(payload: PayloadOp, processor: str) -> None:
-    builder = InstBuilder(processor)
-    isa = load_target(processor)
+#: The lane masks a hook reads as 64-bit values: in wave32, the wave's are their low halves
+#: (the high halves are not the wave's), so a read gives the low half and a zero high half.
+_LANE_MASKS = {"exec": "exec_lo", "vcc": "vcc_lo"}
+
+
+def virtualize(payload: PayloadOp, processor: str, wavefront_size: int | None = None) -> None:
+    builder = InstBuilder(processor, wavefront_size)
+    isa = load_target(processor, wavefront_size)
+    wave32 = isa.wavefront_size == 32
     intrinsics = [op for op in payload.body.walk() if isinstance(op, MCIntrinsicOp)
                   and op.intrinsic.data in ("read_reg", "write_reg")]
     if not intrinsics:
@@ -85,7 +91,14 @@ def virtualize(payload: PayloadOp, processor: str) -> None:
             raise PassFailedException(f"virtualize-phys-regs: {describe_point(payload)}: "
                                       f"{name} is not a register of {processor}")
         if op.intrinsic.data == "read_reg":
-            entry_copies.extend(copy_from(builder, op.def_registers[0], name))  # type: ignore[arg-type]
+            destination = op.def_registers[0]
+            assert isinstance(destination, VirtRegAttr)
+            if wave32 and name in _LANE_MASKS:
+                entry_copies += [builder.inst("s_mov_b32", [destination.part(0),
+                                                            reg(_LANE_MASKS[name])]),
+                                 builder.inst("s_mov_b32", [destination.part(1), 0])]
+            else:
+                entry_copies.extend(copy_from(builder, destination, name))
             op.detach()
             op.erase()
             continue
@@ -132,4 +145,4 @@ def virtualize_payloads(targets: Sequence[PayloadOp]) -> None:
     for payload in over("virtualize-phys-regs", targets, "payload"):
         code_object = enclosing_code_object(payload)
         assert code_object is not None
-        virtualize(payload, code_object.processor)
+        virtualize(payload, *code_object.target_key)
