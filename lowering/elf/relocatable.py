@@ -222,6 +222,9 @@ def assemble_relocatable(text: str, filename: str, target: str | None = None) ->
     ``target`` means and what it raises."""
     return write_relocatable(assemble(text, filename, target))
 
+_FIELD64 = (1 << 64) - 1
+
+
 def _symbol_table(
     symbols: list[SymbolSpec], strtab: TailMergedStringTable, index_of: dict[str, int]
 ) -> tuple[bytes, int]:
@@ -237,9 +240,12 @@ def _symbol_table(
         else:
             shndx = index_of[symbol.section]
         name = 0 if symbol.type == "SECTION" else strtab.offset(symbol.name)
+        # A symbol's value and size are 64-bit fields: llvm-mc writes a negative one (a
+        # ``.size f, .Lend-f`` whose label comes first) in two's complement, and so do we.
         entries.append(
             symbol_entry(
-                name, (binding << 4) | sym_type, visibility, shndx, symbol.value, symbol.size
+                name, (binding << 4) | sym_type, visibility, shndx,
+                symbol.value & _FIELD64, symbol.size & _FIELD64,
             )
         )
         if binding == 0:

@@ -165,6 +165,14 @@ def _mlir_unknown_mnemonic(tmp_path: Path) -> bytes:
                         "amdgpu_mc.s_frobnicate_b32 s6, s6, s0", 1).encode()
 
 
+def _negative_size(tmp_path: Path) -> bytes:
+    """Assembly whose ``.size`` label comes before the function (a long fuzz campaign's
+    mutant, reproducer assembly 2911): llvm-mc writes the size -4 as a 64-bit field, so the
+    object holds a function reaching past its section."""
+    return (b'.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"\n.text\n.globl f\n'
+            b".type f,@function\n.Lend:\n  s_nop 0\nf:\n  s_endpgm\n.size f, .Lend-f\n")
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -187,6 +195,8 @@ CASES = [
     Case("note-size-outside-file", _note_size_outside_file, reason="past the end of the file"),
     Case("variable-outside-its-section", _variable_outside_section,
          reason="lies outside its section .bss"),
+    Case("assembly-with-negative-size", _negative_size, suffix=".s",
+         reason="lies outside its section .text"),
     Case("unknown-kernel", None, extra=("--kernel=nope",), source=ELEMENTWISE,
          reason="nope"),
     Case("missing-input", None, reason="no such file"),
