@@ -27,6 +27,10 @@
 //   luthier-opt: warning: X.co: @k: @trace_address skips 2 buffer_load* and 32
 //     buffer_store*: buffer and scratch accesses are not traced: ...
 //
+// GFX12's cache controls (global_wb, global_inv, global_wbinv) are global_* instructions
+// with no address: skip insertions leave them out of global_* (a skip leaves its
+// instructions out of every insertion of the same hook).
+//
 // LDS (ds_*) and scalar (s_load*, s_buffer_load*) accesses are not traced either, and not
 // counted; nor are device functions' accesses (the insertions name no kernel, so they go
 // in every kernel and in no device function).
@@ -69,3 +73,5 @@ instr.insert @trace_address {at = "instruction", mnemonic = "buffer_store*", ski
 instr.insert @trace_address {at = "instruction", mnemonic = "buffer_atomic*", skip = "buffer and scratch accesses are not traced: they have no 64-bit address operand", args = [#instr.operand<"address">]}
 instr.insert @trace_address {at = "instruction", mnemonic = "tbuffer_*", skip = "buffer and scratch accesses are not traced: they have no 64-bit address operand", args = [#instr.operand<"address">]}
 instr.insert @trace_address {at = "instruction", mnemonic = "scratch_*", skip = "buffer and scratch accesses are not traced: they have no 64-bit address operand", args = [#instr.operand<"address">]}
+instr.insert @trace_address {at = "instruction", mnemonic = "global_wb*", skip = "cache controls (GFX12's global_wb, global_wbinv) access no address", args = [#instr.operand<"address">]}
+instr.insert @trace_address {at = "instruction", mnemonic = "global_inv", skip = "cache controls (GFX12's global_inv) access no address", args = [#instr.operand<"address">]}

@@ -47,3 +47,10 @@ for pattern in TRACED:
 for pattern in SKIPPED:
     hooks.insert(trace_address, at="instruction", mnemonic=pattern, skip=WHY,
                  args=[Operand("address")])
+# GFX12's cache controls are global_* instructions with no address: left out of global_*.
+hooks.insert(trace_address, at="instruction", mnemonic="global_wb*",
+             skip="cache controls (GFX12's global_wb, global_wbinv) access no address",
+             args=[Operand("address")])
+hooks.insert(trace_address, at="instruction", mnemonic="global_inv",
+             skip="cache controls (GFX12's global_inv) access no address",
+             args=[Operand("address")])

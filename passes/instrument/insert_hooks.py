@@ -31,7 +31,9 @@ hook that does not exist or whose arguments do not match, an operand the instruc
 not have, an insertion that matches nothing (unless it is ``optional``).
 
 An insertion with ``skip = "reason"`` places nothing: it names instructions the tool leaves
-out. :func:`insertion_remarks` counts them per function (and says so when no insertion
+out, and no other insertion of the same hook places a payload before them (a hook for
+``global_*`` can leave out GFX12's ``global_wb``/``global_inv``, which have no address).
+:func:`insertion_remarks` counts them per function (and says so when no insertion
 places anything), for the driver to print as warnings before it inserts: a pass has no
 channel for warnings, and with ``luthier-opt --jobs`` each worker inserts into a share of
 the functions, so the whole module is looked at once, in the driver's process.
@@ -484,6 +486,10 @@ class InsertHooksPass(ModulePass):
         code_objects = tool.code_objects
         #: Functions already checked for unknown branches (payloads do not change that).
         checked: set[int] = set()
+        skips: dict[str, list[InsertOp]] = {}
+        for insert in tool.inserts:
+            if insert.skip is not None:
+                skips.setdefault(insert.hook.string_value(), []).append(insert)
         for insert in tool.inserts:
             name = insert.hook.string_value()
             hook = _hook_of(insert, tool.hooks)
@@ -505,6 +511,12 @@ class InsertHooksPass(ModulePass):
                 isa = load_target(*code_object.target_key)
                 for function in _functions(code_object, insert):
                     points = _points(function, insert, isa)
+                    if points and name in skips:
+                        left_out = {id(op) for skip in skips[name]
+                                    if function in _functions(code_object, skip)
+                                    for _, op in _points(function, skip, isa)}
+                        points = [(index, op) for index, op in points
+                                  if id(op) not in left_out]
                     if points and id(function) not in checked:
                         _refuse_unknown_branches(insert, function, isa)
                         checked.add(id(function))

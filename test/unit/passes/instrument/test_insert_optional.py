@@ -171,3 +171,17 @@ def test_a_skip_needs_a_reason() -> None:
         'args = [#instr.operand<"address">]}',
         f'  instr.insert @trace {{at = "instruction", mnemonic = "scratch_*", skip = "{WHY}", '
         'args = [#instr.operand<"address">]}']
+
+
+def test_a_skip_leaves_its_instructions_out_of_the_same_hooks_other_insertions() -> None:
+    """``global_*`` also matches what a skip of the same hook names (as GFX12's address-less
+    ``global_wb``/``global_inv`` under the memory_trace example's ``global_*``): those get no
+    payload, the rest do."""
+    skip = _insert("global_store*", f', skip = "{WHY}"')
+    module = _module(_insert("global_*", ", optional") + skip)
+    InsertHooksPass().apply(pipeline_context(), module)
+    assert _payloads(module) == [("loads", "global_load_dword")]
+    without = _module(_insert("global_*", ", optional"))
+    InsertHooksPass().apply(pipeline_context(), without)
+    assert _payloads(without) == [("loads", "global_load_dword"),
+                                  ("stores", "global_store_dword")]
