@@ -46,6 +46,8 @@ _XNACK_GFX8_GFX10 = frozenset(
 _GFX10_1 = frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"})
 #: FeatureVALUTransUseHazard: GFX11.0 (FeatureISAVersion11_0_Common, 11_Generic), not 11.5.
 _VALU_TRANS_USE = frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx11-generic"})
+#: FeatureUserSGPRInit16Bug: GFX11.0.0, 11.0.2 and the GFX11 generic target.
+_USER_SGPR_INIT16 = frozenset({"gfx1100", "gfx1102", "gfx11-generic"})
 #: FeatureSupportsSRAMECC.
 _SRAMECC = frozenset({"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
 
@@ -210,6 +212,13 @@ class Subtarget:
         VALU reading another SGPR since) needs ``s_waitcnt_depctr sa_sdst(0)`` after it
         (``hasVALUMaskWriteHazard``: GFX11)."""
         return self.major == 11
+
+    @property
+    def has_user_sgpr_init16_bug(self) -> bool:
+        """A kernel's user and system SGPRs must number 16: the compiler pads the user
+        SGPR count, and the padding holds nothing the kernel reads
+        (FeatureUserSGPRInit16Bug)."""
+        return self.name in _USER_SGPR_INIT16
 
     @property
     def has_fp_atomic_to_denorm_mode_hazard(self) -> bool:

@@ -156,7 +156,13 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
                      if field.startswith("properties.")) - \
         sum(count for field, (_, count) in user_before.items()
             if field.startswith("properties."))
-    new_fields["rsrc2.user_sgpr_count"] = fields.get("rsrc2.user_sgpr_count", 0) + added_user
+    # Where the compiler pads the user SGPRs (GFX11's UserSGPRInit16Bug: user plus system
+    # SGPRs made 16), the padding holds no value the kernel reads: fields the preamble
+    # enables take its place first, and it is not given back.
+    padded = isa.subtarget.has_user_sgpr_init16_bug
+    padding = old_layout.get("user_sgpr_extra", (0, 0))[1] if padded else 0
+    new_fields["rsrc2.user_sgpr_count"] = fields.get("rsrc2.user_sgpr_count", 0) + max(
+        0, added_user - padding)
     if new_fields["rsrc2.user_sgpr_count"] > 16:
         what = "the flat scratch init pair" if needs_stack and not needs.kernarg \
             and FLAT_SCRATCH_INIT in new_fields and not fields.get(FLAT_SCRATCH_INIT, 0) \
@@ -183,6 +189,8 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
     if sva is not None:
         code += fill_sva(builder, sva, needs, new_layout, first_free)
     for field, (old_first, count) in sorted(old_layout.items(), key=lambda item: item[1][0]):
+        if field == "user_sgpr_extra" and padded:
+            continue  # padding: nothing to give back
         new_first, _ = new_layout[field]
         for k in range(count):
             if new_first != old_first:

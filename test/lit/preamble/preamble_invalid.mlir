@@ -20,3 +20,14 @@ amdgpu_mc.code_object "gfx90a" <{code_object_version = 5 : i64, elf_type = "dyn"
   }
 }
 // CHECK: emit-preamble: @full: the kernel arguments pointer does not fit: the kernel would need 17 user SGPRs (16 at most)
+
+// -----
+
+// gfx1030 pads no user SGPRs (no UserSGPRInit16Bug): 15 counted are 15 taken, and the
+// kernel arguments pointer has no room (gfx1100 takes the padding: user_sgpr_padding.mlir).
+amdgpu_mc.code_object "gfx1030" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1334 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.kernel @unpadded <{descriptor = #amdgpu_mc.kernel_descriptor<gfx10_gfx11, rsrc2.user_sgpr_count = 15, rsrc2.enable_sgpr_workgroup_id_x = 1, properties.enable_wavefront_size32 = 1>}> attributes {instr.sva = "v3", instr.entry_state = ["kernarg"]} {
+    amdgpu_mc.s_endpgm
+  }
+}
+// CHECK: emit-preamble: @unpadded: the kernel arguments pointer does not fit: the kernel would need 17 user SGPRs (16 at most)

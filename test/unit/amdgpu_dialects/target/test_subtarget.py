@@ -32,6 +32,7 @@ FEATURE_OF = {
     "has_no_data_dep_hazard": "FeatureNoDataDepHazard",
     "has_vcmpx_permlane_hazard": "FeatureVcmpxPermlaneHazard",
     "has_valu_trans_use_hazard": "FeatureVALUTransUseHazard",
+    "has_user_sgpr_init16_bug": "FeatureUserSGPRInit16Bug",
 }
 
 
