@@ -149,7 +149,11 @@ class Result:
 def _run(path: Path, hooks: Path, profile: bool = False) -> Result:
     result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks),
                              *(["profile"] if profile else [])],
-                            capture_output=True, text=True, check=True)
+                            capture_output=True, text=True, check=False)
+    if result.returncode:
+        # The worker's own error (an import that fails, a refused input) says why.
+        sys.exit(f"bench_instrumentation: the worker for {path.name} with {hooks.name} "
+                 f"failed (exit {result.returncode}):\n{result.stderr.strip()}")
     if profile:
         print(result.stderr)
     fields = cast(dict[str, Any], json.loads(result.stdout.splitlines()[-1]))
