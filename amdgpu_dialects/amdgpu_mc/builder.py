@@ -69,6 +69,9 @@ def reg(name: str) -> PhysRegAttr:
 EXEC = reg("exec")
 VCC = reg("vcc")
 M0 = reg("m0")
+#: EXEC and VCC of a wave32 wave: their low halves (the high halves are not the wave's).
+EXEC_LO = reg("exec_lo")
+VCC_LO = reg("vcc_lo")
 
 
 def waitcnt(**counts: int) -> int:
@@ -103,6 +106,18 @@ class InstBuilder:
     def __init__(self, processor: str, wavefront_size: int | None = None) -> None:
         self.processor = processor
         self.wavefront_size = target_key(processor, wavefront_size)[1]
+        wave64 = (wavefront_size or subtarget_for(processor).default_wave_size) == 64
+        #: A lane mask's register class, and the wave's EXEC and VCC: 64 bits in wave64,
+        #: their low halves in wave32.
+        self.lane_mask_class = "SReg_64" if wave64 else "SReg_32"
+        self.exec_mask = EXEC if wave64 else EXEC_LO
+        self.vcc = VCC if wave64 else VCC_LO
+        self._mask_suffix = "_b64" if wave64 else "_b32"
+
+    def mask_op(self, stem: str) -> str:
+        """The lane-mask form of an SALU operation (``s_and_saveexec`` ->
+        ``s_and_saveexec_b64`` in wave64, ``_b32`` in wave32)."""
+        return stem + self._mask_suffix
 
     def inst(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
              flags: Sequence[str] = (), offset: int | None = None) -> InstructionOpBase:

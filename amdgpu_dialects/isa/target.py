@@ -16,17 +16,14 @@ from typing import Any, cast
 from luthier.amdgpu_dialects.isa.compact import SCHEMA, compact_path
 from luthier.amdgpu_dialects.target.subtarget import Subtarget, subtarget_for
 
-#: Processors the whole stack serves (lifting, instrumentation, assembly, emulation).
-SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942")
-#: Processors whose code objects lift into IR, print, parse back and are written again byte
-#: for byte (identity round trip, listing, disassembly, assembly), in wave32 and wave64, but
-#: that instrumentation does not serve yet (the RDNA families).
-LIFT_ONLY_TARGETS = ("gfx1030", "gfx1100", "gfx1200", "gfx1201")
-#: Processors whose kernels the emulator runs: every supported one, and the RDNA ones in
-#: wave32 and wave64.
-EMULATED_TARGETS = (*SUPPORTED_TARGETS, *LIFT_ONLY_TARGETS)
+#: Processors the whole stack serves (lifting, instrumentation, assembly, emulation): CDNA
+#: (gfx908, gfx90a, gfx942) and RDNA 2, 3 and 4 (gfx1030, gfx1100, gfx1200, gfx1201), the
+#: RDNA ones in wave32 and wave64.
+SUPPORTED_TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200", "gfx1201")
+#: Processors whose kernels the emulator runs.
+EMULATED_TARGETS = SUPPORTED_TARGETS
 #: Every processor :func:`load_target` accepts.
-TABLE_TARGETS = SUPPORTED_TARGETS + LIFT_ONLY_TARGETS
+TABLE_TARGETS = SUPPORTED_TARGETS
 #: Processors whose code objects lift (``amdgpu_mc`` IR, and a code object again).
 LIFT_TARGETS = TABLE_TARGETS
 #: Processors served by another processor's table because LLVM gives both exactly the same

@@ -102,6 +102,19 @@ def reference() -> str:
         for s in subtargets)
     lines.append(f"| `vgpr_encoding_granule` | {granules} | VGPRs per "
                  "GRANULATED_WORKITEM_VGPR_COUNT step (wave64 / wave32) |")
+
+    def vector_file(subtarget: Subtarget, wave32: bool) -> str:
+        found = subtarget.vector_register_file(wave32)
+        if found is None:
+            return "-"
+        return f"{found.occupancy_granule}, {found.total}, {found.max_waves}"
+
+    files = " | ".join(vector_file(s, False) + (f" / {vector_file(s, True)}"
+                                                 if s.major >= 10 else "")
+                       for s in subtargets)
+    lines.append(f"| `vector_register_file` | {files} | Occupancy: VGPRs per allocation "
+                 "step, VGPRs per SIMD lane, most waves per SIMD (wave64 / wave32; "
+                 "``getVGPRAllocGranule``, ``getTotalNumVGPRs``, ``getMaxWavesPerEU``) |")
     return "\n".join(lines) + "\n"
 
 

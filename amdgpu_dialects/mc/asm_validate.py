@@ -23,6 +23,10 @@ _MEMORY_CLASSES = frozenset({"FLAT", "MUBUF", "MTBUF", "DS", "MIMG"})
 #: The sources of both halves of a dual-issue instruction, as one constant bus sees them.
 _VOPD_SOURCES = ("src0X", "vsrc1X", "src0Y", "vsrc1Y")
 _TRAP_REGISTERS = frozenset({"tba", "tba_lo", "tba_hi", "tma", "tma_lo", "tma_hi"})
+#: SGPR pairs at the top of the GFX9 file that GFX10+ no longer names: FLAT_SCRATCH is a
+#: hardware register there (or architected), and XNACK_MASK is gone.
+_GFX9_TOP_REGISTERS = frozenset({"flat_scratch", "flat_scratch_lo", "flat_scratch_hi",
+                                 "xnack_mask", "xnack_mask_lo", "xnack_mask_hi"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,8 @@ class Validator:
         """Rules about what was written, whatever instruction it matched."""
         for item in items:
             text = item.text.lower()
-            if item.kind == "reg" and text in _TRAP_REGISTERS:
+            if item.kind == "reg" and (text in _TRAP_REGISTERS or (
+                    text in _GFX9_TOP_REGISTERS and self.isa.generation >= 10)):
                 raise ValidationError("register not available on this GPU", item.column)
             if item.kind == "reg" and text == "null" and self.isa.generation < 10:
                 raise ValidationError("'null' operand is not supported on this GPU",

@@ -48,6 +48,8 @@ _GFX10_1 = frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-gener
 _VALU_TRANS_USE = frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx11-generic"})
 #: FeatureUserSGPRInit16Bug: GFX11.0.0, 11.0.2 and the GFX11 generic target.
 _USER_SGPR_INIT16 = frozenset({"gfx1100", "gfx1102", "gfx11-generic"})
+#: Feature1_5xVGPRs before GFX12 (where every processor has it).
+_1_5X_VGPRS = frozenset({"gfx1100", "gfx1101", "gfx1151"})
 #: FeatureSupportsSRAMECC.
 _SRAMECC = frozenset({"gfx906", "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942"})
 
@@ -63,10 +65,11 @@ class UnknownProcessorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class VectorRegisterFile:
-    """How a GFX9 processor grants vector registers to a wave (LLVM 19's
-    ``getVGPRAllocGranule``, ``getTotalNumVGPRs``, ``getMaxWavesPerEU``)."""
+    """How a processor grants vector registers to a wave of one size (LLVM 19's
+    ``getVGPREncodingGranule``, ``getVGPRAllocGranule``, ``getTotalNumVGPRs``,
+    ``getMaxWavesPerEU``)."""
 
-    #: VGPRs per allocation step.
+    #: VGPRs per GRANULATED_WORKITEM_VGPR_COUNT step: what a descriptor can ask for.
     granule: int
     #: Vector registers per SIMD lane (VGPRs and AGPRs together where the file is unified).
     total: int
@@ -74,6 +77,13 @@ class VectorRegisterFile:
     unified: bool
     #: Most waves one SIMD runs.
     max_waves: int
+    #: VGPRs per step of what the hardware hands out, which decides occupancy (GFX10.3+
+    #: hands out more than the descriptor's steps); 0: the same as ``granule``.
+    allocation_granule: int = 0
+
+    @property
+    def occupancy_granule(self) -> int:
+        return self.allocation_granule or self.granule
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +128,14 @@ class Subtarget:
         """The hardware sets up the flat scratch base: no private segment buffer or flat
         scratch init user SGPRs (FeatureArchitectedFlatScratch)."""
         return self.name in _ARCHITECTED_FLAT_SCRATCH or self.major >= 11
+
+    @property
+    def has_flat_scratch_in_hwregs(self) -> bool:
+        """FLAT_SCRATCH is reached through ``s_setreg``/``s_getreg`` of HW_REG_FLAT_SCR_LO
+        and _HI, not as an SGPR pair operand: GFX10 and GFX11, where a kernel without
+        architected flat scratch sets it up with ``s_setreg_b32`` (SIFrameLowering's flat
+        scratch init). GFX12 has neither: flat scratch is architected."""
+        return self.major in (10, 11)
 
     @property
     def has_flat_scratch_st_mode(self) -> bool:
@@ -258,13 +276,42 @@ class Subtarget:
         return 8 if wave32 else 4
 
     @property
-    def vector_register_file(self) -> VectorRegisterFile | None:
-        """How vector registers are granted, where we model it (GFX9); None elsewhere."""
-        if self.major != 9:
+    def has_gfx10_3_insts(self) -> bool:
+        """FeatureGFX10_3Insts: RDNA2 and every later RDNA (more waves' worth of VGPRs
+        per allocation step, 16 waves per SIMD at most)."""
+        return self.major >= 11 or (self.major == 10 and self.name >= "gfx1030")
+
+    @property
+    def has_1_5x_vgprs(self) -> bool:
+        """Feature1_5xVGPRs: a SIMD holds half as many VGPRs again (gfx1100, gfx1101,
+        gfx1151, GFX12), handed out in steps of 24 (wave32) or 12 (wave64)."""
+        return self.name in _1_5X_VGPRS or self.major >= 12
+
+    @property
+    def has_fixed_sgpr_allocation(self) -> bool:
+        """Every wave gets all SGPRs: the descriptor's GRANULATED_WAVEFRONT_SGPR_COUNT is
+        reserved (must stay 0) and SGPRs do not limit occupancy (GFX10+)."""
+        return self.major >= 10
+
+    def vector_register_file(self, wave32: bool = False) -> VectorRegisterFile | None:
+        """How vector registers are granted to a wave (``wave32``: of 32 lanes, GFX10+),
+        where we model it (GFX9 and later); None before."""
+        if self.major < 9:
             return None
         if self.has_gfx90a_insts:
             return VectorRegisterFile(granule=8, total=512, unified=True, max_waves=8)
-        return VectorRegisterFile(granule=4, total=256, unified=False, max_waves=10)
+        if self.major == 9:
+            return VectorRegisterFile(granule=4, total=256, unified=False, max_waves=10)
+        lanes_factor = 2 if wave32 else 1  # the same file, in half as many lanes
+        if self.has_1_5x_vgprs:
+            allocation, total = 12 * lanes_factor, 768 * lanes_factor
+        elif self.has_gfx10_3_insts:
+            allocation, total = 8 * lanes_factor, 512 * lanes_factor
+        else:
+            allocation, total = 4 * lanes_factor, 512 * lanes_factor
+        return VectorRegisterFile(granule=self.vgpr_encoding_granule(wave32), total=total,
+                                  unified=False, max_waves=16 if self.has_gfx10_3_insts else 20,
+                                  allocation_granule=allocation)
 
 
 def processor_major(name: str) -> int:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 from luthier.amdgpu_dialects.isa.target import load_target
+from luthier.amdgpu_dialects.mc import operand_syntax
+from luthier.amdgpu_dialects.target.subtarget import Subtarget
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import (
     APERTURE_SIZE,
@@ -79,21 +81,32 @@ def global_address(inst: Instruction) -> Addresses:
     return lambda wave: np.broadcast_to(np.asarray(vaddr64(wave), U64) + offset, (wave.lanes,))
 
 
+def _flat_scratch_reader(subtarget: Subtarget | None) -> Callable[[Wave], int]:
+    """How a wave's FLAT_SCRATCH base is read: the SGPR pair on GFX9, the hardware
+    registers FLAT_SCR_LO/HI (written by ``s_setreg_b32``) from GFX10."""
+    if subtarget is None or not subtarget.has_flat_scratch_in_hwregs:
+        return lambda wave: int(wave.s[FLAT_SCRATCH]) | int(wave.s[FLAT_SCRATCH + 1]) << 32
+    low = operand_syntax.hwreg_id("HW_REG_FLAT_SCR_LO", subtarget.major)
+    high = operand_syntax.hwreg_id("HW_REG_FLAT_SCR_HI", subtarget.major)
+    return lambda wave: wave.hwregs.get(low, 0) | wave.hwregs.get(high, 0) << 32
+
+
 def _scratch_offset(inst: Instruction) -> Addresses:
     """Per-lane private byte offsets of a ``scratch_*`` instruction. Without architected
-    flat scratch (before GFX940), the kernel must have set FLAT_SCRATCH to the wave's
+    flat scratch (GFX9 before GFX940, GFX10), the kernel must have set FLAT_SCRATCH to the wave's
     private segment (flat scratch init + wave offset, as the dispatch hands them out)
     first: an access through anything else is an error, not a silent success."""
     offset = _signed_offset(inst)
     saddr = inst.scalar("saddr", 32) if inst.has("saddr") else None
     vaddr = inst.vector("vaddr", 32) if inst.has("vaddr") else None
     program = inst.program
-    set_up_by_kernel = program is not None and not load_target(
-        program.processor).subtarget.has_architected_flat_scratch
+    subtarget = None if program is None else load_target(program.processor).subtarget
+    set_up_by_kernel = subtarget is not None and not subtarget.has_architected_flat_scratch
+    read_flat_scratch = _flat_scratch_reader(subtarget) if set_up_by_kernel else None
 
     def offsets(wave: Wave) -> Vec:
-        if set_up_by_kernel:
-            flat_scratch = int(wave.s[FLAT_SCRATCH]) | int(wave.s[FLAT_SCRATCH + 1]) << 32
+        if read_flat_scratch is not None:
+            flat_scratch = read_flat_scratch(wave)
             if flat_scratch != PRIVATE_APERTURE:
                 raise EmulationError(
                     f"{inst.where}: scratch access with FLAT_SCRATCH = {flat_scratch:#x}, "

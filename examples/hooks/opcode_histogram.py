@@ -7,8 +7,8 @@ an index back to its mnemonic.
 
 from luthier.frontend.hooks import HookBuilder, HookModule, Site, Value, i32, i64
 
-#: Counters in the table: more than any supported target has opcodes (5454 on gfx908).
-ENTRIES = 8192
+#: Counters in the table: more than any supported target has opcodes (8603 on gfx1030).
+ENTRIES = 16384
 
 hooks = HookModule()
 histogram = hooks.global_var("opcode_histogram", size=ENTRIES * 8)

@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from luthier.amdgpu_dialects.errors import LuthierError
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 
 #: The folder holding ``luthier_hooks.h`` (put on clang's include path).
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
@@ -64,10 +65,17 @@ def _run(command: list[str], path: str, what: str) -> str:
 
 
 def compile_command(path: str, processor: str = DEFAULT_PROCESSOR) -> list[str]:
-    """clang-19's command line for ``path`` (LLVM IR text on standard output)."""
+    """clang-19's command line for ``path`` (LLVM IR text on standard output).
+
+    Hooks are compiled for 64-lane waves on every target (``-mwavefrontsize64`` where
+    RDNA would default to 32): the importer reads clang's wave64 lane idioms (both
+    ``mbcnt`` halves, 64-bit ballots) into ``instr`` intrinsics, which ``lower-intrinsics``
+    then lowers for the instrumented kernel's own wave size."""
+    wave64 = ["-mwavefrontsize64"] if subtarget_for(processor).default_wave_size == 32 else []
     return ["clang-19", "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-            "-O2", f"--offload-arch={processor}", "-emit-llvm", "-S", "-gline-tables-only",
-            "-fno-discard-value-names", "-I", str(INCLUDE_DIR), "-o", "-", path]
+            "-O2", f"--offload-arch={processor}", *wave64, "-emit-llvm", "-S",
+            "-gline-tables-only", "-fno-discard-value-names", "-I", str(INCLUDE_DIR), "-o", "-",
+            path]
 
 
 #: Compiled files of this process, by (path, size, modification time, target): a batch

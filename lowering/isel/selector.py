@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from xdsl.ir import Block, Operation, SSAValue
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, VCC, BuildOperand, InstBuilder, reg
+from luthier.amdgpu_dialects.amdgpu_mc.builder import BuildOperand, InstBuilder
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
@@ -36,7 +36,6 @@ def signed32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-_EXEC_LO = reg("exec_lo")
 #: GFX9 names the selector uses -> their GFX10+ names (no-carry adds became ``_nc``, the
 #: carry-in forms ``_co_ci``; GFX10's assembler knows only the new names).
 _GFX10_NAMES = {
@@ -48,7 +47,6 @@ _GFX10_NAMES = {
     "v_subbrev_co_u32_e32": "v_subrev_co_ci_u32_e32",
     "v_subbrev_co_u32_e64": "v_subrev_co_ci_u32_e64",
 }
-_VCC_LO = reg("vcc_lo")
 
 
 class Selector:
@@ -57,13 +55,11 @@ class Selector:
     def __init__(self, processor: str, wavefront_size: int | None = None) -> None:
         self.builder = InstBuilder(processor, wavefront_size)
         self.processor = processor
-        lanes = wavefront_size or subtarget_for(processor).default_wave_size
-        #: A lane mask's register class, and the wave's EXEC and VCC: 64 bits in wave64,
-        #: their low halves in wave32 (where the high halves are not the wave's).
-        self.lane_mask_class = "SReg_64" if lanes == 64 else "SReg_32"
-        self.exec_mask = EXEC if lanes == 64 else _EXEC_LO
-        self.vcc = VCC if lanes == 64 else _VCC_LO
-        self._mask_suffix = "_b64" if lanes == 64 else "_b32"
+        #: A lane mask's register class, and the wave's EXEC and VCC (the builder's).
+        self.lane_mask_class = self.builder.lane_mask_class
+        self.exec_mask = self.builder.exec_mask
+        self.vcc = self.builder.vcc
+        self.mask_op = self.builder.mask_op
         self._names = _GFX10_NAMES if subtarget_for(processor).major >= 10 else {}
         self.blocks: list[Block] = [Block()]
         self.block = self.blocks[0]
@@ -76,11 +72,6 @@ class Selector:
         vreg = VirtRegAttr.of(self._next_vreg, register_class)
         self._next_vreg += 1
         return vreg
-
-    def mask_op(self, stem: str) -> str:
-        """The lane-mask form of an SALU operation (``s_and_saveexec`` ->
-        ``s_and_saveexec_b64`` in wave64, ``_b32`` in wave32)."""
-        return stem + self._mask_suffix
 
     def emit(self, mnemonic: str, operands: Sequence[BuildOperand] = (), *,
              flags: Sequence[str] = ()) -> InstructionOpBase:

@@ -12,14 +12,18 @@ clobbers there.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+
+from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
     GlobalOp,
 )
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.passes.analysis.calls import CallSite
 from luthier.passes.analysis.cfg import FunctionCFG, isa_of
 
@@ -192,3 +196,33 @@ class CallGraph:
                     found.add(callee)
                     seen.append(callee)
         return Reach(frozenset(found), frozenset(external), tuple(unknown))
+
+
+@contextmanager
+def payloads_set_aside(code_object: CodeObjectOp) -> Generator[None]:
+    """Inside the block, ``code_object``'s functions hold their application code alone.
+
+    Call resolution follows the application's own address arithmetic (``s_getpc_b64``,
+    then the adds of the symbol's PC-relative offset), whose offsets a payload between
+    them would change; payloads keep every register the application needs
+    (``verify-payloads``), so the calls' targets are those of the application. Analyses
+    that ask what the application may call (the stack's base, the register counts a
+    kernel's callees need) build their call graph in here. The payloads go back where they
+    were, in order, whatever happens inside."""
+    moved: list[tuple[PayloadOp, Block, Operation | None]] = []
+    for function in code_object.body.ops:
+        if not isinstance(function, FunctionLikeOp):
+            continue
+        for block in function.body.blocks:
+            for op in list(block.ops):
+                if type(op) is PayloadOp:  # by class: ``isinstance`` goes through ABCMeta
+                    moved.append((op, block, op.next_op))
+                    op.detach()
+    try:
+        yield
+    finally:
+        for op, block, following in reversed(moved):
+            if following is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, following)

@@ -20,7 +20,8 @@ payload runs:
 Saving and restoring a VGPR obeys EXEC, and lanes EXEC has switched off may hold live
 values, so it runs under a full EXEC: ``s_mov_b64 sT, exec; s_mov_b64 exec, -1; ...;
 s_mov_b64 exec, sT``, with ``sT`` a dead SGPR pair (or one more SGPR pair saved to a lane
-of a dead holder first). ``sA`` is a dead SGPR, or one saved the same way.
+of a dead holder first); in wave32, ``s_mov_b32`` of ``exec_lo`` and one SGPR. ``sA`` is
+a dead SGPR, or one saved the same way.
 
 The order resolves what depends on what. At entry: the SGPRs held by dead VGPRs are
 written to lanes (``sT``/``sA`` among them if they are live), then the VGPRs are saved
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.builder import EXEC, OFF, InstBuilder, Keyword, reg
+from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, InstBuilder, Keyword, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
@@ -70,7 +71,7 @@ class SpillPlan:
     address: str | None = None
     #: Lane holders that are live VGPRs saved first (their SGPRs are written after).
     saved_holders: list[str] = field(default_factory=list[str])
-    #: The SGPR pair holding EXEC while VGPRs are copied.
+    #: The SGPRs holding EXEC while VGPRs are copied (a pair in wave64, one in wave32).
     exec_save: str | None = None
     #: Registers the saving code writes that were dead (lane VGPRs, AGPRs, the EXEC pair,
     #: the stack address SGPR).
@@ -144,7 +145,7 @@ def _plan(spilled: int, homes: int, named: int, pools: Pools, wave_size: int,
     dead_scalars: list[str] = []
     taken = 0
     if saves_vgprs:
-        pair, saved = _exec_pair(pools, named, spilled)
+        pair, saved = _exec_save(pools, named, spilled, wave_size)
         plan.exec_save = pair
         taken |= _units(pair)
         if saved:
@@ -212,16 +213,19 @@ def _units(name: str) -> int:
     return file_range("s", int(start), int(end) - int(start) + 1)
 
 
-def _exec_pair(pools: Pools, named: int, spilled: int) -> tuple[str, list[str]]:
-    """An even SGPR pair to hold EXEC, and the live SGPRs of it that must be saved first:
-    a dead pair the payload's code does not name, else a pair already being saved, else
-    one more live pair saved to a lane for the purpose."""
+def _exec_save(pools: Pools, named: int, spilled: int,
+               wave_size: int) -> tuple[str, list[str]]:
+    """SGPRs to hold EXEC (an even pair in wave64, one SGPR in wave32), and the live SGPRs
+    of them that must be saved first: dead ones the payload's code does not name, else
+    ones already being saved, else live ones saved to a lane for the purpose."""
     dead = pools.dead & pools.allowed & ~named
+    width = 2 if wave_size == 64 else 1
     for usable in (dead, dead | spilled, dead | spilled | pools.spillable):
-        for start in range(0, 102, 2):
-            pair = file_range("s", start, 2)
-            if pair & usable == pair:
-                return f"s[{start}:{start + 1}]", unit_names(pair & ~dead)
+        for start in range(0, 102, width):
+            held = file_range("s", start, width)
+            if held & usable == held:
+                name = f"s[{start}:{start + 1}]" if width == 2 else f"s{start}"
+                return name, unit_names(held & ~dead)
     raise SpillError("nothing to spill into")
 
 
@@ -298,7 +302,10 @@ def emit_spill_code(plan: SpillPlan, blocks: list[Block], processor: str,
     return new
 
 
-def _under_full_exec(build: InstBuilder, pair: str,
+def _under_full_exec(build: InstBuilder, saved: str,
                      ops: list[InstructionOpBase]) -> list[InstructionOpBase]:
-    return [build.inst("s_mov_b64", [reg(pair), EXEC]), build.inst("s_mov_b64", [EXEC, -1]),
-            *ops, build.inst("s_mov_b64", [EXEC, reg(pair)])]
+    """``ops`` with every lane of the wave on, EXEC kept in ``saved`` meanwhile."""
+    move = build.mask_op("s_mov")
+    return [build.inst(move, [reg(saved), build.exec_mask]),
+            build.inst(move, [build.exec_mask, -1]),
+            *ops, build.inst(move, [build.exec_mask, reg(saved)])]

@@ -31,11 +31,9 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLi
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import instruction_text
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.passes.analysis.callgraph import payloads_set_aside
 from luthier.passes.analysis.effects import EffectError
-from luthier.passes.analysis.register_budget import (
-    SGPR_ALLOCATION_GRANULE,
-    RegisterBudget,
-)
+from luthier.passes.analysis.register_budget import RegisterBudget
 from luthier.passes.analysis.register_usage import RegisterUsage
 from luthier.passes.instrument.regalloc import allocation_of, payload_sites
 from luthier.passes.preamble.scratch import (
@@ -100,10 +98,6 @@ class KernelReport:
         return self.before.waves != self.after.waves
 
 
-def _round_up(value: int, granule: int) -> int:
-    return -(-value // granule) * granule
-
-
 def _count_instructions(payload: PayloadOp) -> int:
     return sum(1 for block in payload.body.blocks for op in block.ops
                if isinstance(op, InstructionOpBase))
@@ -126,29 +120,6 @@ def _before(budget: RegisterBudget) -> Allocation:
                       budget.vgprs_allocated, budget.waves_per_simd)
 
 
-def _after(budget: RegisterBudget, granule: int, needs: dict[str, int]) -> Allocation:
-    """The allocation a kernel needs for ``needs`` registers per file (never less than its
-    budget), and the occupancy it allows. In a unified file the AGPRs start at the VGPR
-    count rounded up to 4 (``accum_offset``)."""
-    special = budget.sgprs_allocated - budget.sgprs
-    sgprs = max(budget.sgprs, needs["s"])
-    sgprs_allocated = max(_round_up(sgprs + special, SGPR_ALLOCATION_GRANULE),
-                          budget.sgprs_allocated)
-    if budget.unified:
-        vgprs = _round_up(max(budget.vgprs, needs["v"]), 4)
-        vector = max(_round_up(vgprs + needs["a"], granule), budget.vgprs_allocated)
-        agprs = vector - vgprs
-    else:
-        vgprs = agprs = vector = max(_round_up(max(needs["v"], needs["a"]), granule),
-                                     budget.vgprs_allocated)
-    if (sgprs_allocated, vector) == (budget.sgprs_allocated, budget.vgprs_allocated):
-        waves = budget.waves_per_simd
-    else:
-        waves = budget.waves_with(sgprs + special, vector)
-    return Allocation(min(sgprs_allocated - special, 102), vgprs, agprs, sgprs_allocated,
-                      vector, waves)
-
-
 def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport],
                                                                 list[KernelReport]]:
     """Per point and per kernel facts of ``code_object``'s allocated payloads."""
@@ -169,7 +140,8 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
             per_function.setdefault(report.function, []).append(report)
     kernels: list[KernelReport] = []
     stack_tops = kernel_stack_tops(code_object)
-    usage = RegisterUsage(code_object)
+    with payloads_set_aside(code_object):  # what the application itself may call
+        usage = RegisterUsage(code_object)
     for name, kernel_usage in usage.kernels.items():
         budget = kernel_usage.budget
         kernel = next(op for op in code_object.body.ops
@@ -182,12 +154,10 @@ def instrumentation_report(code_object: CodeObjectOp) -> tuple[list[PointReport]
                  for register in (*report.registers, *report.spill_registers)]
         needs = {prefix: max(kernel_usage.highest(prefix) + 1, _highest(names, prefix))
                  for prefix in ("s", "v", "a")}
-        granule = budget.vgprs_allocated // (
-            kernel.descriptor.data.compute_pgm_rsrc1.granulated_workitem_vgpr_count + 1)
         private = kernel.descriptor.data.private_segment_fixed_size
         kernels.append(KernelReport(name, len(reports),
                                     sum(report.instructions for report in reports),
-                                    _before(budget), _after(budget, granule, needs),
+                                    _before(budget), _before(budget.grown(needs)),
                                     private, max(private, stack_tops.get(name, 0))))
     return points, kernels
 

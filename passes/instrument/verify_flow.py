@@ -51,7 +51,7 @@ def run(code: PayloadCode, effects: EffectTable) -> FlowResult:
     count = len(code.blocks)
     ins: list[State | None] = [None] * count
     outs: list[State | None] = [None] * count
-    ins[0] = State()
+    ins[0] = State(wave32=effects.isa.wavefront_size == 32)
     work = deque([0])
     queued = {0}
     exposed = 0

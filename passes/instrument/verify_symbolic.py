@@ -144,6 +144,9 @@ class State:
     #: Which instruction last wrote EXEC (``id`` of the op; 0: none, EXEC is the entry's;
     #: -1: paths that disagree met): names the lane set EXEC holds when its value cannot.
     exec_writer: int = 0
+    #: The payload runs in a wave32 kernel: EXEC is ``exec_lo`` alone (the hardware masks
+    #: no lane with ``exec_hi``, which may hold anything).
+    wave32: bool = False
 
     def get(self, slot: int) -> Sym:
         value = self.slots.get(slot)
@@ -157,14 +160,14 @@ class State:
 
     def copy(self) -> State:
         return State(dict(self.slots), {unit: dict(lanes) for unit, lanes in self.lanes.items()},
-                     dict(self.stack), dict(self.masked), self.exec_writer)
+                     dict(self.stack), dict(self.masked), self.exec_writer, self.wave32)
 
     def exec_token(self) -> ExecToken | None:
         """What names the lane set EXEC holds: its value when that is exact (a constant,
         or the entry's EXEC), else the instruction that last wrote it (each execution of
         it drops what was recorded under its previous one: :meth:`exec_written`); None
         when neither is known."""
-        token = (self.get(EXEC_LO), self.get(EXEC_HI))
+        token = (self.get(EXEC_LO), ZERO_SYM if self.wave32 else self.get(EXEC_HI))
         if all(part.kind in _EXACT_KINDS for part in token):
             return token
         return self.exec_writer if self.exec_writer > 0 else None
@@ -177,7 +180,7 @@ class State:
             del self.masked[unit]
 
     def join(self, other: State) -> State:
-        joined = State()
+        joined = State(wave32=self.wave32)
         for slot in self.slots.keys() | other.slots.keys():
             joined.set(slot, join(self.get(slot), other.get(slot)))
         for unit in self.lanes.keys() & other.lanes.keys():
@@ -223,19 +226,24 @@ COVERAGE: dict[str, tuple[str, str]] = {
 
 
 def exec_kind(state: State) -> str:
-    """Classify the 64-bit EXEC of ``state`` (wave64: both halves)."""
-    if EXEC_LO not in state.slots and EXEC_HI not in state.slots:
+    """Classify the EXEC of ``state``: both halves in wave64, ``exec_lo`` in wave32."""
+    if EXEC_LO not in state.slots and (state.wave32 or EXEC_HI not in state.slots):
         return EXEC_ORIG  # what most steps of a payload see: nothing to compare
-    low, high = state.get(EXEC_LO), state.get(EXEC_HI)
-    if low == orig(EXEC_LO) and high == orig(EXEC_HI):
+    halves = _WAVE32_EXEC if state.wave32 else _WAVE64_EXEC
+    values = [(state.get(half), half) for half in halves]
+    if all(value == orig(half) for value, half in values):
         return EXEC_ORIG
-    if low == ONES_SYM and high == ONES_SYM:
+    if all(value == ONES_SYM for value, _ in values):
         return EXEC_ALL
-    if low == ZERO_SYM and high == ZERO_SYM:
+    if all(value == ZERO_SYM for value, _ in values):
         return EXEC_NONE
-    if _within(low, EXEC_LO) and _within(high, EXEC_HI):
+    if all(_within(value, half) for value, half in values):
         return EXEC_SUBSET
     return EXEC_UNKNOWN
+
+
+_WAVE64_EXEC = (EXEC_LO, EXEC_HI)
+_WAVE32_EXEC = (EXEC_LO,)
 
 
 def _within(value: Sym, slot: int) -> bool:

@@ -7,13 +7,16 @@ the metadata note, which the runtime reads for the same counts, must agree:
 
 * SGPRs: ``COMPUTE_PGM_RSRC1.GRANULATED_WAVEFRONT_SGPR_COUNT`` encodes the generic SGPRs
   plus the special ones at the allocation's top (VCC, XNACK_MASK, and FLAT_SCRATCH where
-  used or architected), in blocks of 8; ``.sgpr_count`` counts the same.
+  used or architected), in blocks of 8; ``.sgpr_count`` counts the same. From GFX10 the
+  field is reserved (every wave has every SGPR): only ``.sgpr_count`` grows, with VCC
+  its one special pair.
 * Vector registers: ``GRANULATED_WORKITEM_VGPR_COUNT`` counts, in blocks of 8 on GFX90A
   and GFX942, the unified file: the architected VGPRs up to ``ACCUM_OFFSET`` (a multiple
   of 4), then the AGPRs. A payload that needs a VGPR at or past the old accum offset
   moves the AGPRs up (their numbering in the code is relative to the offset, so the code
   does not change). ``.vgpr_count`` is that total, ``.agpr_count`` the AGPRs. GFX908 has
-  separate files of equal size: the count is the larger of the two.
+  separate files of equal size: the count is the larger of the two. RDNA has no AGPRs,
+  and counts VGPRs in blocks of 8 in wave32 and 4 in wave64.
 
 Counts only grow, and only by what the payloads add: the pass runs before the payloads
 are spliced, compares the highest register of each file the application's instructions
@@ -58,6 +61,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+from luthier.passes.analysis.callgraph import payloads_set_aside
 from luthier.passes.analysis.effects import EffectTable
 from luthier.passes.analysis.register_budget import (
     SGPR_ENCODING_GRANULE,
@@ -91,8 +95,10 @@ def _new_special_sgprs(application: int, instrumented: int, processor: str) -> i
     did not (LLVM counts each pair only when used; FLAT_SCRATCH is always counted where
     it is architected)."""
     extra = 0
-    architected = subtarget_for(processor).has_architected_flat_scratch
-    for units, counted in ((_VCC, True), (_FLAT_SCRATCH, not architected)):
+    subtarget = subtarget_for(processor)
+    # GFX10+ counts VCC alone (getNumExtraSGPRs): FLAT_SCRATCH is no SGPR pair there.
+    flat_scratch_counted = not subtarget.has_architected_flat_scratch and subtarget.major < 10
+    for units, counted in ((_VCC, True), (_FLAT_SCRATCH, flat_scratch_counted)):
         if counted and instrumented & units and not application & units:
             extra += 2
     return extra
@@ -190,11 +196,12 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         return []
     isa = load_target(processor)
     effects = EffectTable.shared(isa)
-    usage = RegisterUsage(code_object, effects=effects)
+    with payloads_set_aside(code_object):  # what the application itself may call
+        usage = RegisterUsage(code_object, effects=effects)
     metadata: dict[str, Any] = dict(attr_to_metadata(code_object.metadata)) \
         if code_object.metadata is not None else {}
     entries = _kernel_entries(metadata)
-    granule, unified = vector_granule(processor)
+    fixed_sgprs = subtarget_for(processor).has_fixed_sgpr_allocation
     try:
         stack_tops = kernel_stack_tops(code_object)
     except StackError as error:
@@ -205,6 +212,7 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         name = kernel.sym_name.data
         descriptor = kernel.descriptor.data
         rsrc1 = descriptor.compute_pgm_rsrc1
+        granule, unified = vector_granule(processor, descriptor)
         application, instrumented = _touched(code_object, usage, name, effects)
         entry = entries.get(name, {})
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
@@ -233,7 +241,7 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         if after.private != private:
             fields["private_segment_fixed_size"] = after.private
         sgpr_blocks = _round_up(after.sgprs, SGPR_ENCODING_GRANULE) // SGPR_ENCODING_GRANULE - 1
-        if sgpr_blocks > rsrc1.granulated_wavefront_sgpr_count:
+        if not fixed_sgprs and sgpr_blocks > rsrc1.granulated_wavefront_sgpr_count:
             fields["rsrc1__granulated_wavefront_sgpr_count"] = sgpr_blocks
         if unified:
             accum = max(descriptor.compute_pgm_rsrc3.accum_offset_vgprs,

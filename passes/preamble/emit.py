@@ -21,9 +21,9 @@ kernel-entry payloads included:
    the application starts in exactly the state it was compiled for.
 
 A kernel whose payloads (or those of the functions it may call) save registers to the
-instrumentation stack also gets its private segment enabled, and on GFX90A FLAT_SCRATCH
-computed first thing from the new flat scratch init and wave offset SGPRs
-(:mod:`.scratch`), before anything moves them.
+instrumentation stack also gets its private segment enabled, and where flat scratch is
+not architected (GFX90A, GFX10) FLAT_SCRATCH computed first thing from the new flat
+scratch init and wave offset SGPRs (:mod:`.scratch`), before anything moves them.
 
 The preamble is an ``instr.payload @luthier.preamble`` at the top of the entry block (in
 a kernel with preloaded kernel arguments, at byte 256, where the firmware enters it:
@@ -118,7 +118,8 @@ def entry_sgprs(fields: dict[str, int], architected_scratch: bool) -> dict[str, 
     return layout
 
 
-def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -> bool:
+def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False,
+                  wavefront_size: int | None = None) -> bool:
     """Emit ``kernel``'s preamble if it has homes or ``needs_stack``; returns whether it
     did."""
     sva = home(kernel, SVA_ATTR)
@@ -171,13 +172,13 @@ def emit_preamble(kernel: KernelOp, processor: str, needs_stack: bool = False) -
                     f"would need {new_fields['rsrc2.user_sgpr_count']} user SGPRs (16 at "
                     "most)")
     new_layout = entry_sgprs(new_fields, architected)
-    builder = InstBuilder(processor)
+    builder = InstBuilder(processor, wavefront_size)
     #: SGPRs from here on hold no entry value: the preamble's scratch registers.
     first_free = max((first + count for first, count in new_layout.values()), default=0)
     code: list[Operation] = []
     if needs_stack and not architected:
-        code += flat_scratch_setup(builder, new_layout[FLAT_SCRATCH_INIT][0],
-                                   new_layout[PRIVATE_SEGMENT][0])
+        code += flat_scratch_setup(builder, isa, new_layout[FLAT_SCRATCH_INIT][0],
+                                   new_layout[PRIVATE_SEGMENT][0], first_free)
     if workitem_home is not None:
         packed = isa.subtarget.has_packed_work_item_ids
         code += copy_workitem_ids(builder, workitem_home, first_free, 0 if packed else level)
@@ -223,7 +224,8 @@ def emit_preambles(code_object: CodeObjectOp) -> int:
         stack = kernel_stack_tops(code_object)
     except StackError as error:
         raise PassFailedException(f"emit-preamble: {error}") from None
-    return sum(emit_preamble(kernel, code_object.processor, kernel.sym_name.data in stack)
+    processor, wavefront_size = code_object.target_key
+    return sum(emit_preamble(kernel, processor, kernel.sym_name.data in stack, wavefront_size)
                for kernel in code_object.body.ops if isinstance(kernel, KernelOp))
 
 

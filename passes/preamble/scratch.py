@@ -23,12 +23,15 @@ memory, in *slots* of 4 bytes. Where those slots go, and what a kernel must do s
   such "ST" form and needs an SGPR address anyway, so the base goes into that SGPR.
 * **Kernel setup** (``emit-preamble``, :func:`scratch_setup`): a kernel whose payloads (or
   those of functions it may call) use stack bytes enables its private segment. On GFX942
-  the hardware initialises FLAT_SCRATCH itself (architected flat scratch). On GFX90A the
-  preamble asks for the flat scratch init user SGPRs and the private segment wave offset
-  system SGPR and computes FLAT_SCRATCH from them (AMDGPUUsage, "Flat Scratch", GFX9):
-  ``s_add_u32 flat_scratch_lo, init_lo, wave_offset`` / ``s_addc_u32 flat_scratch_hi,
-  init_hi, 0``. An application that sets up flat scratch itself computes the same value
-  from the same SGPRs later, so doing it first changes nothing for it.
+  the hardware initialises FLAT_SCRATCH itself (architected flat scratch), as on GFX11
+  and GFX12. On GFX90A the preamble asks for the flat scratch init user SGPRs and the
+  private segment wave offset system SGPR and computes FLAT_SCRATCH from them
+  (AMDGPUUsage, "Flat Scratch", GFX9): ``s_add_u32 flat_scratch_lo, init_lo, wave_offset``
+  / ``s_addc_u32 flat_scratch_hi, init_hi, 0``. GFX10 reaches FLAT_SCRATCH only as a
+  hardware register: the same sum goes to two free SGPRs and from there through
+  ``s_setreg_b32 hwreg(HW_REG_FLAT_SCR_LO)``/``_HI``. An application that sets up flat
+  scratch itself computes the same value from the same SGPRs later, so doing it first
+  changes nothing for it.
 * **Descriptor** (``update-descriptors``, :func:`kernel_stack_tops`): the private segment
   grows to the base plus the most stack bytes any payload the kernel may run uses.
 * **Homes.** A kernel whose entry-state homes are in the stack (``place-sva`` found no free
@@ -43,7 +46,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
-from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
@@ -56,7 +58,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
-from luthier.passes.analysis.callgraph import CallGraph, Reach
+from luthier.amdgpu_dialects.mc import operand_syntax
+from luthier.passes.analysis.callgraph import CallGraph, Reach, payloads_set_aside
 from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
 
 #: The stack base is the application's private segment rounded up to this.
@@ -133,30 +136,12 @@ class StackLayout:
         self._runners: dict[str, list[str]] = {}
 
     def _kernel_reach(self) -> dict[str, Reach]:
-        """What each kernel's application code may run. Payloads are set aside while the
-        call graph is built: call resolution cannot see through them, but they keep every
-        register the application needs (``verify-payloads``), so the calls' targets are
-        those of the application alone."""
-        if self._reach is not None:
-            return self._reach
-        moved: list[tuple[PayloadOp, Block, Operation | None]] = []
-        for function in self.code_object.body.ops:
-            if not isinstance(function, FunctionLikeOp):
-                continue
-            for block in function.body.blocks:
-                for op in list(block.ops):
-                    if isinstance(op, PayloadOp):
-                        moved.append((op, block, op.next_op))
-                        op.detach()
-        try:
-            graph = CallGraph.build(self.code_object)
-            self._reach = {name: graph.reach(name) for name in self.kernels}
-        finally:
-            for op, block, following in reversed(moved):
-                if following is None:
-                    block.add_op(op)
-                else:
-                    block.insert_op_before(op, following)
+        """What each kernel's application code may run (payloads set aside: call
+        resolution cannot see through them)."""
+        if self._reach is None:
+            with payloads_set_aside(self.code_object):
+                graph = CallGraph.build(self.code_object)
+                self._reach = {name: graph.reach(name) for name in self.kernels}
         return self._reach
 
     def runners(self, function: str) -> list[str]:
@@ -285,13 +270,30 @@ def scratch_fields(fields: dict[str, int], isa: TargetISA) -> dict[str, int]:
     return {key: value for key, value in wanted.items() if fields.get(key, 0) != value}
 
 
-def flat_scratch_setup(builder: InstBuilder, init: int,
-                       wave_offset: int) -> list[InstructionOpBase]:
-    """FLAT_SCRATCH = flat scratch init + the wave's private segment offset (GFX9 without
-    architected flat scratch); ``init`` is the first of the two init SGPRs."""
-    return [builder.inst("s_add_u32", [reg("flat_scratch_lo"), reg(f"s{init}"),
-                                       reg(f"s{wave_offset}")]),
-            builder.inst("s_addc_u32", [reg("flat_scratch_hi"), reg(f"s{init + 1}"), 0])]
+def flat_scratch_setup(builder: InstBuilder, isa: TargetISA, init: int, wave_offset: int,
+                       temporary: int) -> list[InstructionOpBase]:
+    """FLAT_SCRATCH = flat scratch init + the wave's private segment offset, for a target
+    without architected flat scratch; ``init`` is the first of the two init SGPRs.
+
+    GFX9 writes the FLAT_SCRATCH pair directly. From GFX10 it is a hardware register: the
+    sum goes to ``s[temporary:temporary+1]`` (SGPRs no entry value lives in) and from there
+    through ``s_setreg_b32`` to HW_REG_FLAT_SCR_LO/HI. The init SGPRs keep their values,
+    so an application that sets up flat scratch itself computes the same base later."""
+    if not isa.subtarget.has_flat_scratch_in_hwregs:
+        return [builder.inst("s_add_u32", [reg("flat_scratch_lo"), reg(f"s{init}"),
+                                           reg(f"s{wave_offset}")]),
+                builder.inst("s_addc_u32", [reg("flat_scratch_hi"), reg(f"s{init + 1}"), 0])]
+    generation = isa.subtarget.major
+    low, high = reg(f"s{temporary}"), reg(f"s{temporary + 1}")
+    return [builder.inst("s_add_u32", [low, reg(f"s{init}"), reg(f"s{wave_offset}")]),
+            builder.inst("s_addc_u32", [high, reg(f"s{init + 1}"), 0]),
+            builder.inst("s_setreg_b32", [_hwreg("HW_REG_FLAT_SCR_LO", generation), low]),
+            builder.inst("s_setreg_b32", [_hwreg("HW_REG_FLAT_SCR_HI", generation), high])]
+
+
+def _hwreg(name: str, generation: int) -> int:
+    """The ``hwreg(name)`` operand: all 32 bits of the hardware register."""
+    return operand_syntax.hwreg(operand_syntax.hwreg_id(name, generation))
 
 
 def slot_access(builder: InstBuilder, isa: TargetISA, store: bool,

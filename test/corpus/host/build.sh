@@ -11,8 +11,9 @@
 #                            points its __hip_fatbin_wrapper at the fat binary)
 #   libelementwise.zstd.so   the same with --offload-compress (a zstd CCOB bundle)
 #   libelementwise.bfd.so    linked by GNU ld instead (a different segment layout)
-#   libelementwise.rdna.so   for gfx90a and gfx1030 (a target luthier lifts but does not
-#                            instrument yet)
+#   libelementwise.rdna.so   for gfx90a and gfx1030 (CDNA and RDNA side by side)
+#   libelementwise.gfx1150.so  for gfx90a and gfx1150 (a target luthier has no tables for:
+#                            left as it was, with a warning)
 #   libtwo.so                two translation units (elementwise, lds): .hip_fatbin holds
 #                            two bundles, one wrapper each
 #   elementwise.exe          a position-dependent executable (-no-pie: an absolute pointer,
@@ -46,6 +47,9 @@ build() {
         clang-19 "${HIP_FLAGS[@]/--offload-arch=gfx942/--offload-arch=gfx1030}" \
             -cuid=elementwise -c -o elementwise.rdna.o elementwise.host.hip
         clang-19 -fuse-ld=lld -shared -o "$out/libelementwise.rdna.so" elementwise.rdna.o
+        clang-19 "${HIP_FLAGS[@]/--offload-arch=gfx942/--offload-arch=gfx1150}" \
+            -cuid=elementwise -c -o elementwise.gfx1150.o elementwise.host.hip
+        clang-19 -fuse-ld=lld -shared -o "$out/libelementwise.gfx1150.so" elementwise.gfx1150.o
         clang-19 -fuse-ld=lld -shared -o "$out/libelementwise.so" elementwise.host.o
         clang-19 -fuse-ld=lld -shared -o "$out/libelementwise.zstd.so" elementwise.zstd.o
         clang-19 -fuse-ld=bfd -shared -o "$out/libelementwise.bfd.so" elementwise.host.o

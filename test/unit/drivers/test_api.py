@@ -55,7 +55,7 @@ def test_instrument_gives_luthier_opts_bytes(form: str, tmp_path: Path) -> None:
 
 
 def test_instrument_library_gives_luthier_opts_bytes(tmp_path: Path) -> None:
-    library = ROOT / "test" / "corpus" / "host" / "libelementwise.rdna.so"
+    library = ROOT / "test" / "corpus" / "host" / "libelementwise.gfx1150.so"
     reference = tmp_path / "cli.so"
     assert luthier_opt([str(library), "--hooks", str(HOOKS / "instr_count.mlir"),
                         "--inline-hooks", "--emit-preamble", "-o", str(reference),
@@ -65,8 +65,9 @@ def test_instrument_library_gives_luthier_opts_bytes(tmp_path: Path) -> None:
     data = luthier.instrument_library(library, HOOKS / "instr_count.py", output=written,
                                       warnings=notes)
     assert data == reference.read_bytes() == written.read_bytes()
-    assert notes == [f"{library}: gfx1030 device code left as it was: luthier does not "
-                     "instrument that target yet (only gfx908, gfx90a, gfx942)"]
+    assert notes == [f"{library}: gfx1150 device code left as it was: luthier does not "
+                     "instrument that target yet (only gfx908, gfx90a, gfx942, gfx1030, "
+                     "gfx1100, gfx1200, gfx1201)"]
     with pytest.raises(luthier.LuthierError, match="an AMDGPU code object, not a fat binary"):
         luthier.instrument_library(SAMPLE, None)
 

@@ -127,9 +127,9 @@ def test_same_kind_writes_each_input_back_as_luthier_opt_does(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--same-kind``: a library (two translation units), a compressed one, a bundle and a
     code object come back under their own names, each the bytes ``luthier-opt IN -o OUT``
-    writes for it; libraries keep their execute permission; the gfx1030 entry left out is
+    writes for it; libraries keep their execute permission; the gfx1150 entry left out is
     warned about, named by its library."""
-    inputs = [HOST / "libtwo.so", HOST / "libelementwise.rdna.so", KERNELS / "lds.hipfb",
+    inputs = [HOST / "libtwo.so", HOST / "libelementwise.gfx1150.so", KERNELS / "lds.hipfb",
               KERNELS / "lds.gfx942.co"]
     out = tmp_path / "out"
     assert main([*map(str, inputs), "--hooks", str(HOOK), "-o", str(out), "--jobs", "2",
@@ -142,7 +142,7 @@ def test_same_kind_writes_each_input_back_as_luthier_opt_does(
                        check=True, capture_output=True)
         assert (out / source.name).read_bytes() == reference.read_bytes(), source.name
     assert os.access(out / "libtwo.so", os.X_OK)
-    assert "libelementwise.rdna.so: gfx1030 device code left as it was" in \
+    assert "libelementwise.gfx1150.so: gfx1150 device code left as it was" in \
         capsys.readouterr().err
 
 

@@ -161,9 +161,10 @@ def test_offload_arch_leaves_the_other_entries_byte_identical(instrumented: Inst
         assert _entry(path, bundle, "gfx90a") != _entry(HOST / "libtwo.so", bundle, "gfx90a")
 
 
-def _run(path: Path, kernel: str, args: list[Any], grid: int) -> RunResult:
-    """Run ``kernel`` of the gfx90a entry of the host binary ``path``."""
-    program = load_program(path, offload_arch="gfx90a", kernel=kernel)
+def _run(path: Path, kernel: str, args: list[Any], grid: int,
+         target: str = "gfx90a") -> RunResult:
+    """Run ``kernel`` of the ``target`` entry of the host binary ``path``."""
+    program = load_program(path, offload_arch=target, kernel=kernel)
     return run_kernel(program, kernel, grid, 256, args)
 
 
@@ -212,13 +213,28 @@ def test_kernel_restricts_the_hooks_to_the_named_kernels(instrumented: Instrumen
         _run(HOST / "libelementwise.so", "saxpy", saxpy, 4).instructions
 
 
-def test_a_target_not_instrumented_yet_is_left_as_it_was(instrumented: Instrument) -> None:
-    path = instrumented("libelementwise.rdna.so")
-    assert _entry(path, 0, "gfx1030") == _entry(HOST / "libelementwise.rdna.so", 0, "gfx1030")
-    assert _entry(path, 0, "gfx90a") != _entry(HOST / "libelementwise.rdna.so", 0, "gfx90a")
-    original = _run(HOST / "libelementwise.rdna.so", "vector_add", _vector_add_args(), 4)
+def test_a_target_without_tables_is_left_as_it_was(instrumented: Instrument) -> None:
+    path = instrumented("libelementwise.gfx1150.so")
+    library = HOST / "libelementwise.gfx1150.so"
+    assert _entry(path, 0, "gfx1150") == _entry(library, 0, "gfx1150")
+    assert _entry(path, 0, "gfx90a") != _entry(library, 0, "gfx90a")
+    original = _run(library, "vector_add", _vector_add_args(), 4)
     counted = _run(path, "vector_add", _vector_add_args(), 4)
     assert _waves(counted) == original.instructions
+
+
+@pytest.mark.parametrize("target", ["gfx90a", "gfx1030"])
+def test_cdna_and_rdna_entries_are_both_instrumented(instrumented: Instrument,
+                                                     target: str) -> None:
+    """gfx1030 in wave32: 256 work-items are 8 waves per workgroup, each counted."""
+    path = instrumented("libelementwise.rdna.so")
+    library = HOST / "libelementwise.rdna.so"
+    assert _entry(path, 0, target) != _entry(library, 0, target)
+    original = _run(library, "vector_add", _vector_add_args(), 4, target)
+    counted = _run(path, "vector_add", _vector_add_args(), 4, target)
+    assert _waves(counted) == original.instructions > 0
+    assert counted.buffers[2] is not None and original.buffers[2] is not None
+    assert counted.buffers[2].tobytes() == original.buffers[2].tobytes()
 
 
 @pytest.mark.parametrize("name", BINARIES)

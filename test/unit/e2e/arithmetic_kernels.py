@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 
 
 def compile_kernels(folder: Path, stem: str, source: str) -> dict[str, Path]:
     """``source`` (HIP, device code only) compiled by clang-19 at -O2 for every supported
-    target into ``folder``; the test is skipped without clang-19."""
+    target into ``folder`` (RDNA in wave64); the test is skipped without clang-19."""
     clang = shutil.which("clang-19")
     if clang is None:
         pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
@@ -29,9 +30,12 @@ def compile_kernels(folder: Path, stem: str, source: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for target in SUPPORTED_TARGETS:
         out = folder / f"{stem}.{target}.co"
+        # The hooks index their results by lane id over one wave of 64 work-items, so RDNA
+        # kernels are compiled for 64-lane waves too.
+        wave64 = ["-mwavefrontsize64"] if subtarget_for(target).major >= 10 else []
         subprocess.run([clang, "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-                        "-O2", f"--offload-arch={target}", "--no-gpu-bundle-output", "-o",
-                        str(out), str(folder / f"{stem}.hip")], check=True)
+                        "-O2", f"--offload-arch={target}", *wave64, "--no-gpu-bundle-output",
+                        "-o", str(out), str(folder / f"{stem}.hip")], check=True)
         found[target] = out
     return found
 

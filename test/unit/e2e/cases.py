@@ -13,6 +13,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from luthier.emulator import KernelArgument
 
 F32 = np.float32
 Rng = np.random.Generator
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -210,13 +212,32 @@ EDGES = [
 #: Every launch of the suite, in code-object order.
 LAUNCHES: list[Launch] = [*CONTROL_FLOW, *CALLS, *ATOMICS, *LDS, *MFMA, *GLOBALS, *ELEMENTWISE,
                           *EDGES]
-#: The instrumented code objects (``test/corpus/kernels/<object>.<target>.co``).
+#: The instrumented code objects (``test/corpus/kernels/<object>.<target>.co``, RDNA's in
+#: ``test/corpus/rdna``: every theme but ``mfma``, which RDNA lacks).
 OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise",
            "edges")
 TARGETS = ("gfx908", "gfx90a", "gfx942")
+#: RDNA2, 3 and 4, each in wave32 (HIP's default) and wave64 (``.w64``: -mwavefrontsize64).
+RDNA_TARGETS = ("gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64", "gfx1201", "gfx1201.w64")
 #: Every (launch, target) pair the suite runs: each launch on each target that has its kernel.
 LAUNCH_TARGETS: list[tuple[Launch, str]] = [
     (launch, target) for launch in LAUNCHES for target in TARGETS if launch.runs_on(target)]
+
+
+def corpus_file(obj: str, target: str) -> Path:
+    """The corpus code object ``<obj>.<target>.co`` of a CDNA or RDNA target."""
+    folder = "kernels" if target in TARGETS else "rdna"
+    return ROOT / "test" / "corpus" / folder / f"{obj}.{target}.co"
+
+
+def processor(target: str) -> str:
+    """The processor of a corpus target name (``gfx1100.w64`` -> ``gfx1100``)."""
+    return target.split(".")[0]
+
+
+def objects_of(target: str) -> tuple[str, ...]:
+    """The corpus objects compiled for ``target``."""
+    return OBJECTS if target in TARGETS else tuple(obj for obj in OBJECTS if obj != "mfma")
 #: The example hooks (``examples/hooks/<hook>.mlir``): three that need no kernel state,
 #: and kernarg_reader, which reads it through the State Value Array.
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")

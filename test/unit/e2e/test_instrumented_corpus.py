@@ -1,14 +1,17 @@
 """End to end: the user's command instruments corpus code objects, and the result is right.
 
 For each example hook (``examples/hooks/{instr_count,opcode_histogram,memory_trace,
-kernarg_reader}.mlir``) and each corpus code object of :data:`cases.OBJECTS`
-on gfx90a and gfx942, ``luthier-opt --lift --inline-hooks --emit-preamble IN.co --hooks
-H.mlir -o OUT.co`` runs once per session (in the background, two at a time, as the tests
-first ask for them). Then:
+kernarg_reader}.mlir``) and each corpus code object of :data:`cases.OBJECTS` on every
+target (gfx908, gfx90a, gfx942; gfx1030, gfx1100 and gfx1201 in wave32 and wave64),
+``luthier-opt --lift --inline-hooks --emit-preamble IN.co --hooks H.mlir -o OUT.co`` runs
+once per session (in the background, two at a time, as the tests first ask for them).
+Then:
 
 * LLVM's tools read the output: ``llvm-readelf-19 -a`` and ``llvm-objdump-19 -d`` exit 0
   with nothing on stderr, and our own reader and lifter lift it again, with the same
-  kernels;
+  kernels; every VGPR a kernel's instructions name (as llvm-objdump prints them) lies
+  inside what its descriptor asks the hardware for (a payload register past it would
+  read another wave's registers on a GPU, which the emulator cannot see);
 * per kernel (:data:`cases.LAUNCHES`), the emulator runs the original (traced) and the
   instrumented kernel on the same arguments: every buffer ends bitwise identical, every
   application global too, and the hook's counters equal what the trace of the original run
@@ -28,6 +31,7 @@ checks that the counters then equal the whole run's.
 from __future__ import annotations
 
 import functools
+import re
 import struct
 import subprocess
 import sys
@@ -41,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.structure import KernelOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.emulator.api import RunResult, load_program, run_kernel
@@ -50,10 +55,19 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.hooks import opcode_names
 from luthier.frontend.lift import lift_code_object
 
-from .cases import HOOKS, LAUNCH_TARGETS, LAUNCHES, OBJECTS, TARGETS, Launch
+from .cases import (
+    HOOKS,
+    LAUNCH_TARGETS,
+    LAUNCHES,
+    RDNA_TARGETS,
+    TARGETS,
+    Launch,
+    corpus_file,
+    objects_of,
+    processor,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
-CORPUS = ROOT / "test" / "corpus" / "kernels"
 HOOK_DIR = ROOT / "examples" / "hooks"
 #: The globals each hook adds (everything else in an instrumented object is the application's).
 TOOL_GLOBALS = {
@@ -68,6 +82,14 @@ TRACE_CAPACITY = 65536
 MEMORY_TRACED = ("global_*", "flat_*")
 
 Key = tuple[str, str, str]  # object, target, hook
+#: Every target of the suite, CDNA then RDNA.
+ALL_TARGETS = (*TARGETS, *RDNA_TARGETS)
+#: Every (object, target) pair instrumented.
+OBJECT_TARGETS = [(obj, target) for target in ALL_TARGETS for obj in objects_of(target)]
+#: Every (launch, target) pair run: CDNA's, then each launch of an RDNA object.
+ALL_LAUNCH_TARGETS = [*LAUNCH_TARGETS, *((launch, target) for target in RDNA_TARGETS
+                                         for launch in LAUNCHES
+                                         if launch.obj in objects_of(target))]
 #: instr_count placed in every kernel and, named one by one, every device function.
 COUNT_EVERYWHERE = "instr_count_everywhere"
 
@@ -75,7 +97,7 @@ COUNT_EVERYWHERE = "instr_count_everywhere"
 def _count_everywhere(obj: str, target: str) -> str:
     """instr_count.mlir plus one insertion per device function of the object: a selector
     without ``kernel`` skips device functions, naming one instruments it."""
-    functions = read_code_object(CORPUS / f"{obj}.{target}.co").device_functions
+    functions = read_code_object(corpus_file(obj, target)).device_functions
     inserts = "".join(f'instr.insert @count_instruction {{at = "instruction", '
                       f'kernel = "{function.name}", args = []}}\n' for function in functions)
     return (HOOK_DIR / "instr_count.mlir").read_text() + inserts
@@ -91,13 +113,12 @@ class Instrumenter:
         self.jobs: dict[Key, Job] = {}
         # ask for the objects in the order the tests use them
         for hook in HOOKS:
-            for obj in OBJECTS:
-                for target in TARGETS:
-                    self.jobs[(obj, target, hook)] = self.pool.submit(
-                        self._run, obj, target, hook)
+            for obj, target in OBJECT_TARGETS:
+                self.jobs[(obj, target, hook)] = self.pool.submit(
+                    self._run, obj, target, hook)
 
         # instr_count also in every device function of calls, each named (see below)
-        for target in TARGETS:
+        for target in ALL_TARGETS:
             hooks = self.folder / f"calls.{target}.{COUNT_EVERYWHERE}.mlir"
             hooks.write_text(_count_everywhere("calls", target))
             self.jobs[("calls", target, COUNT_EVERYWHERE)] = self.pool.submit(
@@ -105,7 +126,7 @@ class Instrumenter:
 
     def _run(self, obj: str, target: str, hook: str,
              hooks: Path | None = None) -> tuple[Path, subprocess.CompletedProcess[str]]:
-        return run_instrumentation(CORPUS / f"{obj}.{target}.co",
+        return run_instrumentation(corpus_file(obj, target),
                                    hooks or HOOK_DIR / f"{hook}.mlir",
                                    self.folder / f"{obj}.{target}.{hook}.co")
 
@@ -143,7 +164,7 @@ def instrumenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instrumen
 
 @functools.cache
 def _original_program(obj: str, target: str) -> Program:
-    return load_program(CORPUS / f"{obj}.{target}.co")
+    return load_program(corpus_file(obj, target))
 
 
 @functools.cache
@@ -182,22 +203,69 @@ def _u64(data: bytes) -> npt.NDArray[Any]:
     return np.frombuffer(data, np.uint64)
 
 
+def _named_vgprs(disassembly: str) -> dict[str, int]:
+    """Per function symbol of ``llvm-objdump-19 -d``, one past the highest VGPR its
+    instructions name (0 if none)."""
+    highest: dict[str, int] = {}
+    current: str | None = None
+    for line in disassembly.splitlines():
+        header = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if header:
+            current = str(header.group(1))
+            highest.setdefault(current, 0)
+            continue
+        if current is None or not line.startswith(("\t", " ")):
+            continue
+        code = line.split("//")[0]
+        tops = [int(high) for high in re.findall(r"\bv\[\d+:(\d+)\]", code)]
+        tops += [int(index) for index in re.findall(r"(?<![\w\[:])v(\d+)\b", code)]
+        if tops:
+            highest[current] = max(highest[current], max(tops) + 1)
+    return highest
+
+
+def _allocated_vgprs(target: str, granulated: int, wave32: bool) -> int:
+    """VGPRs a descriptor's GRANULATED_WORKITEM_VGPR_COUNT asks for (AMDGPUUsage: steps
+    of 8 on GFX90A/GFX942 and in wave32, of 4 otherwise). With AGPRs in a unified file
+    the VGPRs are fewer (below accum_offset); the check stays an upper bound."""
+    step = 8 if processor(target) in ("gfx90a", "gfx942") or wave32 else 4
+    return (granulated + 1) * step
+
+
 @pytest.mark.parametrize("hook", HOOKS)
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("obj", OBJECTS)
+@pytest.mark.parametrize(("obj", "target"), OBJECT_TARGETS,
+                         ids=[f"{obj}-{target}" for obj, target in OBJECT_TARGETS])
 def test_llvm_tools_and_our_lifter_read_the_output(instrumenter: Instrumenter, obj: str,
                                                    target: str, hook: str) -> None:
     path = instrumenter.output(obj, target, hook)
+    outputs: dict[str, str] = {}
     for tool in (["llvm-readelf-19", "-a"], ["llvm-objdump-19", "-d"]):
         done = subprocess.run([*tool, str(path)], capture_output=True, text=True, check=False)
         assert (done.returncode, done.stderr) == (0, ""), f"{tool[0]} on {path.name}"
+        outputs[tool[0]] = done.stdout
+    named = _named_vgprs(outputs["llvm-objdump-19"])
+    for kernel in read_code_object(path).kernels:
+        descriptor = kernel.descriptor
+        wave32 = bool(descriptor.kernel_code_properties.enable_wavefront_size32)
+        allocated = _allocated_vgprs(
+            target, descriptor.compute_pgm_rsrc1.granulated_workitem_vgpr_count, wave32)
+        assert named[kernel.name] <= allocated, (kernel.name, named[kernel.name], allocated)
     lifted = lift_code_object(read_code_object(path)).module
-    original = lift_code_object(read_code_object(CORPUS / f"{obj}.{target}.co")).module
+    original = lift_code_object(read_code_object(corpus_file(obj, target))).module
 
     def kernels(module: Any) -> set[str]:
         return {op.sym_name.data for op in module.body.block.ops if isinstance(op, KernelOp)}
 
     assert kernels(lifted) == kernels(original)
+
+
+@functools.cache
+def _ir_mnemonics(obj: str, target: str) -> dict[str, str]:
+    """Record name -> the mnemonic the lifted IR prints, for every instruction of the
+    original corpus object."""
+    module = lift_code_object(read_code_object(corpus_file(obj, target))).module
+    return {op.opcode.data: op.mnemonic for op in module.walk()
+            if isinstance(op, InstructionOpBase)}
 
 
 def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
@@ -216,16 +284,16 @@ def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
     elif hook == "opcode_histogram":
         # an opcode number is the record's position in the target's ISA table
         table = _u64(counters["opcode_histogram"])
-        records = load_target(target).instructions
+        records = load_target(processor(target)).instructions
         counted = Counter({records[int(index)].name: int(table[index])
                            for index in np.flatnonzero(table)})
         assert counted == trace.opcode_histogram(kernels)
         # and opcode_names, what a tool prints, spells each as the IR does
-        names = opcode_names(target)
+        names = opcode_names(processor(target))
         number = {desc.name: index for index, desc in enumerate(records)}
-        assert {names[number[inst.desc.name]] for inst in trace.program.instructions
-                if inst.desc.name in counted} == {
-            inst.mnemonic for inst in trace.program.instructions if inst.desc.name in counted}
+        printed = _ir_mnemonics(launch.obj, target)
+        assert {names[number[opcode]] for opcode in printed if opcode in counted} == {
+            mnemonic for opcode, mnemonic in printed.items() if opcode in counted}
     elif hook == "kernarg_reader":
         record = struct.unpack("<6IQ", counters["kernarg_record"])
         assert record[:6] == (launch.grid, 1, 1, launch.block, 1, 1)
@@ -242,8 +310,8 @@ def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
 
 
 @pytest.mark.parametrize("hook", HOOKS)
-@pytest.mark.parametrize(("launch", "target"), LAUNCH_TARGETS,
-                         ids=[f"{launch.id}-{target}" for launch, target in LAUNCH_TARGETS])
+@pytest.mark.parametrize(("launch", "target"), ALL_LAUNCH_TARGETS,
+                         ids=[f"{launch.id}-{target}" for launch, target in ALL_LAUNCH_TARGETS])
 def test_instrumented_kernel_computes_the_same_and_counts_right(
         instrumenter: Instrumenter, launch: Launch, target: str, hook: str) -> None:
     original = original_run(launch, target)
@@ -264,7 +332,7 @@ def test_instrumented_kernel_computes_the_same_and_counts_right(
     check_counters(hook, target, launch, original, instrumented)
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", ALL_TARGETS)
 @pytest.mark.parametrize("launch", [launch for launch in LAUNCHES if launch.obj == "calls"],
                          ids=lambda launch: launch.id)
 def test_named_device_functions_are_counted_too(instrumenter: Instrumenter, launch: Launch,

@@ -32,9 +32,8 @@ import pytest
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator.api import load_program, run_kernel
 
-from .cases import GLOBALS, TARGETS, Launch
+from .cases import GLOBALS, TARGETS, Launch, corpus_file
 from .test_instrumented_corpus import (
-    CORPUS,
     HOOK_DIR,
     check_counters,
     run_instrumentation,
@@ -192,10 +191,10 @@ def test_a_store_only_corpus_kernel_lifted_alone_is_traced(tmp_path: Path,
     launch = next(launch for launch in GLOBALS if launch.kernel == "write_global")
     output = tmp_path / f"write_global.{target}.co"
     done = _luthier_opt("--lift", "--kernel", "write_global", "--inline-hooks",
-                        "--emit-preamble", str(CORPUS / f"globals.{target}.co"),
+                        "--emit-preamble", str(corpus_file("globals", target)),
                         "--hooks", str(HOOK_DIR / "memory_trace.mlir"), "-o", str(output))
     assert (done.returncode, done.stderr) == (0, "")
-    before = run_kernel(load_program(CORPUS / f"globals.{target}.co"), launch.kernel,
+    before = run_kernel(load_program(corpus_file("globals", target)), launch.kernel,
                         launch.grid, launch.block, launch.arguments(), trace=True)
     after = run_kernel(load_program(output), launch.kernel, launch.grid, launch.block,
                        launch.arguments())

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from luthier.amdgpu_dialects.isa.compact import MARSHAL_VERSION, TABLES_DIR, compact_path
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, load_target
+from luthier.amdgpu_dialects.isa.target import SHARED_TABLES, SUPPORTED_TARGETS, load_target
 
 
 def _check(tables: Path) -> subprocess.CompletedProcess[str]:
@@ -24,8 +24,9 @@ def _check(tables: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_every_target_has_a_current_compact_table() -> None:
-    for target in SUPPORTED_TARGETS:
-        assert compact_path(target).is_file(), f"no compact table for {target}"
+    for target in SUPPORTED_TARGETS:  # gfx1201 is served by gfx1200's table
+        table = SHARED_TABLES.get(target, target)
+        assert compact_path(table).is_file(), f"no compact table for {target}"
     result = _check(TABLES_DIR)
     assert result.returncode == 0, result.stderr
 

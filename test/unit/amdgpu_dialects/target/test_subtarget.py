@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS, TABLE_TARGETS, load_target
+from luthier.amdgpu_dialects.isa.target import TABLE_TARGETS, load_target
+from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
 from luthier.amdgpu_dialects.target.processors import TargetIdError, parse_processor
 from luthier.amdgpu_dialects.target.subtarget import (
     UnknownProcessorError,
@@ -33,6 +34,8 @@ FEATURE_OF = {
     "has_vcmpx_permlane_hazard": "FeatureVcmpxPermlaneHazard",
     "has_valu_trans_use_hazard": "FeatureVALUTransUseHazard",
     "has_user_sgpr_init16_bug": "FeatureUserSGPRInit16Bug",
+    "has_gfx10_3_insts": "FeatureGFX10_3Insts",
+    "has_1_5x_vgprs": "Feature1_5xVGPRs",
 }
 
 
@@ -49,17 +52,51 @@ def test_answers_equal_the_tablegen_features(processor: str) -> None:
     assert subtarget.has_trans_forwarding_hazard == ("FeatureGFX940Insts" in isa.features)
     assert subtarget.needs_aligned_vgpr_tuples == ("FeatureGFX90AInsts" in isa.features)
     assert subtarget.has_unified_vector_file == ("FeatureGFX90AInsts" in isa.features)
-    if processor in SUPPORTED_TARGETS:
-        assert subtarget.major == 9
-        assert subtarget.has_flat_scratch_st_mode == ("FeatureGFX940Insts" in isa.features)
+    # hasFlatScratchSTMode: GFX940 and GFX11+
+    assert subtarget.has_flat_scratch_st_mode == (
+        "FeatureGFX940Insts" in isa.features or subtarget.major >= 11)
+
+
+@pytest.mark.parametrize("processor", TABLE_TARGETS)
+def test_flat_scratch_is_reached_as_the_assembler_says(processor: str) -> None:
+    """The target's assembler takes ``flat_scratch_lo`` as an operand before GFX10, and
+    ``hwreg(HW_REG_FLAT_SCR_LO)`` exactly where the subtarget says FLAT_SCRATCH is a
+    hardware register (what the preamble writes on gfx1030)."""
+    subtarget = subtarget_for(processor)
+    parser = parser_for(processor)
+
+    def takes(statement: str) -> bool:
+        try:
+            parser.parse(statement)
+        except AsmParseError:
+            return False
+        return True
+
+    assert takes("s_mov_b32 flat_scratch_lo, 0") == (subtarget.major < 10)
+    assert takes("s_setreg_b32 hwreg(HW_REG_FLAT_SCR_LO), s2") == \
+        subtarget.has_flat_scratch_in_hwregs
 
 
 def test_vector_register_files() -> None:
-    # LLVM 19 AMDGPUBaseInfo: getVGPRAllocGranule, getTotalNumVGPRs, getMaxWavesPerEU
-    assert subtarget_for("gfx908").vector_register_file == VectorRegisterFile(4, 256, False, 10)
-    assert subtarget_for("gfx90a").vector_register_file == VectorRegisterFile(8, 512, True, 8)
-    assert subtarget_for("gfx942").vector_register_file == VectorRegisterFile(8, 512, True, 8)
-    assert subtarget_for("gfx1100").vector_register_file is None
+    # LLVM 19 AMDGPUBaseInfo: getVGPREncodingGranule, getVGPRAllocGranule,
+    # getTotalNumVGPRs (per lane of the kernel's wave size), getMaxWavesPerEU
+    assert subtarget_for("gfx908").vector_register_file() == VectorRegisterFile(4, 256, False, 10)
+    assert subtarget_for("gfx90a").vector_register_file() == VectorRegisterFile(8, 512, True, 8)
+    assert subtarget_for("gfx942").vector_register_file() == VectorRegisterFile(8, 512, True, 8)
+    gfx1030 = subtarget_for("gfx1030")
+    assert gfx1030.vector_register_file(wave32=True) == VectorRegisterFile(8, 1024, False, 16, 16)
+    assert gfx1030.vector_register_file(wave32=False) == VectorRegisterFile(4, 512, False, 16, 8)
+    for processor in ("gfx1100", "gfx1200", "gfx1201"):
+        subtarget = subtarget_for(processor)
+        assert subtarget.vector_register_file(wave32=True) == \
+            VectorRegisterFile(8, 1536, False, 16, 24)
+        assert subtarget.vector_register_file(wave32=False) == \
+            VectorRegisterFile(4, 768, False, 16, 12)
+    # RDNA1 (no tables of ours, the facts still hold): 20 waves, no bigger steps
+    assert subtarget_for("gfx1010").vector_register_file(wave32=True) == \
+        VectorRegisterFile(8, 1024, False, 20, 8)
+    assert subtarget_for("gfx1102").vector_register_file(wave32=True) == \
+        VectorRegisterFile(8, 1024, False, 16, 16)
 
 
 def test_generations() -> None:

@@ -35,9 +35,11 @@ from luthier.passes.analysis.register_budget import (
 )
 from luthier.passes.analysis.register_usage import RegisterUsage, entry_registers
 
-from .corpus import KERNELS, corpus, parsed
+from .corpus import KERNELS, corpus, lifted, parsed
 
 CODE_OBJECTS = sorted(path.name for path in KERNELS.glob("*.co"))
+RDNA = KERNELS.parent / "rdna"
+RDNA_OBJECTS = sorted(path.name for path in RDNA.glob("*.co"))
 
 
 def _round_up(value: int, granule: int) -> int:
@@ -59,7 +61,7 @@ def test_usage_matches_the_compilers_register_counts(name: str) -> None:
         # VGPRs rounded up to 4 (accum_offset granule), then the AGPRs. On gfx908 the AGPRs
         # are a file of their own: .vgpr_count is the VGPRs alone, and the allocation
         # (in granules of 4) covers the larger of the two.
-        vector_file = subtarget_for(code_object.processor).vector_register_file
+        vector_file = subtarget_for(code_object.processor).vector_register_file()
         assert vector_file is not None
         if vector_file.unified:
             allocated = unified = _round_up(vgprs, 4) + agprs if agprs else vgprs
@@ -95,6 +97,31 @@ def _objdump_registers(path: Path) -> dict[str, set[str]]:
             current.update(f"{prefix}{index}" for index in range(int(low), int(high) + 1))
         current.update(f"{p}{i}" for p, i in re.findall(r"(?<![\w\[:])([sva])(\d+)\b", code))
     return found
+
+
+@pytest.mark.parametrize("name", RDNA_OBJECTS)
+def test_rdna_budget_is_what_the_descriptor_asks_and_holds_the_code(name: str) -> None:
+    """RDNA: every wave has s0-s105 (the SGPR field is reserved), no AGPRs, and the VGPRs
+    the descriptor asks for in steps of 8 (wave32) or 4 (wave64); they hold every register
+    the compiler counted and the code names."""
+    code_object = lifted(RDNA / name)
+    usage = RegisterUsage(code_object)
+    assert code_object.metadata is not None
+    metadata = {kernel[".name"]: kernel
+                for kernel in attr_to_metadata(code_object.metadata)["amdhsa.kernels"]}
+    kernels = {op.sym_name.data: op for op in code_object.body.ops if isinstance(op, KernelOp)}
+    for kernel, found in usage.kernels.items():
+        descriptor = kernels[kernel].descriptor.data
+        wave32 = bool(descriptor.kernel_code_properties.enable_wavefront_size32)
+        assert wave32 == (metadata[kernel][".wavefront_size"] == 32)
+        budget = found.budget
+        assert budget is not None and budget.wave32 == wave32
+        step = 8 if wave32 else 4
+        assert budget.vgprs == (descriptor.compute_pgm_rsrc1.granulated_workitem_vgpr_count
+                                + 1) * step
+        assert found.highest("v") + 1 <= metadata[kernel][".vgpr_count"] <= budget.vgprs
+        assert (budget.sgprs, budget.agprs) == (106, 0)
+        assert found.highest("s") < budget.sgprs and found.highest("a") < 0
 
 
 @pytest.mark.parametrize("name", [n for n in CODE_OBJECTS if n.endswith(("gfx90a.co",

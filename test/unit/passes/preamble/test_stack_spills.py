@@ -4,7 +4,10 @@ counter while the allocator pretends almost every register is live
 registers: SGPRs to lanes of a VGPR that is itself saved first, VGPRs to scratch slots above
 the application's private segment. One object without application scratch
 (``elementwise``) and one with it (``scratch``: private arrays, and a device function,
-named in an insertion, that reads its caller's stack), on gfx90a and gfx942.
+named in an insertion, that reads its caller's stack), on every target: gfx908 and gfx90a
+and gfx1030 set up flat scratch in the preamble (gfx1030 through ``s_setreg_b32``),
+gfx942, gfx1100 and gfx1201 have it architected; the RDNA ones in wave32 (EXEC saved as
+``exec_lo`` in one SGPR) and wave64.
 
 The user's command makes the objects; the emulator runs the original (traced) and the
 instrumented kernel on the same arguments: every buffer ends bitwise identical, and the
@@ -34,8 +37,12 @@ from luthier.passes.preamble.scratch import STACK_ALIGNMENT, round_up
 
 ROOT = Path(__file__).resolve().parents[4]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
+RDNA_CORPUS = ROOT / "test" / "corpus" / "rdna"
 HOOKS = ROOT / "examples" / "hooks" / "instr_count.mlir"
-TARGETS = ("gfx908", "gfx90a", "gfx942")
+CDNA_TARGETS = ("gfx908", "gfx90a", "gfx942")
+#: RDNA's variants: ``.w64`` is the object compiled with -mwavefrontsize64.
+TARGETS = (*CDNA_TARGETS, "gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64", "gfx1201",
+           "gfx1201.w64")
 PIPELINE = "lower-hooks{spill_vgprs_to_agprs=false assume_live=true}"
 F32 = np.float32
 
@@ -68,10 +75,14 @@ def _elementwise_launches() -> list[tuple[str, int, int, list[KernelArgument]]]:
 LAUNCHES = {"scratch": _scratch_launches, "elementwise": _elementwise_launches}
 
 
+def _corpus_file(obj: str, target: str) -> Path:
+    return (CORPUS if target in CDNA_TARGETS else RDNA_CORPUS) / f"{obj}.{target}.co"
+
+
 def _hooks(obj: str, target: str, folder: Path) -> Path:
     """instr_count, plus an insertion naming every device function (a selector without a
     kernel skips them): their payloads use the stack of the kernels that call them."""
-    functions = read_code_object(CORPUS / f"{obj}.{target}.co").device_functions
+    functions = read_code_object(_corpus_file(obj, target)).device_functions
     path = folder / f"{obj}.{target}.hooks.mlir"
     path.write_text(HOOKS.read_text() + "".join(
         f'instr.insert @count_instruction {{at = "instruction", kernel = "{function.name}", '
@@ -83,7 +94,7 @@ def _hooks(obj: str, target: str, folder: Path) -> Path:
 def _instrumented(obj: str, target: str, folder: Path) -> Path:
     output = folder / f"{obj}.{target}.stack.co"
     subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    str(CORPUS / f"{obj}.{target}.co"), "--hooks",
+                    str(_corpus_file(obj, target)), "--hooks",
                     str(_hooks(obj, target, folder)), "-p", PIPELINE, "--emit-preamble",
                     "--no-progress", "-o", str(output)], check=True)
     return output
@@ -115,7 +126,7 @@ def _same_buffers(before: RunResult, after: RunResult) -> None:
 def test_memory_spills_keep_results_and_count_right(obj: str, target: str,
                                                     folder: Path) -> None:
     path = _instrumented(obj, target, folder)
-    original = _program(CORPUS / f"{obj}.{target}.co")
+    original = _program(_corpus_file(obj, target))
     instrumented = _program(path)
     for kernel, grid, block, arguments in LAUNCHES[obj]():
         before = run_kernel(original, kernel, grid, block, list(arguments), trace=True)
@@ -134,10 +145,12 @@ def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
                                                   folder: Path) -> None:
     """Every kernel's private segment grew past its old size rounded to 16 (where the
     stack starts), its descriptor enables the private segment (and, without architected flat
-    scratch, gfx908 and gfx90a, the flat scratch init SGPRs), and the metadata agrees; the
-    code saves to scratch and to lanes."""
-    initialises_flat_scratch = not subtarget_for(target).has_architected_flat_scratch
-    before = read_code_object(CORPUS / f"{obj}.{target}.co")
+    scratch, gfx908, gfx90a and gfx1030, the flat scratch init SGPRs), and the metadata
+    agrees; the code saves to scratch and to lanes, under a full EXEC of the wave's width,
+    and sets FLAT_SCRATCH the target's way."""
+    subtarget = subtarget_for(target.split(".")[0])
+    initialises_flat_scratch = not subtarget.has_architected_flat_scratch
+    before = read_code_object(_corpus_file(obj, target))
     after = read_code_object(_instrumented(obj, target, folder))
     old = {kernel.name: kernel for kernel in before.kernels}
     for kernel in after.kernels:
@@ -152,6 +165,12 @@ def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
     disassembly = subprocess.run(["llvm-objdump-19", "-d", str(_instrumented(obj, target,
                                                                               folder))],
                                  capture_output=True, text=True, check=True).stdout
-    for mnemonic in ("scratch_store_dword", "scratch_load_dword", "v_writelane_b32"):
+    dword = "b32" if subtarget.major >= 11 else "dword"  # GFX11 renamed them
+    for mnemonic in (f"scratch_store_{dword}", f"scratch_load_{dword}", "v_writelane_b32"):
         assert mnemonic in disassembly
-    assert ("flat_scratch_lo" in disassembly) == initialises_flat_scratch
+    wave32 = subtarget.major >= 10 and not target.endswith(".w64")
+    assert ("s_mov_b32 exec_lo, -1" in disassembly) == wave32
+    assert ("s_mov_b64 exec, -1" in disassembly) == (not wave32)
+    setreg = "s_setreg_b32 hwreg(HW_REG_FLAT_SCR_LO)" in disassembly
+    assert setreg == (initialises_flat_scratch and subtarget.has_flat_scratch_in_hwregs)
+    assert ("flat_scratch_lo" in disassembly) == (initialises_flat_scratch and not setreg)
