@@ -108,7 +108,7 @@ class RunResult:
         from luthier.frontend.hooks.opcodes import opcode_names
 
         counts = self.global_values(name, np.uint64)
-        names = opcode_names(self.processor) if self.processor else []
+        names = opcode_names(self.processor, self.wave_size) if self.processor else []
         found: dict[str, int] = {}
         for index in np.flatnonzero(counts).tolist():
             label = names[index] if index < len(names) else f"opcode {index}"

@@ -228,15 +228,16 @@ def _address_arg(insert: InsertOp, op: InstructionOpBase, isa: TargetISA,
                         "neither a 64-bit vaddr nor a 64-bit saddr with a 32-bit vaddr")
 
 
-_opcode_indexes: dict[str, dict[str, int]] = {}
+_opcode_indexes: dict[tuple[str, int], dict[str, int]] = {}
 
 
 def opcode_index(isa: TargetISA, record: str) -> int | None:
     """The position of ISA record ``record`` in ``isa.instructions`` (what
     ``#instr.site<"opcode">`` passes), or None when the target lacks it."""
-    indexes = _opcode_indexes.get(isa.name)
+    key = (isa.name, isa.wavefront_size)  # RDNA: one table per wave size
+    indexes = _opcode_indexes.get(key)
     if indexes is None:
-        indexes = _opcode_indexes[isa.name] = {
+        indexes = _opcode_indexes[key] = {
             desc.name: position for position, desc in enumerate(isa.instructions)}
     return indexes.get(record)
 
@@ -337,13 +338,9 @@ def _inserts(module: ModuleOp) -> _Tool:
 def _check_insertion(insert: InsertOp, hook: HookOp, tool: _Tool) -> None:
     """What makes an insertion wrong wherever it lands: an ISA class no target has, a
     global address naming nothing (caught here rather than as an undefined symbol when the
-    object is written); a code object of a target that lifts but is not instrumented yet."""
+    object is written). Every target that lifts is instrumented: a code object of another
+    processor never reaches this pass (lifting and parsing refuse it)."""
     for code_object in tool.code_objects:
-        if code_object.processor not in SUPPORTED_TARGETS:
-            raise _fail(insert, f"{code_object.processor} code cannot be instrumented yet "
-                        f"(instrumentation supports {', '.join(SUPPORTED_TARGETS)}; "
-                        f"{code_object.processor} code objects lift, print and are written "
-                        "back unchanged)")
         isa = load_target(*code_object.target_key)
         wanted = insert.instruction_class
         classes = instruction_classes(isa)

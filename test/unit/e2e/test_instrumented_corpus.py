@@ -284,12 +284,13 @@ def check_counters(hook: str, target: str, launch: Launch, original: RunResult,
     elif hook == "opcode_histogram":
         # an opcode number is the record's position in the target's ISA table
         table = _u64(counters["opcode_histogram"])
-        records = load_target(processor(target)).instructions
+        wave = 64 if target.endswith(".w64") else None  # RDNA: one table per wave size
+        records = load_target(processor(target), wave).instructions
         counted = Counter({records[int(index)].name: int(table[index])
                            for index in np.flatnonzero(table)})
         assert counted == trace.opcode_histogram(kernels)
         # and opcode_names, what a tool prints, spells each as the IR does
-        names = opcode_names(processor(target))
+        names = opcode_names(processor(target), wave)
         number = {desc.name: index for index, desc in enumerate(records)}
         printed = _ir_mnemonics(launch.obj, target)
         assert {names[number[opcode]] for opcode in printed if opcode in counted} == {

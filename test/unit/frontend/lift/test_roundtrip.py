@@ -24,8 +24,8 @@ from luthier.lowering.emit import emit_code_object
 CORPUS = Path(__file__).resolve().parents[3] / "corpus" / "kernels"
 LINKED = sorted(CORPUS.glob("*.co"))
 RELOCATABLE = sorted(CORPUS.glob("*.o"))
-#: The RDNA corpus (wave32 and wave64), which lifts and goes back but is not instrumented:
-#: its byte-level round trips are test_rdna.py's; its IR text round trips here.
+#: The RDNA corpus (wave32 and wave64): its byte-level round trips are test_rdna.py's; its
+#: IR text round trips here.
 RDNA = sorted((CORPUS.parent / "rdna").glob("*.co")) + sorted((CORPUS.parent / "rdna").glob("*.o"))
 
 
