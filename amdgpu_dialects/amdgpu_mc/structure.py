@@ -530,6 +530,10 @@ class CodeObjectOp(IRDLOperation):
     text_leading_data = opt_prop_def(StringAttr)
     #: The compiler's identification string (ELF ``.comment``).
     ident = opt_prop_def(StringAttr)
+    #: The input was linked by an ld.lld before 18, which ended ``PT_GNU_RELRO`` at its page
+    #: boundary without a ``.relro_padding`` section: a relink does the same, so that the
+    #: file keeps its layout (an identity round trip gives it back byte for byte).
+    unpadded_relro = opt_prop_def(UnitAttr)
     #: Symbol names in the order of the ELF symbol table, kept so that emitting an
     #: unchanged code object reproduces its symbol table (new symbols go last).
     symbol_order = opt_prop_def(ArrayAttr[StringAttr])

@@ -298,6 +298,7 @@ class _Reader:
                             section_index=shndx if isinstance(shndx, int) else str(shndx),
                             table=section.name,
                             index=index,
+                            name_offset=int(entry["st_name"]),
                         )
                     )
         return symbols

@@ -83,6 +83,9 @@ class Symbol:
     #: The symbol table it comes from (``.symtab`` or ``.dynsym``) and its index there.
     table: str
     index: int
+    #: Where its name starts in the table's string table (``st_name``): a linker adds names
+    #: in the order it meets the symbols, which the table's own order (locals first) hides.
+    name_offset: int = 0
 
 
 @dataclass(frozen=True)

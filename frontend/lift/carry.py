@@ -66,6 +66,9 @@ class Carried:
     #: The compiler's ``.comment`` string, when ``.comment`` is kept that way (``ident``)
     #: rather than carried as a section.
     ident: str | None = None
+    #: The input is linked and has no ``.relro_padding``: its linker (ld.lld before 18)
+    #: padded ``PT_GNU_RELRO`` alone, and a relink does the same.
+    unpadded_relro: bool = False
     #: Names of the undefined symbols carried (they keep their place in the symbol order).
     externs: list[str] = field(default_factory=lambda: list[str]())
     #: One line per kind of thing not carried.
@@ -98,6 +101,8 @@ def carry(code_object: CodeObject) -> Carried:
     carried = Carried()
     if code_object.elf_type is ElfType.ET_DYN:
         _carry_symbols(code_object, carried)
+        carried.unpadded_relro = (code_object.section(".dynamic") is not None
+                                  and code_object.section(".relro_padding") is None)
     _carry_sections(code_object, carried)
     return carried
 

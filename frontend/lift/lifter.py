@@ -323,9 +323,11 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     carried = carry(code_object)
     if carried.ident is not None:
         properties["ident"] = StringAttr(carried.ident)
+    if carried.unpadded_relro:
+        properties["unpadded_relro"] = UnitAttr()
     externs = set(carried.externs)
     properties["symbol_order"] = ArrayAttr([
-        StringAttr(symbol.name) for symbol in code_object.symbols
+        StringAttr(symbol.name) for symbol in _linker_order(code_object)
         if symbol.table == ".symtab"
         and (symbol.type in ("FUNC", "OBJECT") or symbol.name in externs)])
     if code_object.metadata is not None:
@@ -333,6 +335,17 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
     return LiftResult(module, lifter.warnings + carried.warnings, count)
+
+
+def _linker_order(code_object: CodeObject) -> list[Symbol]:
+    """The symbols in the order the input's writer met them. An object's symbol table is in
+    that order; a linked one's is not: ld.lld moves hidden globals before the globals, but
+    adds every name to ``.strtab`` as it meets the symbol, in the order of the object it
+    linked. The writer does the same from ``symbol_order``, so that order, read from where
+    the names lie, gives the input's ``.symtab`` and ``.strtab`` back."""
+    if code_object.elf_type is not ElfType.ET_DYN:
+        return list(code_object.symbols)
+    return sorted(code_object.symbols, key=lambda symbol: (symbol.table, symbol.name_offset))
 
 
 def _wave_size(code_object: CodeObject) -> int | None:

@@ -225,9 +225,11 @@ def assign_addresses(
     return offset
 
 
-def program_headers(alloc: list[OutSection], phnum: int, empty: set[int]) -> bytes:
+def program_headers(alloc: list[OutSection], phnum: int, empty: set[int],
+                    relro_end: int | None = None) -> bytes:
     """The program header table for laid-out allocated sections (``phnum`` entries reserved;
-    loads in ``empty`` left out)."""
+    loads in ``empty`` left out). ``relro_end``: where ``PT_GNU_RELRO`` ends in memory when no
+    ``.relro_padding`` section says so (ld.lld before 18 padded the segment, not a section)."""
     table = phnum * PHDR.size
     out = [program_header(PT_PHDR, PF_R, EHDR.size, EHDR.size, table, table, 8)]
     for number, load in enumerate(split_loads(alloc)):
@@ -249,6 +251,8 @@ def program_headers(alloc: list[OutSection], phnum: int, empty: set[int]) -> byt
     relro = [s for s in alloc if s.relro]
     if relro:
         filesz, memsz = _extent(relro, relro[0].offset, relro[0].addr)
+        if relro_end is not None:
+            memsz = relro_end - relro[0].addr
         out.append(
             program_header(PT_GNU_RELRO, PF_R, relro[0].offset, relro[0].addr, filesz, memsz, 1)
         )

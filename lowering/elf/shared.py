@@ -96,20 +96,24 @@ def _exported(state: LinkState) -> list[SymbolSpec]:
     ]
 
 
-def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT) -> bytes:
+def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT,
+                relro_padding: bool = True) -> bytes:
     """Link ``spec`` into the bytes of a loadable AMDGPU code object (``ET_DYN``).
 
     ``linker_comment`` is the first string of the output's ``.comment`` (lld's is the default;
-    ``None`` keeps only the input's strings). Raises :class:`ElfWriteError` for undefined
+    ``None`` keeps only the input's strings). ``relro_padding=False`` ends ``PT_GNU_RELRO`` at
+    its page boundary without a ``.relro_padding`` section, as ld.lld before 18 did (a relink
+    of an object such a linker made keeps its layout). Raises :class:`ElfWriteError` for undefined
     symbols, relocations that cannot be resolved in a shared object, and malformed specs.
     Sections whose layout the link does not reproduce are left out: use
     :func:`link_shared_object` to learn which.
     """
-    return link_shared_object(spec, linker_comment=linker_comment).data
+    return link_shared_object(spec, linker_comment=linker_comment,
+                              relro_padding=relro_padding).data
 
 
-def link_shared_object(spec: ObjectSpec, *,
-                       linker_comment: str | None = LLD_COMMENT) -> SharedObject:
+def link_shared_object(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT,
+                       relro_padding: bool = True) -> SharedObject:
     """:func:`link_shared`, saying which sections it left out because their bytes hold
     addresses of a layout other than the one it made (``SectionSpec.layout``)."""
     state = LinkState(spec, linker_comment)
@@ -164,6 +168,12 @@ def link_shared_object(spec: ObjectSpec, *,
     empty = empty_loads(alloc)
     if empty:
         file_end = assign_addresses(alloc, EHDR.size + phnum * PHDR.size, empty)
+    relro_end = None
+    if not relro_padding:
+        # The padding takes no file space and moves nothing after it: leaving it out once
+        # laid out gives what ld.lld before 18 wrote: PT_GNU_RELRO still reaches the page end.
+        relro_end = padding.addr + padding.size
+        alloc.remove(padding)
 
     symtab = synthetic(".symtab", SHT_SYMTAB, 0, 8, SYM.size)
     shstrtab = synthetic(".shstrtab", SHT_STRTAB, 0, 1, 0)
@@ -221,7 +231,7 @@ def link_shared_object(spec: ObjectSpec, *,
         shnum=len(ordered),
         shstrndx=shstrtab.index,
     )
-    table = program_headers(alloc, phnum, empty)
+    table = program_headers(alloc, phnum, empty, relro_end)
     out[EHDR.size : EHDR.size + len(table)] = table
     for index, section in enumerate(ordered):
         if index and section.type != SHT_NOBITS:
@@ -283,19 +293,27 @@ def _dynsym_bytes(
     return b"".join(rows)
 
 
+def _was_global(symbol: SymbolSpec) -> bool:
+    """A local symbol with hidden visibility: in a relink of a linked object, a hidden global
+    the first link made local (clang never writes a hidden local), so it goes where lld put
+    it, among the symbols that became local, its name added with the globals'."""
+    return symbol.binding == "LOCAL" and symbol.visibility in ("HIDDEN", "INTERNAL") \
+        and symbol.type != "FILE"
+
+
 def _symbol_tables(
     state: LinkState, dynamic: OutSection, symtab: OutSection, strtab: OutSection
 ) -> None:
     """``.symtab`` and ``.strtab`` as lld writes them: the object's locals (section symbols and
     ``.L`` labels in merged sections dropped), then symbols that became local (hidden globals,
     ``_DYNAMIC``), then the globals; names in the order they were added: object locals,
-    globals, ``_DYNAMIC``."""
+    globals (hidden ones too), ``_DYNAMIC``."""
     names = AppendStringTable(dedup=False)
     locals_: list[bytes] = [symbol_entry(0, 0, 0, 0, 0, 0)]
     demoted: list[bytes] = []
     globals_: list[bytes] = []
     for symbol in state.spec.symbols:
-        if symbol.binding != "LOCAL" or symbol.type == "SECTION":
+        if symbol.binding != "LOCAL" or symbol.type == "SECTION" or _was_global(symbol):
             continue
         if symbol.type != "FILE" and not state.kept(symbol):
             continue
@@ -303,7 +321,8 @@ def _symbol_tables(
             continue  # an assembler label kept only because it points into merged data
         locals_.append(_entry(state, symbol, names.add(symbol.name), True))
     for symbol in state.spec.symbols:
-        if symbol.binding == "LOCAL" or not (state.kept(symbol) or symbol.section is None):
+        if (symbol.binding == "LOCAL" and not _was_global(symbol)) \
+                or not (state.kept(symbol) or symbol.section is None):
             continue
         hidden = symbol.visibility in ("HIDDEN", "INTERNAL")
         row = _entry(state, symbol, names.add(symbol.name), hidden)

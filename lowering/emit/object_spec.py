@@ -40,7 +40,7 @@ from luthier.frontend.codeobj.spec import (
     SectionSpec,
     SymbolSpec,
 )
-from luthier.lowering.elf import link_shared_object, write_relocatable
+from luthier.lowering.elf import LLD_COMMENT, link_shared_object, write_relocatable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import EncodedFunction, encode_text
 
@@ -147,7 +147,8 @@ def object_spec(code_object: CodeObjectOp,
     externs = [op for op in code_object.body.ops if isinstance(op, ExternOp)]
     symbols += [SymbolSpec(op.sym_name.data, None, 0, 0, op.elf_type, op.elf_binding,
                            op.elf_visibility) for op in externs]
-    out_sections += [_carried_section(op) for op in code_object.body.ops
+    linked = code_object.elf_type.data == "dyn"
+    out_sections += [_carried_section(op, linked) for op in code_object.body.ops
                      if isinstance(op, SectionOp)]
     comment = code_object.ident.data if code_object.ident is not None else None
     if code_object.symbol_order is not None:
@@ -171,15 +172,27 @@ def _descriptor_binding(kernel: KernelOp) -> tuple[str, str]:
     return binding, visibility
 
 
-def _carried_section(op: SectionOp) -> SectionSpec:
-    """A section carried from the input, written as it was. Only ``.comment`` is merged
-    again, as a linker merges every input's ``.comment`` and adds its own string; other
-    mergeable sections (``.debug_str``) hold strings other sections point into by offset."""
+def _carried_section(op: SectionOp, linked: bool) -> SectionSpec:
+    """A section carried from the input, written as it was. Only an unlinked object's
+    ``.comment`` is merged again, as linking it would merge every input's ``.comment`` and
+    add the linker's string; a linked object's already names its linker (the relink keeps
+    it: see :func:`keeps_linker_comment`). Other mergeable sections (``.debug_str``) hold
+    strings other sections point into by offset."""
     name = op.section.data
     return SectionSpec(name, op.section_type.value.data, op.section_flags,
                        op.section_alignment, op.contents, op.section_size,
-                       entry_size=op.section_entry_size, verbatim=name != ".comment",
+                       entry_size=op.section_entry_size,
+                       verbatim=name != ".comment" or linked,
                        layout=op.layout.data if op.layout is not None else None)
+
+
+def keeps_linker_comment(code_object: CodeObjectOp) -> bool:
+    """Whether the output's ``.comment`` is the linked input's, as it was: a rewrite of a
+    linked object keeps the identification of the toolchain that made it (whichever ld.lld
+    that was), rather than merging ours into it and reordering its strings."""
+    return code_object.elf_type.data == "dyn" and any(
+        isinstance(op, SectionOp) and op.section.data == ".comment"
+        for op in code_object.body.ops)
 
 
 def carried_dropped_warning(names: Sequence[str], sizes: Sequence[int], why: str) -> str:
@@ -252,7 +265,9 @@ def emit_code_object(module: ModuleOp | CodeObjectOp,
             spec = object_spec(code_object, encoded)
             if code_object.elf_type.data == "rel":
                 spec = _linked_from_object(spec, code_object)
-            linked = link_shared_object(spec)
+            linked = link_shared_object(
+                spec, linker_comment=None if keeps_linker_comment(code_object) else LLD_COMMENT,
+                relro_padding=code_object.unpadded_relro is None)
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
     if linked.stale_sections and warnings is not None:

@@ -176,3 +176,32 @@ def test_built_spec_links_with_resolved_addresses(tmp_path: Path) -> None:
     relocs = run_tool(READELF, "-r", "-W", out)
     assert "R_AMDGPU_RELATIVE64" in relocs and f"{sym['k']:x}" in relocs
     run_tool(OBJDUMP, "-d", out)
+
+
+def _program_headers(raw: bytes) -> list[tuple[int, int, int, int]]:
+    """(p_type, p_vaddr, p_filesz, p_memsz) of every program header."""
+    phoff, = struct.unpack_from("<Q", raw, 0x20)
+    phnum, = struct.unpack_from("<H", raw, 0x38)
+    rows = [struct.unpack_from("<IIQQQQQQ", raw, phoff + 56 * i) for i in range(phnum)]
+    return [(row[0], row[3], row[5], row[6]) for row in rows]
+
+
+def test_unpadded_relro_is_what_lld_before_18_wrote(tmp_path: Path) -> None:
+    """``relro_padding=False`` (a relink of an object ld.lld 15 made) leaves the section
+    out and moves nothing: every symbol keeps its address, the writable segment ends with
+    its data, and ``PT_GNU_RELRO`` still reaches the end of its page."""
+    padded, unpadded = tmp_path / "padded.co", tmp_path / "unpadded.co"
+    padded.write_bytes(link_shared(_kernel_spec()))
+    unpadded.write_bytes(link_shared(_kernel_spec(), relro_padding=False))
+    before, after = read_code_object(padded), read_code_object(unpadded)
+    assert [s.name for s in before.sections if s.name != ".relro_padding"] \
+        == [s.name for s in after.sections]
+    assert {(s.name, s.value) for s in before.symbols} == {(s.name, s.value) for s in after.symbols}
+    gnu_relro, pt_load = 0x6474E552, 1
+    relro = next(h for h in _program_headers(unpadded.read_bytes()) if h[0] == gnu_relro)
+    assert (relro[1] + relro[3]) % 0x1000 == 0 and relro[2] < relro[3]
+    dynamic = next(s for s in after.sections if s.name == ".dynamic")
+    writable = [h for h in _program_headers(unpadded.read_bytes())
+                if h[0] == pt_load and h[1] <= dynamic.address < h[1] + h[3]]
+    assert len(writable) == 1 and writable[0][3] < relro[3]
+    assert relro == next(h for h in _program_headers(padded.read_bytes()) if h[0] == gnu_relro)
