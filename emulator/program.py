@@ -20,7 +20,7 @@ import numpy.typing as npt
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Block
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
     UnsizedError,
@@ -29,6 +29,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    BranchLabelAttr,
     NotMCOperandError,
     SymbolOperandAttr,
     mc_operand,
@@ -38,6 +39,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     GlobalOp,
     KernelOp,
+    LabelOp,
 )
 from luthier.amdgpu_dialects.isa.target import EMULATED_TARGETS, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal
@@ -237,7 +239,10 @@ class _Compiler:
     def compile(self) -> Program:
         laid = self.layout()
         program = self.program
-        pending: list[tuple[Instruction, list[Block]]] = []
+        pending: list[tuple[Instruction, list[Block], str | None]] = []
+        # Branches into other functions' code (hand-written): their label's pc, once known.
+        label_pc: dict[str, int] = {}
+        cross: list[tuple[Instruction, str, list[int]]] = []
         for function, code in laid:
             name = function.sym_name.data
             start = program.symbols[name]
@@ -247,21 +252,34 @@ class _Compiler:
                 block_pc[block] = len(program.instructions)
                 index_mode = 0  # GPR index mode regions are followed within a block
                 for op in block.ops:
+                    if type(op) is LabelOp:
+                        label_pc[op.label.data] = len(program.instructions)
                     if not isinstance(op, InstructionOpBase):
-                        continue  # a fall-through: the layout refused anything else
+                        continue  # a fall-through or a label: the layout refused the rest
                     address = start + code.offsets[op]
                     inst = self._instruction(op, address, code.sizes[op], name, start)
                     index_mode = _next_index_mode(inst, index_mode)
                     program.pc_of_address[address] = inst.pc
                     program.instructions.append(inst)
                     if op.KIND == "branch":
-                        pending.append((inst, list(op.successors)))
-            for inst, successors in pending:
-                inst.targets = [block_pc[block] for block in successors]
+                        label = branch_label(op)
+                        pending.append((inst, list(op.successors),
+                                        label.data if label is not None else None))
+            for inst, successors, label in pending:
+                targets = [block_pc[block] for block in successors]
+                if label is not None:
+                    cross.append((inst, label, targets))
+                else:
+                    inst.targets = targets
             pending.clear()
             if isinstance(function, KernelOp):
                 program.kernels[name] = KernelInfo(name, block_pc[blocks[0]] if blocks else 0,
                                                    function.descriptor.data, {})
+        for inst, label, targets in cross:
+            if label not in label_pc:
+                raise EmulationError(f"'{inst.mnemonic}' in {inst.function} goes to label "
+                                     f"\"{label}\", which no function has")
+            inst.targets = [label_pc[label], *targets]
         self._kernel_metadata()
         for inst in program.instructions:
             builder = semantics_of(inst.mnemonic)
@@ -295,6 +313,8 @@ class _Compiler:
         program's layout, every other one as :func:`operand_value` gives it."""
         if isinstance(attr, SymbolOperandAttr):
             return self._resolve(attr, literal_address, where)
+        if isinstance(attr, BranchLabelAttr):
+            return None  # the branch's target is ``targets[0]``, as for a block
         return operand_value(attr, where)
 
     def _kernel_metadata(self) -> None:

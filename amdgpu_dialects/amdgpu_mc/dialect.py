@@ -6,7 +6,11 @@ from xdsl.ir import Dialect
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import instruction_op_classes
-from luthier.amdgpu_dialects.amdgpu_mc.operands import LiteralAttr, SymbolOperandAttr
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    BranchLabelAttr,
+    LiteralAttr,
+    SymbolOperandAttr,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
@@ -17,6 +21,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionOp,
     GlobalOp,
     KernelOp,
+    LabelOp,
     SectionOp,
 )
 
@@ -26,8 +31,9 @@ def make_dialect() -> Dialect:
     return Dialect(
         "amdgpu_mc",
         [CodeObjectOp, KernelOp, FunctionOp, GlobalOp, ExternOp, SectionOp, FallthroughOp,
-         PackedCodeOp,
+         LabelOp, PackedCodeOp,
          *instruction_op_classes()],
-        [PhysRegAttr, VirtRegAttr, LiteralAttr, SymbolOperandAttr, KernelDescriptorAttr,
+        [PhysRegAttr, VirtRegAttr, LiteralAttr, SymbolOperandAttr, BranchLabelAttr,
+         KernelDescriptorAttr,
          DataRelocationAttr, PackedCodeAttr],
     )

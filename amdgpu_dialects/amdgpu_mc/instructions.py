@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    BranchLabelAttr,
     LiteralAttr,
     NotMCOperandError,
     SymbolOperandAttr,
@@ -214,6 +215,12 @@ class InstructionOpBase(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         if self.KIND == "branch":
+            label = branch_label(self)
+            if label is not None:
+                printer.print_string(" ")
+                printer.print_string_literal(label.data)
+                if self.successors:
+                    printer.print_string(",")
             if self.successors:
                 printer.print_string(" ")
                 printer.print_list(self.successors, printer.print_block_name)
@@ -238,15 +245,22 @@ class InstructionOpBase(IRDLOperation):
                 "so write its properties (<{opcode = ..., mc_operands = [...]}>)")
         processor = target[0]
         if cls.KIND == "branch":
-            successors = parser.parse_comma_separated_list(
-                parser.Delimiter.NONE, parser.parse_successor)
+            # ``"second+0x10"`` first: a branch into another function's code (a label).
+            label = parser.parse_optional_str_literal()
+            successors: list[Block] = []
+            if label is None or parser.parse_optional_punctuation(",") is not None:
+                successors = parser.parse_comma_separated_list(
+                    parser.Delimiter.NONE, parser.parse_successor)
             opcode = branch_opcode(processor, mnemonic)
             if opcode is None:
                 parser.raise_error(f"'{mnemonic}' is not an instruction of {processor}")
             desc = load_target(*target).by_name[opcode]
+            operands: list[Attribute] = [NoneAttr()] * len(desc.operands)
+            if label is not None:
+                operands[0] = BranchLabelAttr(label)
             return cls.create(
                 properties={"opcode": opcode_attr(opcode),
-                            "mc_operands": operand_array([NoneAttr()] * len(desc.operands))},
+                            "mc_operands": operand_array(operands)},
                 successors=successors)
         start, end = _operand_span(parser, mnemonic)
         text = parser.lexer.input.content[start:end]
@@ -278,6 +292,17 @@ class InstructionOpBase(IRDLOperation):
 
     def verify_(self) -> None:
         self.verify_operands()
+        if self.KIND == "branch":
+            self._verify_targets()
+
+    def _verify_targets(self) -> None:
+        """An unconditional branch names one target, a conditional one its taken target
+        and the block it falls into; a branch into another function's code names a label
+        instead of the taken target."""
+        wanted = (1 if self.mnemonic == "s_branch" else 2) - (branch_label(self) is not None)
+        if len(self.successors) != wanted:
+            raise VerifyException(f"{self.mnemonic} names {len(self.successors)} blocks, "
+                                  f"expected {wanted}")
 
     def verify_operands(self, target: TargetKey | str | None = None) -> None:
         """The instruction against its target's tables: the opcode exists and spells this
@@ -356,8 +381,18 @@ def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attrib
     elif isinstance(attr, IntAttr | LiteralAttr):
         if kind.operand_type == "OPERAND_REGISTER" and rc is not None:
             raise VerifyException(f"{where} must be a register, got an immediate")
+    elif isinstance(attr, BranchLabelAttr):
+        if kind.operand_type != "OPERAND_PCREL":
+            raise VerifyException(f"{where}: a label names a branch target only")
     elif not isinstance(attr, SymbolOperandAttr) and not is_absent(attr):
         raise VerifyException(f"{where}: {attr} is not an instruction operand")
+
+
+def branch_label(op: InstructionOpBase) -> BranchLabelAttr | None:
+    """The label a branch goes to in another function's code (None: it names a block)."""
+    operands = op.mc_operands.data
+    first = operands[0] if operands else None
+    return first if isinstance(first, BranchLabelAttr) else None
 
 
 @functools.cache

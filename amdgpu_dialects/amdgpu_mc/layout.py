@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, Operation
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp, LabelOp
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import target_key
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 from luthier.amdgpu_dialects.mc.decoder import MCInst
@@ -281,7 +281,7 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
                 assert isinstance(op, PackedCodeOp)
                 encoding = packed_ops[op] = packed_encoding(op.code.data, isa)
                 offset += len(encoding.data)
-            elif not isinstance(op, FallthroughOp) and not payloads_take_no_room:
+            elif not isinstance(op, FallthroughOp | LabelOp) and not payloads_take_no_room:
                 raise UnsizedError(op, f"'{op.name}' is not an instruction")
     return FunctionLayout(blocks, block_offsets, offsets, sizes, offset, encodings, symbolic,
                           packed_ops)

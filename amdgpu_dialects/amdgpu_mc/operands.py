@@ -68,6 +68,35 @@ class SymbolOperandAttr(Data[SymExpr]):
             printer.print_string_literal(self.data.text())
 
 
+@irdl_attr_definition
+class BranchLabelAttr(Data[str]):
+    """The target of a branch into another function's code: the name of an
+    ``amdgpu_mc.label`` there (``second+0x10``). Hand-written code may share a tail between
+    kernels this way; a branch inside its own function names a block instead.
+    """
+
+    name = "amdgpu_mc.label_ref"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_str_literal()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.data)
+
+    @property
+    def function(self) -> str:
+        """The function the label is in (its name is ``<function>+<offset>``)."""
+        return label_function(self.data)
+
+
+def label_function(label: str) -> str:
+    """The function a label named ``<function>+<offset>`` is in."""
+    return label.rpartition("+")[0]
+
+
 NONE = NoneAttr()
 
 

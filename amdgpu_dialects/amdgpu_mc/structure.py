@@ -504,6 +504,48 @@ class FallthroughOp(IRDLOperation):
 
 
 @irdl_op_definition
+class LabelOp(IRDLOperation):
+    """A place in a function's code that a branch of another function goes to (emits no
+    bytes): ``amdgpu_mc.label "second+0x10"``, named ``<function>+<offset it had in the
+    input>``, where a branch elsewhere names it (``amdgpu_mc.s_branch "second+0x10"``).
+
+    Hand-written code may share a tail between kernels, or jump into another symbol's
+    range; the lifter keeps such a branch as it was instead of refusing it. The label is
+    where the branch lands: right before the instruction that followed it in the input,
+    so payloads inserted before that instruction come after the label and run on both
+    paths, as they would for a branch inside the function.
+    """
+
+    name = "amdgpu_mc.label"
+
+    label = prop_def(StringAttr)
+
+    def __init__(self, label: str) -> None:
+        super().__init__(properties={"label": StringAttr(label)})
+
+    def verify_(self) -> None:
+        function = self.parent_op()
+        while function is not None and not isinstance(function, FunctionLikeOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        name = function.sym_name.data
+        prefix, plus, rest = self.label.data.rpartition("+")
+        if prefix != name or not plus or not rest:
+            raise VerifyException(f"label \"{self.label.data}\" in @{name} must be named "
+                                  f"\"{name}+<offset>\" (a branch finds its function by "
+                                  "the name)")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.label.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LabelOp:
+        return cls(parser.parse_str_literal("a label name, such as \"second+0x10\""))
+
+
+@irdl_op_definition
 class CodeObjectOp(IRDLOperation):
     """An AMDGPU code object: target, ELF-level facts, metadata; kernels, functions and
     variables in its body, in layout order, then the undefined symbols (``extern``) and the

@@ -3,12 +3,15 @@
 A block starts at the function entry, at every branch target and after every branch or
 terminator; it ends in a branch (successors: the target, then the next block for a
 conditional branch), a terminator (none), or falls through into the next block. Branch
-targets must be instruction boundaries inside the function: anything else means the bytes
-are not what we think they are, and the lifter refuses rather than guess.
+targets must be instruction boundaries inside the function, or in the code of another
+function the lifter lifts (hand-written code sharing a tail: the block then names a label
+there instead of its taken target); anything else means the bytes are not what we think
+they are, and the lifter refuses rather than guess.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
@@ -44,6 +47,17 @@ class BasicBlock:
     successors: list[int] = field(default_factory=lambda: list[int]())
     #: True when the block ends without a branch or terminator (explicit fall-through).
     falls_through: bool = False
+    #: The label its branch goes to in another function's code (its taken target is not
+    #: among ``successors`` then).
+    label: str | None = None
+
+
+#: The label of an address in another function's code (None: in no function we lift).
+LabelOf = Callable[[int], str | None]
+
+
+def _no_label(address: int) -> None:
+    return None
 
 
 def branch_target(inst: DecodedInst) -> int:
@@ -54,20 +68,31 @@ def branch_target(inst: DecodedInst) -> int:
     return inst.end + 4 * offset
 
 
-def build_blocks(function: str, instructions: list[DecodedInst]) -> list[BasicBlock]:
-    """Split ``instructions`` (in address order, contiguous) into basic blocks."""
+def build_blocks(function: str, instructions: list[DecodedInst],
+                 label_of: LabelOf = _no_label,
+                 entries: Collection[int] = ()) -> list[BasicBlock]:
+    """Split ``instructions`` (in address order, contiguous) into basic blocks; a branch
+    outside the function goes to ``label_of(target)``, if that names one. A block also
+    starts at each of ``entries`` (where other functions' branches land)."""
     if not instructions:
         raise LiftError(function, "the function has no instructions")
     start, end = instructions[0].address, instructions[-1].end
     boundaries = {inst.address for inst in instructions}
-    leaders = {start}
+    leaders = {start, *entries}
+    labels: dict[int, str] = {}
     for inst in instructions:
         if inst.kind == "branch":
             target = branch_target(inst)
             where = f"{function}+{inst.address - start:#x}"
             if not start <= target < end:
-                raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, outside the "
-                                f"function [{start:#x}, {end:#x})")
+                label = label_of(target)
+                if label is None:
+                    raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, outside the "
+                                    f"function [{start:#x}, {end:#x}) and every other one")
+                labels[inst.address] = label
+                if inst.end < end:
+                    leaders.add(inst.end)
+                continue
             if target not in boundaries:
                 raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, which is not "
                                 "the start of an instruction")
@@ -83,7 +108,9 @@ def build_blocks(function: str, instructions: list[DecodedInst]) -> list[BasicBl
         last = block.instructions[-1]
         following = blocks[index + 1].start if index + 1 < len(blocks) else None
         if last.kind == "branch":
-            block.successors.append(branch_target(last))
+            block.label = labels.get(last.address)
+            if block.label is None:
+                block.successors.append(branch_target(last))
             if last.mnemonic != "s_branch":
                 if following is None:
                     raise LiftError(f"{function}+{last.address - start:#x}",

@@ -8,7 +8,8 @@ every PC-relative constant becomes a symbolic operand whose value emission recom
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import bisect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
@@ -26,7 +27,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
 from luthier.amdgpu_dialects.amdgpu_mc.layout import offer_encoding
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
-from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr, operand_attribute
+from luthier.amdgpu_dialects.amdgpu_mc.operands import (
+    BranchLabelAttr,
+    SymbolOperandAttr,
+    operand_attribute,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     DataRelocationAttr,
@@ -34,6 +39,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionOp,
     GlobalOp,
     KernelOp,
+    LabelOp,
     int_attr,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import TargetKey, target_key
@@ -46,7 +52,7 @@ from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
 from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.carry import carry, check_descriptors
-from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, build_blocks
+from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, LabelOf, build_blocks
 from luthier.frontend.lift.errors import LiftError
 from luthier.frontend.lift.extents import alignment_of, text_layout
 
@@ -125,7 +131,12 @@ class _FunctionLifter:
             offset += inst.mc.size
         return decoded
 
-    def lift(self, name: str, address: int, code: bytes) -> tuple[Region, int]:
+    def lift(self, name: str, address: int, code: bytes,
+             labels: Mapping[int, str] | None = None,
+             label_of: LabelOf | None = None) -> tuple[Region, int]:
+        """The body of function ``name``, with an ``amdgpu_mc.label`` before each
+        instruction at an address of ``labels`` (where other functions branch to);
+        ``label_of`` names the places in other functions its own branches go to."""
         instructions = self.decode(name, address, code)
         if self.code_object.elf_type is ElfType.ET_REL:
             symbolized, warnings = pcrel.from_relocations(
@@ -136,7 +147,10 @@ class _FunctionLifter:
         else:
             symbolized, warnings = pcrel.recover(name, instructions, self.symbols)
         self.warnings.extend(warnings)
-        blocks = build_blocks(name, instructions)
+        blocks = build_blocks(name, instructions, label_of, labels or ()) \
+            if label_of is not None else build_blocks(name, instructions)
+        if labels:
+            _check_labels(name, address, instructions, labels)
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
         symbolized_positions = {at for at, _ in symbolized}
@@ -145,6 +159,8 @@ class _FunctionLifter:
             ir_block = ir_blocks[block.start]
             ops: list[Operation] = []
             for inst in block.instructions:
+                if labels and inst.address in labels:
+                    ops.append(LabelOp(labels[inst.address]))
                 parts = plain_parts.get(inst.mc.encoding)
                 if parts is not None and position not in symbolized_positions:
                     ops.append(build_plain_instruction(*parts))
@@ -184,7 +200,8 @@ class _FunctionLifter:
                 attrs[index] = SymbolOperandAttr(expression)
         successors: Sequence[Block] = ()
         if is_branch:
-            attrs[0] = operand_attribute(None)
+            attrs[0] = operand_attribute(None) if block.label is None \
+                else BranchLabelAttr(block.label)
             successors = [ir_blocks[start] for start in block.successors]
         return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
 
@@ -197,6 +214,18 @@ class _FunctionLifter:
         mc = inst.mc
         offer_encoding(self.encoder.isa.name, opcode_attr(mc.desc.name), operands, mc,
                        mc.encoding)
+
+
+def _check_labels(name: str, address: int, instructions: list[DecodedInst],
+                  labels: Mapping[int, str]) -> None:
+    """Every place another function branches to is where an instruction of ``name``
+    starts (else the bytes are not what one of the two functions says they are)."""
+    starts = {inst.address for inst in instructions}
+    for target, label in labels.items():
+        if target not in starts:
+            raise LiftError(f"{name}+{target - address:#x}", "a branch of another function "
+                            f"targets it (label {label}), but no instruction of {name} "
+                            "starts there")
 
 
 def _append_new_ops(block: Block, ops: list[Operation]) -> None:
@@ -216,6 +245,39 @@ def _append_new_ops(block: Block, ops: list[Operation]) -> None:
     if ops:
         block._first_op = ops[0]  # pyright: ignore[reportPrivateUsage]
         block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
+
+
+class _CrossFunctionLabels:
+    """The places in functions' code that branches of other functions go to, named
+    ``<function>+<offset>`` as they are found, and which functions were lifted without
+    some of theirs."""
+
+    def __init__(self, extents: list[tuple[Symbol, int]]) -> None:
+        self._ranges = sorted((symbol.value, symbol.value + extent, symbol.name)
+                              for symbol, extent in extents)
+        self._starts = [start for start, _, _ in self._ranges]
+        self._wanted: dict[str, dict[int, str]] = {}
+        self._lifted: dict[str, int] = {}
+
+    def label_of(self, address: int) -> str | None:
+        index = bisect.bisect_right(self._starts, address) - 1
+        if index < 0:
+            return None
+        start, end, name = self._ranges[index]
+        if not start <= address < end:
+            return None
+        label = f"{name}+{address - start:#x}"
+        self._wanted.setdefault(name, {})[address] = label
+        return label
+
+    def lifted_with(self, name: str) -> dict[int, str]:
+        """The labels ``name`` gets now (remembered, to tell whether it is stale later)."""
+        labels = self._wanted.get(name, {})
+        self._lifted[name] = len(labels)
+        return labels
+
+    def is_stale(self, name: str) -> bool:
+        return len(self._wanted.get(name, {})) != self._lifted.get(name, 0)
 
 
 def _function_bytes(code_object: CodeObject, symbol: Symbol, extent: int) -> bytes:
@@ -266,11 +328,13 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     # A partial lift writes the chosen functions alone: the gaps between them are new.
     fills = layout.fills if not options.kernels else {}
     done = 0
-    for symbol, kernel in entries:
+    places = _CrossFunctionLabels([(symbol, extents[symbol.name]) for symbol, _ in entries])
+
+    def function_op(symbol: Symbol, kernel: Kernel | None) -> tuple[Operation, int]:
         region, instructions = lifter.lift(
             symbol.name, symbol.value,
-            _function_bytes(code_object, symbol, extents[symbol.name]))
-        count += instructions
+            _function_bytes(code_object, symbol, extents[symbol.name]),
+            places.lifted_with(symbol.name), places.label_of)
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(symbol.name),
             "alignment": int_attr(alignment_of(symbol.value - text.address
@@ -292,13 +356,21 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
                 properties["descriptor_binding"] = StringAttr(descriptor.binding)
             if descriptor.visibility != symbol.visibility:
                 properties["descriptor_visibility"] = StringAttr(descriptor.visibility)
-            op: Operation = KernelOp.create(properties=properties, regions=[region])
-        else:
-            op = FunctionOp.create(properties=properties, regions=[region])
+            return KernelOp.create(properties=properties, regions=[region]), instructions
+        return FunctionOp.create(properties=properties, regions=[region]), instructions
+
+    for symbol, kernel in entries:
+        op, instructions = function_op(symbol, kernel)
+        count += instructions
         result_ops.append((symbol.value, op))
         done += extents[symbol.name]
         if options.progress is not None:
             options.progress(done, total)
+    # A function lifted before another one's branch into it named a place there: again,
+    # with its labels (hand-written code only; compilers never branch between functions).
+    for index, (symbol, kernel) in enumerate(entries):
+        if places.is_stale(symbol.name):
+            result_ops[index] = (symbol.value, function_op(symbol, kernel)[0])
     symbol_map = pcrel.SymbolMap(code_object)
     # In address order: the emitter lays variables out in body order, so this keeps each
     # one's place in its section (and every PC-relative distance to it).
@@ -334,7 +406,9 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
         properties["metadata"] = metadata_to_attr(code_object.metadata.raw)
     body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
-    return LiftResult(module, lifter.warnings + carried.warnings, count)
+    # A function lifted twice (see above) said its warnings twice.
+    warnings = list(dict.fromkeys(lifter.warnings)) + carried.warnings
+    return LiftResult(module, warnings, count)
 
 
 def _linker_order(code_object: CodeObject) -> list[Symbol]:

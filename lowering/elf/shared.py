@@ -113,9 +113,13 @@ def link_shared(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT,
 
 
 def link_shared_object(spec: ObjectSpec, *, linker_comment: str | None = LLD_COMMENT,
-                       relro_padding: bool = True) -> SharedObject:
+                       relro_padding: bool = True,
+                       hidden_locals_were_global: bool = True) -> SharedObject:
     """:func:`link_shared`, saying which sections it left out because their bytes hold
-    addresses of a layout other than the one it made (``SectionSpec.layout``)."""
+    addresses of a layout other than the one it made (``SectionSpec.layout``).
+    ``hidden_locals_were_global``: a local symbol of hidden visibility is a global an
+    earlier link made local (a relink of a linked object; see :func:`_was_global`), not
+    a local of the object (what our relocatable writer makes of it)."""
     state = LinkState(spec, linker_comment)
     if spec.no_undefined:
         for symbol in spec.symbols:
@@ -208,7 +212,7 @@ def link_shared_object(spec: ObjectSpec, *, linker_comment: str | None = LLD_COM
         hash_addr=sysv_hash.addr,
     )
     dynamic.data = bytearray(b"".join(DYN.pack(tag, value) for tag, value in entries))
-    _symbol_tables(state, dynamic, symtab, strtab)
+    _symbol_tables(state, dynamic, symtab, strtab, hidden_locals_were_global)
     names = AppendStringTable()
     name_of = [names.add(s.name) for s in ordered]
     shstrtab.data = bytearray(names.data())
@@ -302,18 +306,22 @@ def _was_global(symbol: SymbolSpec) -> bool:
 
 
 def _symbol_tables(
-    state: LinkState, dynamic: OutSection, symtab: OutSection, strtab: OutSection
+    state: LinkState, dynamic: OutSection, symtab: OutSection, strtab: OutSection,
+    hidden_locals_were_global: bool = True,
 ) -> None:
     """``.symtab`` and ``.strtab`` as lld writes them: the object's locals (section symbols and
     ``.L`` labels in merged sections dropped), then symbols that became local (hidden globals,
     ``_DYNAMIC``), then the globals; names in the order they were added: object locals,
     globals (hidden ones too), ``_DYNAMIC``."""
+    def was_global(symbol: SymbolSpec) -> bool:
+        return hidden_locals_were_global and _was_global(symbol)
+
     names = AppendStringTable(dedup=False)
     locals_: list[bytes] = [symbol_entry(0, 0, 0, 0, 0, 0)]
     demoted: list[bytes] = []
     globals_: list[bytes] = []
     for symbol in state.spec.symbols:
-        if symbol.binding != "LOCAL" or symbol.type == "SECTION" or _was_global(symbol):
+        if symbol.binding != "LOCAL" or symbol.type == "SECTION" or was_global(symbol):
             continue
         if symbol.type != "FILE" and not state.kept(symbol):
             continue
@@ -321,7 +329,7 @@ def _symbol_tables(
             continue  # an assembler label kept only because it points into merged data
         locals_.append(_entry(state, symbol, names.add(symbol.name), True))
     for symbol in state.spec.symbols:
-        if (symbol.binding == "LOCAL" and not _was_global(symbol)) \
+        if (symbol.binding == "LOCAL" and not was_global(symbol)) \
                 or not (state.kept(symbol) or symbol.section is None):
             continue
         hidden = symbol.visibility in ("HIDDEN", "INTERNAL")

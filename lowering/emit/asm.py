@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
     UnsizedError,
@@ -44,6 +44,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     GlobalOp,
     KernelOp,
+    LabelOp,
     SectionOp,
 )
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
@@ -228,7 +229,7 @@ class _FunctionWriter:
         except EncodeError as error:
             raise EmitError(f"{self.name}: {op.mnemonic}: {error}") from None
 
-    def layout(self) -> list[_Instruction | Block]:
+    def layout(self) -> list[_Instruction | Block | LabelOp]:
         """Blocks (as label markers) and instructions with their final bytes, where the
         dialect's :func:`~luthier.amdgpu_dialects.amdgpu_mc.layout.function_layout` puts
         them (as the object emitter does)."""
@@ -238,10 +239,12 @@ class _FunctionWriter:
             raise EmitError(f"{self.name}: {error}") from None
         for block, offset in code.block_offsets.items():
             self.block_offsets[block] = self.start + offset
-        items: list[_Instruction | Block] = []
+        items: list[_Instruction | Block | LabelOp] = []
         for block in self.blocks:
             items.append(block)
             for inner in block.ops:
+                if type(inner) is LabelOp:
+                    items.append(inner)
                 if not isinstance(inner, InstructionOpBase):
                     continue
                 desc = self.writer.isa.by_name[inner.opcode.data]
@@ -257,6 +260,8 @@ class _FunctionWriter:
         return items
 
     def _branch_offset(self, item: _Instruction) -> int:
+        if branch_label(item.op) is not None:
+            return 0  # into another function: the assembler resolves it (no raw words)
         if not item.op.successors:
             raise EmitError(f"{self.name}: {item.op.mnemonic} has no target block")
         target = self.block_offsets.get(item.op.successors[0])
@@ -289,10 +294,21 @@ class _FunctionWriter:
             )
             text = text.replace(
                 print_immediate(BRANCH_PLACEHOLDER, pcrel.kind.operand_type),
-                self.labels[op.successors[0]],
+                self._target_label(op),
                 1,
             )
         return text
+
+    def _target_label(self, op: InstructionOpBase) -> str:
+        """The assembler label a branch goes to: its block's, or another function's."""
+        label = branch_label(op)
+        if label is None:
+            return self.labels[op.successors[0]]
+        found = self.writer.cross_labels.get(label.data)
+        if found is None:
+            raise EmitError(f"{self.name}: {op.mnemonic} goes to label \"{label.data}\", "
+                            "which no function has")
+        return found
 
     def mismatch(self, item: _Instruction, text: str) -> str | None:
         """Why assembling ``text`` would not give the instruction's bytes, or None (memoised
@@ -318,7 +334,7 @@ class _FunctionWriter:
             return f"assembles to {got.hex()}, not {want.hex()}"
         expected = [attr.data.text() for attr in item.symbols]
         if item.op.KIND == "branch":
-            expected.append(self.labels[item.op.successors[0]])
+            expected.append(self._target_label(item.op))
         found = [fixup.expr.text() for fixup in matched.fixups]
         if sorted(found) != sorted(expected):
             return f"symbolic operands read back as {found}, not {expected}"
@@ -329,6 +345,8 @@ class _FunctionWriter:
         reason = self.mismatch(item, text)
         if reason is None:
             return [f"{TOP}{text}"]
+        if branch_label(item.op) is not None:
+            raise EmitError(f"{self.name}: {text}: {reason}")  # its words need the label
         self.writer.fallbacks.append(
             Fallback(self.name, item.offset - self.start, text, item.data, reason)
         )
@@ -375,6 +393,9 @@ class _FunctionWriter:
         for item in items:
             if isinstance(item, Block):
                 out.append(f"{self.labels[item]}:")
+            elif isinstance(item, LabelOp):
+                out.append(f"{self.writer.cross_labels[item.label.data]}:"
+                           f"\t// {item.label.data}")
             else:
                 self.writer.instructions += 1
                 out += self.instruction_lines(item)
@@ -414,6 +435,16 @@ class _AsmWriter:
                   if not isinstance(op, FunctionLikeOp | GlobalOp | ExternOp | SectionOp)]
         if others:
             raise EmitError(f"'{others[0]}' cannot be emitted in a code object")
+        #: ``amdgpu_mc.label`` name -> its assembler label (branches between functions).
+        self.cross_labels: dict[str, str] = {}
+        for function in self.functions:
+            for block in function.body.blocks:
+                for op in block.ops:
+                    if type(op) is LabelOp:
+                        label = op.label.data
+                        if label in self.cross_labels:
+                            raise EmitError(f"label \"{label}\" is defined twice")
+                        self.cross_labels[label] = f".Lcross{len(self.cross_labels)}"
 
     def _target(self) -> Target:
         """The target of ``e_flags`` (what the object emitter writes); llvm-mc derives

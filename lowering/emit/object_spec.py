@@ -81,11 +81,13 @@ class _DataSection:
 
 
 def object_spec(code_object: CodeObjectOp,
-                encoded: Mapping[str, EncodedFunction] | None = None) -> ObjectSpec:
+                encoded: Mapping[str, EncodedFunction] | None = None, *,
+                follow_input_linker: bool = True) -> ObjectSpec:
     """Lower ``code_object`` to a relocatable object's contents; raises :class:`EmitError`.
     The functions named in ``encoded`` were encoded already (by the workers that lowered
     them): their bytes are taken from there, their ops give the rest (alignment, binding,
-    descriptor)."""
+    descriptor). ``follow_input_linker``: a linked input's ``.comment`` is kept as it was
+    (see :func:`keeps_linker_comment`), else merged as a new link would."""
     target = code_object.target_key
     isa = load_target(*target)
     functions = [op for op in code_object.body.ops if isinstance(op, FunctionLikeOp)]
@@ -147,7 +149,7 @@ def object_spec(code_object: CodeObjectOp,
     externs = [op for op in code_object.body.ops if isinstance(op, ExternOp)]
     symbols += [SymbolSpec(op.sym_name.data, None, 0, 0, op.elf_type, op.elf_binding,
                            op.elf_visibility) for op in externs]
-    linked = code_object.elf_type.data == "dyn"
+    linked = code_object.elf_type.data == "dyn" and follow_input_linker
     out_sections += [_carried_section(op, linked) for op in code_object.body.ops
                      if isinstance(op, SectionOp)]
     comment = code_object.ident.data if code_object.ident is not None else None
@@ -254,20 +256,27 @@ def _linked_from_object(spec: ObjectSpec, code_object: CodeObjectOp) -> ObjectSp
 
 def emit_code_object(module: ModuleOp | CodeObjectOp,
                      encoded: Mapping[str, EncodedFunction] | None = None, *,
-                     warnings: list[str] | None = None) -> bytes:
+                     warnings: list[str] | None = None,
+                     follow_input_linker: bool = True) -> bytes:
     """A loadable ``ET_DYN`` code object, as ``ld.lld -shared`` links it (``encoded``: see
     :func:`object_spec`). Carried sections that hold the input's addresses are kept when
     every symbol is where it was (an identity round trip) and left out otherwise, named in
-    one line appended to ``warnings``."""
+    one line appended to ``warnings``. Where the input's linker laid files out otherwise
+    than ld.lld 19 (``unpadded_relro``, its ``.comment``), the output follows it, unless
+    ``follow_input_linker`` is False: then it is what ld.lld 19 makes of the same inputs
+    (of the assembly output, say)."""
     try:
         with collector_paused():  # an instrumented library has 100k+ relocations
             code_object = _single_code_object(module)
-            spec = object_spec(code_object, encoded)
+            spec = object_spec(code_object, encoded, follow_input_linker=follow_input_linker)
             if code_object.elf_type.data == "rel":
                 spec = _linked_from_object(spec, code_object)
+            follow = follow_input_linker
             linked = link_shared_object(
-                spec, linker_comment=None if keeps_linker_comment(code_object) else LLD_COMMENT,
-                relro_padding=code_object.unpadded_relro is None)
+                spec, linker_comment=None if follow and keeps_linker_comment(code_object)
+                else LLD_COMMENT,
+                relro_padding=not follow or code_object.unpadded_relro is None,
+                hidden_locals_were_global=follow)
     except ElfWriteError as error:
         raise EmitError(str(error)) from None
     if linked.stale_sections and warnings is not None:

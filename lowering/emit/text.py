@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
     FunctionLayout,
@@ -27,7 +27,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.layout import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp
-from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, padding_bytes
+from luthier.amdgpu_dialects.amdgpu_mc.structure import FunctionLikeOp, LabelOp, padding_bytes
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, Encoder
 from luthier.amdgpu_dialects.mc.relocations import literal_relocation
@@ -48,10 +48,38 @@ class FunctionPlacement:
 class EncodedFunction:
     """A function's bytes and relocations, encoded apart from the others (by a worker
     process that lowered it): the relocations' offsets count from the function's start,
-    since where it lands in ``.text`` is decided when the functions are put together."""
+    since where it lands in ``.text`` is decided when the functions are put together; so
+    do its labels and its branches to other functions' labels (:class:`CrossBranches`)."""
 
     data: bytes
     relocations: RelocationTable
+    labels: tuple[tuple[str, int], ...] = ()
+    branches: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass
+class CrossBranches:
+    """Branches into other functions' code (``amdgpu_mc.label``): written with offset 0,
+    patched once every function has its place. A SOPP branch holds its signed word offset
+    from the next instruction in its low 16 bits, on every target."""
+
+    #: Offset in ``.text`` of each label.
+    labels: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    #: (offset in ``.text`` of the branch, label, function, for messages).
+    branches: list[tuple[int, str, str]] = field(
+        default_factory=lambda: list[tuple[int, str, str]]())
+
+    def patch(self, data: bytearray) -> None:
+        for at, label, function in self.branches:
+            target = self.labels.get(label)
+            if target is None:
+                raise EmitError(f"{function}: a branch goes to label \"{label}\", which no "
+                                "function has")
+            words = (target - (at + 4)) // 4
+            if not -(1 << 15) <= words < (1 << 15):
+                raise EmitError(f"{function}: the branch at .text+{at:#x} cannot reach label "
+                                f"\"{label}\" (more than 128 KiB away)")
+            data[at:at + 2] = (words & 0xFFFF).to_bytes(2, "little")
 
 
 @dataclass
@@ -96,7 +124,10 @@ class TextEncoder:
             raise EmitError(f"{function}: {op.mnemonic}: {error}") from None
 
     def encode_function(self, op: FunctionLikeOp, start: int,
-                        relocations: RelocationColumns) -> bytes:
+                        relocations: RelocationColumns,
+                        cross: CrossBranches | None = None) -> bytes:
+        """``op``'s bytes at ``start``; its labels and branches to other functions' labels
+        go to ``cross`` (which refuses them when not given)."""
         name = op.sym_name.data
         try:
             layout = function_layout(op, self.isa, packed=True)
@@ -117,6 +148,14 @@ class TextEncoder:
                     self._relocate(inner, name, start + at, relocations)
                 out += encodings[inner]
                 continue
+            label = branch_label(inner)
+            if label is not None:
+                if cross is None:
+                    raise EmitError(f"{name}: {inner.mnemonic} goes to label "
+                                    f"\"{label.data}\" in another function")
+                cross.branches.append((start + at, label.data, name))
+                out += self._encode_branch(inner, name, start + at, relocations, 0)
+                continue
             target = layout.block_offsets[inner.successors[0]]
             branch = (target - (at + 4)) // 4
             if not -(1 << 15) <= branch < (1 << 15):
@@ -125,13 +164,21 @@ class TextEncoder:
             data = self._encode_branch(inner, name, start + at, relocations, branch)
             assert len(data) == layout.sizes[inner], (name, inner.mnemonic)
             out += data
+        if cross is not None:
+            for label_op, at in _labels(layout):
+                label = label_op.label.data
+                if label in cross.labels:
+                    raise EmitError(f"{name}: label \"{label}\" is defined twice")
+                cross.labels[label] = start + at
         return bytes(out)
 
     def encode_apart(self, op: FunctionLikeOp) -> EncodedFunction:
         """``op`` encoded as if it started at offset 0 (see :class:`EncodedFunction`)."""
         relocations = RelocationColumns()
-        data = self.encode_function(op, 0, relocations)
-        return EncodedFunction(data, relocations.table())
+        cross = CrossBranches()
+        data = self.encode_function(op, 0, relocations, cross)
+        return EncodedFunction(data, relocations.table(), tuple(cross.labels.items()),
+                               tuple((at, label) for at, label, _ in cross.branches))
 
     def _code_relocations(self, encoding: PackedEncoding, function: str) -> RelocationTable:
         """The relocations of a packed code, from its start (found once per code)."""
@@ -161,6 +208,15 @@ class TextEncoder:
                     yield op, offsets[op]
 
 
+def _labels(layout: FunctionLayout) -> Iterator[tuple[LabelOp, int]]:
+    """The labels of a function and their offsets (none in compiled code: a look at the
+    first op of each block would not do, a label may be anywhere)."""
+    for block in layout.blocks:
+        for op in block.ops:
+            if type(op) is LabelOp:
+                yield op, layout.offsets[op]
+
+
 def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encoder,
                 padding: int, leading: int = 0,
                 encoded: Mapping[str, EncodedFunction] | None = None,
@@ -171,6 +227,7 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
     text = TextSection(b"")
     data = bytearray(leading_data + padding_bytes("s_nop", leading))
     text_encoder = TextEncoder(isa, encoder)
+    cross = CrossBranches()
     for function in over("emit", functions, "function"):
         start = _align(len(data), function.code_alignment)
         data += padding_bytes(function.fill, start - len(data))
@@ -178,12 +235,16 @@ def encode_text(functions: list[FunctionLikeOp], isa: TargetISA, encoder: Encode
         if given is not None:
             code = given.data
             text.relocations.extend(given.relocations, start)
+            cross.labels.update((label, start + at) for label, at in given.labels)
+            cross.branches += [(start + at, label, function.sym_name.data)
+                               for at, label in given.branches]
         else:
-            code = text_encoder.encode_function(function, start, text.relocations)
+            code = text_encoder.encode_function(function, start, text.relocations, cross)
         text.functions.append(FunctionPlacement(function.sym_name.data, start, len(code),
                                                 function))
         data += code
         data += function.trailing_bytes
     data += padding_bytes("s_nop", padding)
+    cross.patch(data)
     text.data = bytes(data)
     return text

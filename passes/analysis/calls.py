@@ -37,7 +37,7 @@ from typing import Protocol, cast
 from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Attribute, Block, Operation
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import FunctionLayout, literal_offset
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
     SymbolOperandAttr,
@@ -437,6 +437,11 @@ def find_call_sites(view: FunctionView) -> list[CallSite]:
                 continue
             if op.KIND == "call":
                 sites.append(_call_site(view, index, position, op))
+            elif op.KIND == "branch" and (label := branch_label(op)) is not None:
+                # Into another function's code: that function goes on (a tail call
+                # entering past its start; never a return to us).
+                sites.append(CallSite(view.name, index, position, op, CallKind.TAIL_CALL,
+                                      label.data, label.function, "a branch into its code"))
             elif op.KIND == "terminator" and index in view.jump_targets \
                     and op is block.last_op:
                 callee, reason = view.jump_targets[index]

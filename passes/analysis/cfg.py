@@ -27,6 +27,7 @@ from xdsl.ir import Block, Operation
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     BranchInstructionOp,
     InstructionOpBase,
+    branch_label,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.layout import FunctionLayout, UnsizedError, function_layout
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
@@ -34,6 +35,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FallthroughOp,
     FunctionLikeOp,
     KernelOp,
+    LabelOp,
 )
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import enclosing_target
 from luthier.amdgpu_dialects.isa.target import (
@@ -55,10 +57,11 @@ ENDPGM_MNEMONICS = frozenset({"s_endpgm", "s_endpgm_saved", "s_endpgm_ordered_ps
 def may_call(op: InstructionOpBase) -> bool:
     """Whether ``op`` could be a call site (:func:`~.calls.find_call_sites` reports no
     other op): a call, or a terminator that does not end the program (``s_setpc_b64``,
-    which the CFG tells apart as a return, a tail call or a jump to an unknown address).
-    A function with no such op calls nothing."""
+    which the CFG tells apart as a return, a tail call or a jump to an unknown address),
+    or a branch into another function's code. A function with no such op calls nothing."""
     kind = op.KIND
-    return kind == "call" or (kind == "terminator" and op.mnemonic not in ENDPGM_MNEMONICS)
+    return kind == "call" or (kind == "terminator" and op.mnemonic not in ENDPGM_MNEMONICS) \
+        or (kind == "branch" and branch_label(op) is not None)
 
 
 class ExitKind(StrEnum):
@@ -72,6 +75,9 @@ class ExitKind(StrEnum):
     TAIL_CALL = "tail-call"
     #: ``s_setpc_b64`` to an address we cannot name: the targets are unknown.
     INDIRECT_BRANCH = "indirect-branch"
+    #: A branch into another function's code (``amdgpu_mc.label``; hand-written code that
+    #: shares a tail between kernels): that function goes on from there.
+    JUMP = "jump"
     #: A terminator we do not know, or a block without one (IR that does not verify).
     UNKNOWN = "unknown"
 
@@ -129,6 +135,7 @@ class FunctionCFG:
         self._block_of: dict[Operation, int] | None = None
         self._layout: FunctionLayout | None | _NotYet = _NOT_YET
         self._call_sites: tuple[CallSite, ...] | None = None
+        self._foreign_entries: frozenset[int] | None = None
         self._index: dict[Block, int] = {block: i for i, block in enumerate(self.blocks)}
         #: Problems a conservative analysis must know about, one line each.
         self.warnings: list[str] = []
@@ -186,6 +193,8 @@ class FunctionCFG:
     def _successors_of(self, index: int, block: Block) -> tuple[int, ...]:
         last = block.last_op
         if isinstance(last, BranchInstructionOp | FallthroughOp):
+            if isinstance(last, BranchInstructionOp) and branch_label(last) is not None:
+                self.exits[index] = ExitKind.JUMP  # its taken edge leaves the function
             targets: list[int] = []
             for successor in last.successors:
                 target = self._index.get(successor)
@@ -394,6 +403,17 @@ class FunctionCFG:
     def loop_depth(self, block: int) -> int:
         loop = self.innermost_loop[block]
         return 0 if loop is None else self.loops[loop].depth
+
+    @property
+    def foreign_entries(self) -> frozenset[int]:
+        """Blocks another function's branch enters (they hold an ``amdgpu_mc.label``):
+        what is known on the way in from this function's own paths need not hold there.
+        Made on first use; none in compiled code."""
+        if self._foreign_entries is None:
+            self._foreign_entries = frozenset(
+                index for index, block in enumerate(self.blocks)
+                if any(type(op) is LabelOp for op in block.ops))
+        return self._foreign_entries
 
     # -- instructions --------------------------------------------------------------------
 

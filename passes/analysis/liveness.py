@@ -50,7 +50,11 @@ from typing import cast
 
 from xdsl.ir import Block
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
+    branch_label,
+    is_instruction_class,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     ALL_UNITS,
@@ -68,6 +72,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionOp,
     GlobalOp,
     KernelOp,
+    LabelOp,
 )
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.lowering.progress import over
@@ -98,8 +103,11 @@ class _Block:
     block: Block
     instructions: list[InstructionOpBase]
     successors: list[int]
-    #: ``"endpgm"``, ``"return"``, ``"indirect"`` or ``""`` (falls or branches on).
+    #: ``"endpgm"``, ``"return"``, ``"indirect"``, ``"jump"`` or ``""`` (falls or
+    #: branches on).
     exit_kind: str = ""
+    #: For a ``"jump"``: the label in another function's code it goes to.
+    label: str | None = None
     live_in: int = 0
     live_out: int = 0
     #: The effect of each instruction (looked up once).
@@ -139,6 +147,9 @@ class Liveness:
         self.functions: dict[str, FunctionLiveness] = {}
         self._position: dict[int, tuple[FunctionLiveness, int, int]] = {}
         self._calls: dict[str, list[tuple[int, int, frozenset[str] | None]]] = {}
+        #: Label -> (function, block, instruction it comes before) for branches that enter
+        #: a function's code from another (hand-written code; none in compiled code).
+        self._labels: dict[str, tuple[str, int, int]] = {}
         self._solve()
 
     # -- queries --------------------------------------------------------------------------
@@ -207,6 +218,14 @@ class Liveness:
                 for target in targets or ():
                     if target in callers:
                         callers[target].add(name)
+        # A function that jumps into another's code reads what is live at its labels.
+        jumpers: dict[str, set[str]] = {name: set() for name in self.functions}
+        for name, function in self.functions.items():
+            for info in function.blocks:
+                where = self._labels.get(info.label) if info.label is not None else None
+                if where is not None and where[0] in jumpers:
+                    jumpers[where[0]].add(name)
+        at_labels: dict[str, list[int]] = {}
         work = list(self.functions)
         queued = set(work)
 
@@ -224,6 +243,13 @@ class Liveness:
             if function.live_in != before:
                 for caller in callers[name]:
                     enqueue(caller)
+            if jumpers[name]:
+                now = [self._live_at_label(label) for label, where in self._labels.items()
+                       if where[0] == name]
+                if at_labels.get(name) != now:
+                    at_labels[name] = now
+                    for jumper in jumpers[name]:
+                        enqueue(jumper)
             for block, position, targets in self._calls.get(name, ()):
                 after = self._live_after_position(function, block, position)
                 if targets is None:
@@ -290,13 +316,22 @@ class Liveness:
                         "target: assuming it reads every argument register")
                 calls.append((block_index, position, targets))
             exit_kind = _EXIT_KINDS.get(cfg.exits.get(block_index), "")
+            label = None
+            if exit_kind == "jump":
+                last = block.last_op
+                assert isinstance(last, InstructionOpBase)
+                found = branch_label(last)
+                assert found is not None
+                label = found.data
+            if block_index in cfg.foreign_entries:
+                self._note_labels(name, block_index, block)
             if exit_kind == "indirect":
                 self.warnings.append(
                     f"@{name} {block_name(block_index)}: leaves the function for code we do "
                     f"not follow ({cfg.exits[block_index]}): everything is live before it")
             effects = [self.effects.of(op) for op in instructions]
             infos.append(_Block(block, instructions, list(cfg.successors[block_index]),
-                                exit_kind, effects=effects))
+                                exit_kind, label, effects=effects))
         self._calls[name] = calls
         result = FunctionLiveness(function, infos, self._exec_states(function, infos, cfg))
         for block_index, info in enumerate(infos):
@@ -307,6 +342,28 @@ class Liveness:
             for position, op in enumerate(info.instructions):
                 self._position[id(op)] = (result, block_index, position)
         return result
+
+    def _note_labels(self, function: str, index: int, block: Block) -> None:
+        """Where each label of ``block`` lies: before its ``position``-th instruction."""
+        position = 0
+        for op in block.ops:
+            if isinstance(op, InstructionOpBase):
+                position += 1
+            elif isinstance(op, LabelOp):
+                self._labels[op.label.data] = (function, index, position)
+
+    def _live_at_label(self, label: str | None) -> int:
+        """What is live where a branch into another function's code lands (everything,
+        for a label no function defines: the verifier lets IR name one)."""
+        where = self._labels.get(label) if label is not None else None
+        if where is None:
+            return _EVERYTHING
+        name, block, position = where
+        function = self.functions.get(name)
+        if function is None:
+            return _EVERYTHING
+        before = self._block_before(function, block)
+        return before[position] if position < len(before) else function.blocks[block].live_out
 
     def _exec_states(self, function: FunctionLikeOp, blocks: list[_Block],
                      cfg: FunctionCFG) -> dict[int, list[bool]]:
@@ -358,6 +415,8 @@ class Liveness:
                     run: Callable[[int, exec_state.ExecState], exec_state.ExecState],
                     pending: set[int]) -> None:
         state = entry if index == 0 else None
+        if index in cfg.foreign_entries:  # entered from another function, in any state
+            state = exec_state.PARTIAL if state is None else state.join(exec_state.PARTIAL)
         for predecessor in cfg.predecessors[index]:
             other = outs[predecessor]
             if other is not None:
@@ -398,6 +457,8 @@ class Liveness:
             return function.return_live
         if info.exit_kind == "indirect":
             return _EVERYTHING
+        if info.exit_kind == "jump":
+            return self._live_at_label(info.label)
         return 0
 
     def _solve_function(self, function: FunctionLiveness) -> None:
@@ -529,6 +590,7 @@ _EXIT_KINDS: dict[ExitKind | None, str] = {
     ExitKind.RETURN: "return",
     ExitKind.TAIL_CALL: "indirect",
     ExitKind.INDIRECT_BRANCH: "indirect",
+    ExitKind.JUMP: "jump",
     ExitKind.UNKNOWN: "indirect",
 }
 

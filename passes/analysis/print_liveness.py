@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import format_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -42,6 +42,9 @@ def _units(mask: int) -> str:
 
 def instruction_text(cfg: FunctionCFG, op: InstructionOpBase) -> str:
     """``s_add_u32 s0, s0, 1``; a branch names its target block as the IR does."""
+    label = branch_label(op) if op.KIND == "branch" else None
+    if label is not None:
+        return f"{op.mnemonic} \"{label.data}\""
     if op.KIND == "branch" and op.successors:
         return f"{op.mnemonic} {block_name(cfg.index_of(op.successors[0]))}"
     operands = op.assembly_text()

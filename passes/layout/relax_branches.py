@@ -52,7 +52,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
-from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
+    InstructionOpBase,
+    branch_label,
+    is_instruction_class,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     UnsizedError,
     function_layout,
@@ -65,6 +69,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FallthroughOp,
     FunctionLikeOp,
+    LabelOp,
     code_objects_in,
 )
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
@@ -105,7 +110,11 @@ def _fail(function: str, reason: str) -> PassFailedException:
 
 
 def _is_branch(op: Operation | None) -> bool:
-    return isinstance(op, InstructionOpBase) and op.KIND == "branch"
+    """A branch to a block of its function (one into another function's code names a
+    label: the text emitter places it and checks its reach, since only it knows where
+    the other function lands)."""
+    return isinstance(op, InstructionOpBase) and op.KIND == "branch" \
+        and branch_label(op) is None
 
 
 def _ends_control(block: Block) -> bool:
@@ -115,7 +124,7 @@ def _ends_control(block: Block) -> bool:
         return False
     if last.KIND == "terminator":
         return True
-    return last.KIND == "branch" and last.mnemonic == "s_branch" and len(last.successors) == 1
+    return last.KIND == "branch" and last.mnemonic == "s_branch"
 
 
 def in_range(delta: int, reach: int) -> bool:
@@ -211,7 +220,7 @@ class _FunctionRelaxer:
             for op in block.ops:
                 kind = type(op)  # by class first: ``isinstance`` goes through ABCMeta
                 if not (is_instruction_class(kind) or kind is FallthroughOp
-                        or kind is PackedCodeOp):
+                        or kind is PackedCodeOp or kind is LabelOp):
                     raise _fail(self.name, f"'{op.name}' in ^bb{index} is not an instruction "
                                 "(splice payloads first)")
             last = block.last_op

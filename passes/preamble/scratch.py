@@ -55,6 +55,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
     KernelOp,
+    LabelOp,
 )
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
@@ -122,6 +123,11 @@ def dynamic_stack_error(kernel: str) -> StackError:
                       "stack has no fixed place above it")
 
 
+def _has_labels(kernel: KernelOp) -> bool:
+    """Whether another function's branch may enter ``kernel``'s code."""
+    return any(type(op) is LabelOp for block in kernel.body.blocks for op in block.ops)
+
+
 class StackLayout:
     """Which kernels may run each function, and the stack base of each function's
     payloads; built once per code object, the call graph only when a device function
@@ -147,11 +153,19 @@ class StackLayout:
     def runners(self, function: str) -> list[str]:
         """The kernels that may run ``function`` (itself, for a kernel). StackError when
         code we cannot see may call it: no caller is known for sure."""
-        if function in self.kernels:
-            return [function]
         known = self._runners.get(function)
         if known is not None:
             return known
+        kernel = self.kernels.get(function)
+        if kernel is not None:
+            # Itself, and the kernels whose branches enter its code (hand-written code
+            # sharing a tail between kernels; none in compiled code).
+            found = [function]
+            if _has_labels(kernel):
+                found += [name for name, reach in self._kernel_reach().items()
+                          if name != function and function in reach.functions]
+            self._runners[function] = found
+            return found
         found: list[str] = []
         for name, reach in self._kernel_reach().items():
             if function in reach.functions:

@@ -58,6 +58,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     FunctionLikeOp,
     FunctionOp,
     KernelOp,
+    LabelOp,
     code_objects_in,
 )
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
@@ -65,6 +66,7 @@ from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.instr.points import describe_point
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.passes.analysis.callgraph import CallGraph
+from luthier.passes.analysis.cfg import FunctionCFG
 from luthier.passes.analysis.register_budget import RegisterBudget
 from luthier.passes.analysis.register_usage import RegisterUsage
 from luthier.passes.preamble.homes import (
@@ -227,6 +229,53 @@ def mask_of_homes(kernel: KernelOp) -> int:
     return mask
 
 
+def _check_shared_code(kernel: KernelOp) -> None:
+    """A payload that another function's branch into this kernel's code may run (after
+    an ``amdgpu_mc.label``: hand-written code sharing a tail) cannot read entry state: on
+    that path the wave was launched as the other kernel, whose homes are elsewhere."""
+    found = state_intrinsics(kernel)
+    if not found:
+        return
+    cfg = FunctionCFG.build(kernel)
+    if not cfg.foreign_entries:
+        return
+    labels = {number: next(op for op in cfg.blocks[number].ops if isinstance(op, LabelOp))
+              for number in cfg.foreign_entries}
+    # Blocks control reaches from a label through at least one edge.
+    later: set[int] = set()
+    pending = [successor for number in labels for successor in cfg.successors[number]]
+    while pending:
+        current = pending.pop()
+        if current not in later:
+            later.add(current)
+            pending.extend(cfg.successors[current])
+    for payload, op in found:
+        block = payload.parent_block()
+        number = cfg.index_of(block) if block is not None else None
+        if number is None:
+            continue
+        label = labels.get(number)
+        if number in later:
+            label = label or next(iter(labels.values()))
+        elif label is None or not _after(label, payload):
+            continue  # only this kernel's own path runs it
+        raise _fail(describe_point(payload),
+                    f"\"{op.intrinsic.data}\" reads the kernel's entry state, and a branch "
+                    f"of another function into this code (label \"{label.label.data}\") "
+                    "runs it too, whose entry state is another kernel's; insert the hook "
+                    "where only this kernel runs")
+
+
+def _after(label: LabelOp, payload: PayloadOp) -> bool:
+    """Whether ``payload`` comes after ``label`` in their block."""
+    current = label.next_op
+    while current is not None:
+        if current is payload:
+            return True
+        current = current.next_op
+    return False
+
+
 def place_sva(code_object: CodeObjectOp,
               prefer: str = "vgpr") -> dict[str, tuple[str | None, str | None]]:
     """Choose the homes of every kernel whose payloads read entry state; returns kernel ->
@@ -240,6 +289,8 @@ def place_sva(code_object: CodeObjectOp,
                         "device function cannot reach (it is kept per kernel); instrument "
                         "the kernel instead")
     kernels = [op for op in code_object.body.ops if isinstance(op, KernelOp)]
+    for kernel in kernels:
+        _check_shared_code(kernel)
     needy = [(kernel, state_needs(kernel)) for kernel in kernels]
     needy = [(kernel, needs) for kernel, needs in needy if needs.any]
     if not needy:

@@ -1,6 +1,6 @@
 """Hand-written code objects (``test/corpus/handwritten``): what compilers never make and
 LLVM's tools accept — function symbols without ``.size``, data and filler words between and
-after functions, and a table before the first one.
+after functions, a table before the first one, and kernels that branch into another's code.
 
 Each one lifts, comes back byte for byte through both outputs (ELF, and assembly that
 llvm-mc-19 and ld.lld-19 turn into the same file), says which extents it inferred, and is
@@ -17,8 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from luthier.amdgpu_dialects.amdgpu_mc.structure import S_NOP_0, CodeObjectOp, FunctionLikeOp
-from luthier.emulator.api import run_kernel
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
+from luthier.amdgpu_dialects.amdgpu_mc.structure import (
+    S_NOP_0,
+    CodeObjectOp,
+    FunctionLikeOp,
+    LabelOp,
+)
+from luthier.emulator.api import RunResult, run_kernel
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.frontend.lift.extents import s_nop_suffix
@@ -27,7 +33,7 @@ from luthier.lowering.emit import emit_code_object
 ROOT = Path(__file__).resolve().parents[4]
 HANDWRITTEN = ROOT / "test" / "corpus" / "handwritten"
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")
-OBJECTS = ("no_size", "data_between", "filler", "leading_data")
+OBJECTS = ("no_size", "data_between", "filler", "leading_data", "shared_tail")
 LANES = 64
 #: Every kernel, and what it stores in out[tid] with count = 1 (the comments in the .s).
 EXPECTED = {
@@ -37,6 +43,9 @@ EXPECTED = {
     ("filler", "filled"): np.arange(LANES) + 100,
     ("filler", "after_filler"): np.full(LANES, 5),
     ("leading_data", "after_table"): np.arange(LANES) + 7,
+    ("shared_tail", "first"): np.arange(LANES) + 1,
+    ("shared_tail", "second"): np.arange(LANES) * 2,
+    ("shared_tail", "third"): np.arange(LANES) + 100,
 }
 needs_llvm = pytest.mark.skipif(shutil.which("llvm-mc-19") is None
                                 or shutil.which("ld.lld-19") is None,
@@ -126,14 +135,19 @@ def test_every_example_hook_instruments_them(name: str, hook: str, tmp_path: Pat
         if obj != name:
             continue
         outputs: list[np.ndarray] = []
+        results: list[RunResult] = []
         for code in (HANDWRITTEN / f"{name}.co", instrumented):
             out = np.zeros(LANES, np.int32)
             result = run_kernel(code, kernel, 1, LANES, [out, 1])
             stored = result.buffers[0]
             assert stored is not None
             outputs.append(stored)
+            results.append(result)
         assert np.array_equal(outputs[0], expected), kernel
         assert np.array_equal(outputs[1], outputs[0]), kernel
+        if hook == "instr_count":  # every instruction the wave ran, on whichever path
+            counted = results[1].global_values("instr_count_wave", np.uint64)
+            assert int(counted[0]) == results[0].instructions, kernel
 
 
 def test_the_s_nop_tail_is_counted_in_whole_words() -> None:
@@ -144,3 +158,41 @@ def test_the_s_nop_tail_is_counted_in_whole_words() -> None:
     assert s_nop_suffix(word[1:] + word) == len(word)
     assert s_nop_suffix(b"") == 0 and s_nop_suffix(bytes(3)) == 0
     assert s_nop_suffix(word * 1_000_000) == 4_000_000
+
+
+def test_a_branch_into_another_function_lands_on_its_label() -> None:
+    """``first`` and ``third`` branch into ``second``'s store (unconditionally, and when
+    count == 1): each branch names the label, which starts a block of ``second`` right
+    before the instruction it went to."""
+    functions = _functions(_lifted("shared_tail"))
+    ops = {name: [op for block in function.body.blocks for op in block.ops]
+           for name, function in functions.items()}
+    labels = [op for op in ops["second"] if isinstance(op, LabelOp)]
+    assert [label.label.data for label in labels] == ["second+0x10"]
+    label = labels[0]
+    block = label.parent_block()
+    assert block is not None and block.first_op is label
+    assert isinstance(label.next_op, InstructionOpBase) and label.next_op.mnemonic == "s_waitcnt"
+    for name, mnemonic, blocks in (("first", "s_branch", 0), ("third", "s_cbranch_scc1", 1)):
+        (branch,) = [op for op in ops[name] if isinstance(op, InstructionOpBase)
+                     and op.KIND == "branch"]
+        found = branch_label(branch)
+        assert branch.mnemonic == mnemonic and found is not None
+        assert found.data == "second+0x10" and len(branch.successors) == blocks
+
+
+def test_entry_state_is_refused_where_another_kernel_runs_the_code(tmp_path: Path) -> None:
+    """A hook reading the kernarg pointer before every instruction would read the SVA of
+    ``second`` in its tail on ``first``'s path too: refused in one line, no output."""
+    hook = tmp_path / "every.mlir"
+    hook.write_text((ROOT / "examples" / "hooks" / "kernarg_reader.mlir").read_text()
+                    .replace('at = "kernel_entry"', 'at = "instruction"'))
+    output = tmp_path / "out.co"
+    run = subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
+                          "--inline-hooks", "--emit-preamble",
+                          str(HANDWRITTEN / "shared_tail.co"), "--hooks", str(hook), "-o",
+                          str(output), "--no-progress"], capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 1 and not output.exists()
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "label \"second+0x10\"" in run.stderr and "entry state" in run.stderr

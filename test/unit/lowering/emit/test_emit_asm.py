@@ -188,7 +188,8 @@ def test_third_party_code_object_reassembles(
     for op in list(without_debug.body.ops):
         if isinstance(op, SectionOp) and op.section.data.startswith(".debug"):
             without_debug.body.block.erase_op(op)
-    assert linked == emit_code_object(without_debug)
+    # ld.lld 19 links the assembly: our emitter as that linker, not as the input's.
+    assert linked == emit_code_object(without_debug, follow_input_linker=False)
     relinked = read_code_object(result.object_path.with_suffix(".linked.co"))
     original = result.original
     assert _function_code(relinked) == _function_code(original)
