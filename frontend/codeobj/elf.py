@@ -206,7 +206,10 @@ class _Reader:
                 self.check_range(offset, size, f"section [{index}]")
         if not 0 <= shstrndx < shnum:
             raise self.fail(f"section name table index {shstrndx} outside the {shnum} sections")
-        _, _, _, _, str_offset, str_size, *_rest = raw[shstrndx]
+        _, str_type, _, _, str_offset, str_size, *_rest = raw[shstrndx]
+        if str_type != SHT_STRTAB and shstrndx != 0:
+            raise self.fail(f"section name table [{shstrndx}] has sh_type {str_type}, not "
+                            f"SHT_STRTAB ({SHT_STRTAB})")
         names = self.data[str_offset : str_offset + str_size]
         sections: list[Section] = []
         for index, fields in enumerate(raw):
@@ -411,6 +414,9 @@ class _Reader:
         metadata: CodeObjectMetadata | None,
         layout: DescriptorLayout,
     ) -> tuple[list[Kernel], list[DeviceFunction], list[Symbol]]:
+        # Entry 0 of a symbol table is the null symbol whatever its bytes say (a damaged
+        # table can give it a type): never a function or a variable.
+        symbols = [s for s in symbols if s.index != 0]
         functions = {s.name: s for s in symbols if s.type == "FUNC"}
         descriptors = {
             s.name.removesuffix(".kd"): s

@@ -121,6 +121,11 @@ def text_layout(code_object: CodeObject, decode_at: DecodeAt) -> TextLayout:
     if not symbols:
         return layout
     text_end = text.address + len(text.data)
+    for symbol in symbols:
+        if not text.address <= symbol.value < text_end:
+            raise LiftError(symbol.name or "<unnamed function>",
+                            f"the function's address {symbol.value:#x} is outside the code "
+                            f"section {text.name} [{text.address:#x}, {text_end:#x})")
     starts = sorted({symbol.value for symbol in symbols} | {text_end})
     for symbol in symbols:
         if symbol.size:
