@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.ir import Block, Operation
 
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
     FunctionLikeOp,
@@ -25,7 +27,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.passes.analysis.calls import CallSite
-from luthier.passes.analysis.cfg import FunctionCFG, isa_of
+from luthier.passes.analysis.cfg import FunctionCFG, isa_of, may_call
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,15 @@ class CallGraph:
         return Reach(frozenset(found), frozenset(external), tuple(unknown))
 
 
+def _may_call_anything(function: FunctionLikeOp) -> bool:
+    """Whether an application instruction of ``function`` could be a call site."""
+    for block in function.body.blocks:
+        for op in block.ops:
+            if is_instruction_class(type(op)) and may_call(cast(InstructionOpBase, op)):
+                return True
+    return False
+
+
 @contextmanager
 def payloads_set_aside(code_object: CodeObjectOp) -> Generator[None]:
     """Inside the block, ``code_object``'s functions hold their application code alone.
@@ -208,10 +219,12 @@ def payloads_set_aside(code_object: CodeObjectOp) -> Generator[None]:
     (``verify-payloads``), so the calls' targets are those of the application. Analyses
     that ask what the application may call (the stack's base, the register counts a
     kernel's callees need) build their call graph in here. The payloads go back where they
-    were, in order, whatever happens inside."""
+    were, in order, whatever happens inside. Functions without a call site keep theirs:
+    there is nothing to resolve (compiled kernels mostly; instrumenting every instruction
+    of a library puts tens of thousands of payloads there)."""
     moved: list[tuple[PayloadOp, Block, Operation | None]] = []
     for function in code_object.body.ops:
-        if not isinstance(function, FunctionLikeOp):
+        if not isinstance(function, FunctionLikeOp) or not _may_call_anything(function):
             continue
         for block in function.body.blocks:
             for op in list(block.ops):

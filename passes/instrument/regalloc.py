@@ -99,6 +99,7 @@ from luthier.passes.preamble.scratch import (
     StackError,
     StackLayout,
     StackOffsetError,
+    max_scratch_offset,
 )
 from luthier.passes.preamble.sva import reserved_units
 
@@ -320,7 +321,8 @@ class PayloadAllocator:
         immediate alone (architected flat scratch, "ST" addressing); GFX90A needs an SGPR."""
         name = site.function.sym_name.data
         needs_sgpr = not self.isa.subtarget.has_flat_scratch_st_mode
-        return StackAccess(lambda: self.stack.base(name), needs_sgpr)
+        return StackAccess(lambda: self.stack.base(name), needs_sgpr,
+                           max_scratch_offset(self.isa.subtarget))
 
     def _shortage(self, code: PayloadCode, pools: Pools, vreg: VirtualRegister,
                   reason: str) -> str:

@@ -96,6 +96,8 @@ class StackAccess:
 
     base: Callable[[], int]
     address_sgpr: bool
+    #: The largest immediate offset a slot may have (see ``max_scratch_offset``).
+    max_offset: int
 
 
 def _lowest(mask: int) -> int:
@@ -120,7 +122,8 @@ def plan_spills(spilled: int, homes: int, named: int, pools: Pools, wave_size: i
     if plan.memory and stack is not None:
         plan.stack_offset = stack.base()
         if not stack.address_sgpr:
-            check_immediate_offset(slot_offset(plan.stack_offset, len(plan.memory) - 1))
+            check_immediate_offset(slot_offset(plan.stack_offset, len(plan.memory) - 1),
+                                   stack.max_offset)
     return plan
 
 

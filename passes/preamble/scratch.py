@@ -17,10 +17,12 @@ memory, in *slots* of 4 bytes. Where those slots go, and what a kernel must do s
   provably above it, so a payload such a kernel may run cannot use the stack (the pass
   fails, naming the kernel). A device function that code we cannot see may call has no
   known callers, hence no base either.
-* **How far.** ``scratch_*`` offsets are signed 13-bit immediates on GFX90A and GFX942
-  (4095 at most). On GFX942 the allocator addresses slots with the immediate alone
-  (``scratch_store_dword off, v3, off offset:K``), so a slot past 4095 fails; GFX90A has no
-  such "ST" form and needs an SGPR address anyway, so the base goes into that SGPR.
+* **How far.** ``scratch_*`` offsets are signed immediates of ``flat_offset_bits``
+  (:func:`max_scratch_offset`: 4095 on GFX9 and GFX11, 2047 on GFX10, 2**23 - 1 on GFX12).
+  Where the target has the "ST" form (GFX942, GFX11+) the allocator addresses slots with
+  the immediate alone (``scratch_store_dword off, v3, off offset:K``), so a slot past the
+  limit fails; GFX90A and GFX10 have no such form and need an SGPR address anyway, so the
+  base goes into that SGPR.
 * **Kernel setup** (``emit-preamble``, :func:`scratch_setup`): a kernel whose payloads (or
   those of functions it may call) use stack bytes enables its private segment. On GFX942
   the hardware initialises FLAT_SCRATCH itself (architected flat scratch), as on GFX11
@@ -60,6 +62,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.amdgpu_dialects.mc import operand_syntax
+from luthier.amdgpu_dialects.target.subtarget import Subtarget
 from luthier.passes.analysis.callgraph import CallGraph, Reach, payloads_set_aside
 from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
 
@@ -67,8 +70,6 @@ from luthier.passes.preamble.homes import HOME_AREA_BYTES, has_stack_homes
 STACK_ALIGNMENT = 16
 #: Bytes per slot: one VGPR lane.
 SLOT_BYTES = 4
-#: The largest ``offset:`` of a ``scratch_*`` instruction (signed 13 bits).
-MAX_SCRATCH_OFFSET = 4095
 #: Keys of the payload ``allocation`` attribute the stack is recorded in.
 STACK_BYTES_KEY = "stack"
 STACK_OFFSET_KEY = "stack_offset"
@@ -199,11 +200,18 @@ def slot_offset(base: int, slot: int) -> int:
     return base + SLOT_BYTES * slot
 
 
-def check_immediate_offset(offset: int) -> None:
-    """StackError when a ``scratch_*`` immediate cannot hold ``offset``."""
-    if offset > MAX_SCRATCH_OFFSET:
+def max_scratch_offset(subtarget: Subtarget) -> int:
+    """The largest ``offset:`` of a ``scratch_*`` instruction: its signed immediate is
+    ``flat_offset_bits`` wide (4095 on GFX9 and GFX11, 2047 on GFX10, 2**23 - 1 on GFX12)."""
+    return (1 << (subtarget.flat_offset_bits - 1)) - 1
+
+
+def check_immediate_offset(offset: int, limit: int) -> None:
+    """StackError when a ``scratch_*`` immediate that reaches ``limit``
+    (:func:`max_scratch_offset`) cannot hold ``offset``."""
+    if offset > limit:
         raise StackOffsetError(f"the instrumentation stack slot at byte {offset} is past the "
-                         f"{MAX_SCRATCH_OFFSET} a scratch instruction's offset reaches (the "
+                         f"{limit} a scratch instruction's offset reaches (the "
                          "application's private segment is too large; addressing the stack "
                          "through an SGPR is not supported on this target yet)")
 
@@ -314,11 +322,12 @@ def slot_access(builder: InstBuilder, isa: TargetISA, store: bool,
                 vgpr: PhysRegAttr | VirtRegAttr, offset: int,
                 address: PhysRegAttr | VirtRegAttr) -> list[InstructionOpBase]:
     """Store ``vgpr`` to (or load it from) the per-lane slot at byte ``offset``, under the
-    EXEC in force: GFX942 addresses it with the immediate alone (StackOffsetError past
-    4095); the other targets need an SGPR, ``address``, which gets the offset first."""
+    EXEC in force: targets with "ST" addressing (GFX942, GFX11+) address it with the
+    immediate alone (StackOffsetError past :func:`max_scratch_offset`); the other targets
+    need an SGPR, ``address``, which gets the offset first."""
     code: list[InstructionOpBase] = []
     if isa.subtarget.has_flat_scratch_st_mode:
-        check_immediate_offset(offset)
+        check_immediate_offset(offset, max_scratch_offset(isa.subtarget))
         base: BuildOperand = OFF
         named = offset if offset else None
     else:

@@ -10,17 +10,18 @@ import pytest
 
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, mask_of
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, KernelOp
+from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.instrument.regalloc_spill import SpillError, StackAccess, plan_spills
 from luthier.passes.preamble.scratch import (
-    MAX_SCRATCH_OFFSET,
     StackError,
     StackLayout,
     StackOffsetError,
     check_immediate_offset,
     kernel_stack_base,
+    max_scratch_offset,
     slot_offset,
 )
 
@@ -42,9 +43,17 @@ def _kernel(code_object: CodeObjectOp, name: str) -> KernelOp:
 
 def test_slot_offsets_and_the_immediate_limit() -> None:
     assert [slot_offset(32, slot) for slot in range(3)] == [32, 36, 40]
-    check_immediate_offset(MAX_SCRATCH_OFFSET)
+    limits = {processor: max_scratch_offset(subtarget_for(processor))
+              for processor in ("gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201")}
+    # LLVM 19's getNumFlatOffsetBits: 13 signed bits on GFX9 and GFX11, 12 on GFX10, 24 on
+    # GFX12.
+    assert limits == {"gfx90a": 4095, "gfx942": 4095, "gfx1030": 2047, "gfx1100": 4095,
+                      "gfx1201": (1 << 23) - 1}
+    check_immediate_offset(4095, limits["gfx942"])
     with pytest.raises(StackOffsetError, match="byte 4096 is past the 4095"):
-        check_immediate_offset(MAX_SCRATCH_OFFSET + 1)
+        check_immediate_offset(4096, limits["gfx942"])
+    with pytest.raises(StackOffsetError, match="byte 2048 is past the 2047"):
+        check_immediate_offset(2048, limits["gfx1030"])
 
 
 def test_the_base_is_the_private_segment_rounded_to_16() -> None:
@@ -79,7 +88,7 @@ def _pools(live: list[str], dead_extra: int = 0) -> Pools:
 
 
 def _stack(address_sgpr: bool) -> StackAccess:
-    return StackAccess(lambda: 48, address_sgpr)
+    return StackAccess(lambda: 48, address_sgpr, 4095)
 
 
 def test_vgprs_go_to_agprs_first_then_to_slots() -> None:
