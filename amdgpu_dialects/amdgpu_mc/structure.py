@@ -156,6 +156,9 @@ class FunctionLikeOp(IRDLOperation):
     #: extent was inferred from the code control flow reaches before the next symbol, and
     #: the symbol is written back with size 0, as it came.
     inferred_extent = opt_prop_def(UnitAttr)
+    #: Code no symbol names, which branches of other functions reach (hand-written code
+    #: between functions): lifted so that passes see it, written back without a symbol.
+    anonymous = opt_prop_def(UnitAttr)
     binding = opt_prop_def(StringAttr)
     visibility = opt_prop_def(StringAttr)
     body = region_def()

@@ -17,7 +17,7 @@ accept such objects, and so do we:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from luthier.amdgpu_dialects.amdgpu_mc.mnemonics import INSTRUCTION_KINDS
@@ -110,12 +110,16 @@ def split_gap(gap: bytes, end: int, after: int, alignment: int) -> tuple[bytes, 
     return gap, "s_nop"  # after is aligned, so the whole gap as data always fits
 
 
-def text_layout(code_object: CodeObject, decode_at: DecodeAt) -> TextLayout:
-    """Extents of every function of ``.text`` and what lies between them."""
+def text_layout(code_object: CodeObject, decode_at: DecodeAt,
+                anonymous: Sequence[Symbol] = ()) -> TextLayout:
+    """Extents of every function of ``.text`` and what lies between them; ``anonymous``
+    are code no symbol names that branches reach (:func:`anonymous_code`), laid out as
+    functions without a size."""
     text = code_object.text
     assert text is not None
     symbols = sorted([kernel.function for kernel in code_object.kernels]
-                     + [function.symbol for function in code_object.device_functions],
+                     + [function.symbol for function in code_object.device_functions]
+                     + list(anonymous),
                      key=lambda symbol: symbol.value)
     layout = TextLayout()
     if not symbols:
@@ -183,3 +187,15 @@ def _leading(code_object: CodeObject, first: Symbol, base: int, layout: TextLayo
     layout.leading_data = data
     if fill != "s_nop":
         layout.fills[first.name] = fill
+
+
+def anonymous_code(code_object: CodeObject, address: int, taken: set[str]) -> Symbol:
+    """A symbol for code no symbol names at ``address`` of ``.text``, which a branch goes
+    to: ``<section>.code.<hex address>`` (unless a symbol has that name), local, with no
+    size (its extent is what control flow reaches from it)."""
+    text = code_object.text
+    assert text is not None
+    name = f"{text.name.lstrip('.')}.code.{address:x}"
+    while name in taken:
+        name += "_"
+    return Symbol(name, address, 0, "FUNC", "LOCAL", "DEFAULT", text.index, "", -1)

@@ -54,7 +54,7 @@ from luthier.frontend.lift import pcrel
 from luthier.frontend.lift.carry import carry, check_descriptors
 from luthier.frontend.lift.cfg import BasicBlock, DecodedInst, LabelOf, build_blocks
 from luthier.frontend.lift.errors import LiftError
-from luthier.frontend.lift.extents import alignment_of, text_layout
+from luthier.frontend.lift.extents import TextLayout, alignment_of, anonymous_code, text_layout
 
 
 @dataclass(frozen=True)
@@ -247,24 +247,105 @@ def _append_new_ops(block: Block, ops: list[Operation]) -> None:
         block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
 
 
+@dataclass
+class _Lifted:
+    """One round of lifting every function (see :func:`_lift_functions`)."""
+
+    layout: TextLayout
+    ops: list[tuple[int, Operation]]
+    count: int
+    #: Addresses branches go to that no function holds (code to lift as anonymous).
+    unclaimed: set[int]
+
+
+def _lift_functions(code_object: CodeObject, lifter: _FunctionLifter,
+                    symbols: list[tuple[Symbol, Kernel | None]], anonymous: list[Symbol],
+                    options: LiftOptions) -> _Lifted:
+    """Every function of ``symbols`` and the ``anonymous`` code, lifted (in address
+    order), with the labels branches between them need."""
+    text = code_object.text
+    assert text is not None
+    entries = sorted([*symbols, *((symbol, None) for symbol in anonymous)],
+                     key=lambda entry: entry[0].value)
+    unnamed = {symbol.name for symbol in anonymous}
+    layout = text_layout(code_object, lifter.decode_at, anonymous)
+    extents = layout.extents
+    total = sum(extents[symbol.name] for symbol, _ in entries)
+    # A partial lift writes the chosen functions alone: the gaps between them are new.
+    fills = layout.fills if not options.kernels else {}
+    done = 0
+    count = 0
+    result_ops: list[tuple[int, Operation]] = []
+    places = _CrossFunctionLabels([(symbol, extents[symbol.name]) for symbol, _ in entries],
+                                  (text.address, text.address + len(text.data)))
+    def function_op(symbol: Symbol, kernel: Kernel | None) -> tuple[Operation, int]:
+        region, instructions = lifter.lift(
+            symbol.name, symbol.value,
+            _function_bytes(code_object, symbol, extents[symbol.name]),
+            places.lifted_with(symbol.name), places.label_of)
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(symbol.name),
+            "alignment": int_attr(alignment_of(symbol.value - text.address
+                                                if code_object.elf_type is ElfType.ET_REL
+                                                else symbol.value)),
+            "binding": StringAttr(symbol.binding),
+            "visibility": StringAttr(symbol.visibility),
+        }
+        if fills.get(symbol.name, "s_nop") != "s_nop":
+            properties["padding_fill"] = StringAttr(fills[symbol.name])
+        if symbol.name in layout.trailing:
+            properties["trailing_data"] = StringAttr(layout.trailing[symbol.name].hex())
+        if symbol.name in layout.inferred:
+            properties["inferred_extent"] = UnitAttr()
+        if symbol.name in unnamed:
+            properties["anonymous"] = UnitAttr()
+        if kernel is not None:
+            properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
+            descriptor = kernel.descriptor_symbol
+            if descriptor.binding != symbol.binding:
+                properties["descriptor_binding"] = StringAttr(descriptor.binding)
+            if descriptor.visibility != symbol.visibility:
+                properties["descriptor_visibility"] = StringAttr(descriptor.visibility)
+            return KernelOp.create(properties=properties, regions=[region]), instructions
+        return FunctionOp.create(properties=properties, regions=[region]), instructions
+
+    for symbol, kernel in entries:
+        op, instructions = function_op(symbol, kernel)
+        count += instructions
+        result_ops.append((symbol.value, op))
+        done += extents[symbol.name]
+        if options.progress is not None:
+            options.progress(done, total)
+    # A function lifted before another one's branch into it named a place there: again,
+    # with its labels (hand-written code only; compilers never branch between functions).
+    for index, (symbol, kernel) in enumerate(entries):
+        if places.is_stale(symbol.name):
+            result_ops[index] = (symbol.value, function_op(symbol, kernel)[0])
+    return _Lifted(layout, result_ops, count, places.unclaimed)
+
+
 class _CrossFunctionLabels:
     """The places in functions' code that branches of other functions go to, named
     ``<function>+<offset>`` as they are found, and which functions were lifted without
     some of theirs."""
 
-    def __init__(self, extents: list[tuple[Symbol, int]]) -> None:
+    def __init__(self, extents: list[tuple[Symbol, int]], text: tuple[int, int]) -> None:
         self._ranges = sorted((symbol.value, symbol.value + extent, symbol.name)
                               for symbol, extent in extents)
         self._starts = [start for start, _, _ in self._ranges]
+        self._text = text
         self._wanted: dict[str, dict[int, str]] = {}
         self._lifted: dict[str, int] = {}
+        #: Word-aligned addresses of ``.text`` that branches go to and no function holds.
+        self.unclaimed: set[int] = set()
 
     def label_of(self, address: int) -> str | None:
         index = bisect.bisect_right(self._starts, address) - 1
-        if index < 0:
-            return None
-        start, end, name = self._ranges[index]
+        start, end, name = self._ranges[index] if index >= 0 else (0, 0, "")
         if not start <= address < end:
+            if self._text[0] <= address < self._text[1] and address % 4 == 0:
+                self.unclaimed.add(address)  # code to lift in the next round
+                return f"unclaimed+{address:#x}"
             return None
         label = f"{name}+{address - start:#x}"
         self._wanted.setdefault(name, {})[address] = label
@@ -322,55 +403,21 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     if not options.kernels:
         entries += [(function.symbol, None) for function in code_object.device_functions]
     entries.sort(key=lambda entry: entry[0].value)
-    layout = text_layout(code_object, lifter.decode_at)
-    extents = layout.extents
-    total = sum(extents[symbol.name] for symbol, _ in entries)
-    # A partial lift writes the chosen functions alone: the gaps between them are new.
-    fills = layout.fills if not options.kernels else {}
-    done = 0
-    places = _CrossFunctionLabels([(symbol, extents[symbol.name]) for symbol, _ in entries])
-
-    def function_op(symbol: Symbol, kernel: Kernel | None) -> tuple[Operation, int]:
-        region, instructions = lifter.lift(
-            symbol.name, symbol.value,
-            _function_bytes(code_object, symbol, extents[symbol.name]),
-            places.lifted_with(symbol.name), places.label_of)
-        properties: dict[str, Attribute] = {
-            "sym_name": StringAttr(symbol.name),
-            "alignment": int_attr(alignment_of(symbol.value - text.address
-                                                if code_object.elf_type is ElfType.ET_REL
-                                                else symbol.value)),
-            "binding": StringAttr(symbol.binding),
-            "visibility": StringAttr(symbol.visibility),
-        }
-        if fills.get(symbol.name, "s_nop") != "s_nop":
-            properties["padding_fill"] = StringAttr(fills[symbol.name])
-        if symbol.name in layout.trailing:
-            properties["trailing_data"] = StringAttr(layout.trailing[symbol.name].hex())
-        if symbol.name in layout.inferred:
-            properties["inferred_extent"] = UnitAttr()
-        if kernel is not None:
-            properties["descriptor"] = KernelDescriptorAttr(kernel.descriptor)
-            descriptor = kernel.descriptor_symbol
-            if descriptor.binding != symbol.binding:
-                properties["descriptor_binding"] = StringAttr(descriptor.binding)
-            if descriptor.visibility != symbol.visibility:
-                properties["descriptor_visibility"] = StringAttr(descriptor.visibility)
-            return KernelOp.create(properties=properties, regions=[region]), instructions
-        return FunctionOp.create(properties=properties, regions=[region]), instructions
-
-    for symbol, kernel in entries:
-        op, instructions = function_op(symbol, kernel)
-        count += instructions
-        result_ops.append((symbol.value, op))
-        done += extents[symbol.name]
-        if options.progress is not None:
-            options.progress(done, total)
-    # A function lifted before another one's branch into it named a place there: again,
-    # with its labels (hand-written code only; compilers never branch between functions).
-    for index, (symbol, kernel) in enumerate(entries):
-        if places.is_stale(symbol.name):
-            result_ops[index] = (symbol.value, function_op(symbol, kernel)[0])
+    # Code no symbol names that branches reach is lifted too, as an anonymous function:
+    # found while lifting, it changes the layout, so the functions are lifted again with
+    # it (hand-written code only; every round finds new code or ends).
+    anonymous: list[Symbol] = []
+    while True:
+        lifted = _lift_functions(code_object, lifter, entries, anonymous, options)
+        if not lifted.unclaimed:
+            break
+        taken = {symbol.name for symbol in code_object.symbols} \
+            | {symbol.name for symbol in anonymous}
+        for address in sorted(lifted.unclaimed):
+            found = anonymous_code(code_object, address, taken)
+            taken.add(found.name)
+            anonymous.append(found)
+    layout, result_ops, count = lifted.layout, lifted.ops, lifted.count
     symbol_map = pcrel.SymbolMap(code_object)
     # In address order: the emitter lays variables out in body order, so this keeps each
     # one's place in its section (and every PC-relative distance to it).

@@ -381,15 +381,19 @@ class _FunctionWriter:
     def lines(self, alignment: int) -> list[str]:
         items = self.layout()
         name = self.name
-        out = [
-            f"{TOP}.text",
-            *_symbol_directives(
-                name, self.writer.binding(self.op), self.writer.declared_visibility(self.op)
-            ),
-            self._align_line(alignment),
-            f"{TOP}.type\t{name},@function",
-            f"{name}:",
-        ]
+        if self.op.anonymous is not None:
+            # Code no symbol names: an assembler-local label, which makes no symbol.
+            out = [f"{TOP}.text", self._align_line(alignment), f".L{name}:"]
+        else:
+            out = [
+                f"{TOP}.text",
+                *_symbol_directives(
+                    name, self.writer.binding(self.op), self.writer.declared_visibility(self.op)
+                ),
+                self._align_line(alignment),
+                f"{TOP}.type\t{name},@function",
+                f"{name}:",
+            ]
         for item in items:
             if isinstance(item, Block):
                 out.append(f"{self.labels[item]}:")
@@ -519,7 +523,8 @@ class _AsmWriter:
         """Every symbol this object defines -> its ELF type, in emitter order."""
         symbols: dict[str, str] = {}
         for function in self.functions:
-            symbols[_check_symbol(function.sym_name.data)] = "@function"
+            if function.anonymous is None:  # code no symbol names gets none
+                symbols[_check_symbol(function.sym_name.data)] = "@function"
         for function in self.functions:
             if isinstance(function, KernelOp):
                 symbols[f"{function.sym_name.data}.kd"] = "@object"

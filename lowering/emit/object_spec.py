@@ -101,6 +101,8 @@ def object_spec(code_object: CodeObjectOp,
     symbols: list[SymbolSpec] = []
     for placed in text.functions:
         op = placed.op
+        if op.anonymous is not None:
+            continue  # code no symbol named: placed, and named by nothing again
         # A symbol that came without a size goes back without one.
         size = 0 if op.inferred_extent is not None else placed.size
         symbols.append(SymbolSpec(placed.name, ".text", placed.offset, size, "FUNC",

@@ -24,7 +24,9 @@ Selectors:
 
 ``kernel`` names a kernel or a device function; without it, every kernel (not the device
 functions: a payload there would run for each kernel that calls them; name them to
-instrument them). Instruction indexes count instructions in layout order from 0.
+instrument them) and, but for the entry points, the code no symbol names that kernels
+branch to (``anonymous`` functions of hand-written code: part of the kernels that run it).
+Instruction indexes count instructions in layout order from 0.
 
 Errors are diagnostics naming the insertion's hook, the function and the instruction: a
 hook that does not exist or whose arguments do not match, an operand the instruction does
@@ -86,13 +88,22 @@ def _fail(insert: InsertOp, message: str) -> PassFailedException:
     return PassFailedException(f"insert-hooks: @{insert.hook.string_value()}: {message}")
 
 
+#: Insertion points that mean a kernel's start: code no symbol names has none.
+_ENTRY_POINTS = ("kernel_entry", "first_block_end")
+
+
 def _functions(code_object: CodeObjectOp, insert: InsertOp) -> list[FunctionLikeOp]:
+    """The functions ``insert`` instruments: the one it names, else every kernel and
+    the code no symbol names that kernels branch to (hand-written code; it is theirs,
+    so counting every instruction of a kernel counts it too), but for entry points."""
     wanted = insert.kernel.data if insert.kernel is not None else None
+    anonymous_too = wanted is None and insert.at.data not in _ENTRY_POINTS
     found: list[FunctionLikeOp] = []
     for op in code_object.body.ops:
         if not isinstance(op, FunctionLikeOp):
             continue
-        if wanted is None and isinstance(op, KernelOp) or op.sym_name.data == wanted:
+        if wanted is None and isinstance(op, KernelOp) or op.sym_name.data == wanted \
+                or (anonymous_too and op.anonymous is not None):
             found.append(op)
     return found
 

@@ -8,7 +8,8 @@
 # The inputs are what compilers never make and LLVM's tools accept: function symbols without
 # .size (no_size.s), data words between and after functions (data_between.s), filler words
 # after a function (filler.s), a table before the first function (leading_data.s), kernels
-# that branch into the code of another (shared_tail.s), and a
+# that branch into the code of another (shared_tail.s) or into code no symbol names
+# (unnamed_code.s), and a
 # processor we have no tables for (unsupported_target.s).
 # Each file is assembled for the processor its .amdgcn_target line names. Needs llvm-mc-19
 # and ld.lld-19 (scripts/setup.sh installs them).

@@ -1,6 +1,7 @@
 """Hand-written code objects (``test/corpus/handwritten``): what compilers never make and
 LLVM's tools accept — function symbols without ``.size``, data and filler words between and
-after functions, a table before the first one, and kernels that branch into another's code.
+after functions, a table before the first one, kernels that branch into another's code or
+into code no symbol names.
 
 Each one lifts, comes back byte for byte through both outputs (ELF, and assembly that
 llvm-mc-19 and ld.lld-19 turn into the same file), says which extents it inferred, and is
@@ -33,7 +34,7 @@ from luthier.lowering.emit import emit_code_object
 ROOT = Path(__file__).resolve().parents[4]
 HANDWRITTEN = ROOT / "test" / "corpus" / "handwritten"
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")
-OBJECTS = ("no_size", "data_between", "filler", "leading_data", "shared_tail")
+OBJECTS = ("no_size", "data_between", "filler", "leading_data", "shared_tail", "unnamed_code")
 LANES = 64
 #: Every kernel, and what it stores in out[tid] with count = 1 (the comments in the .s).
 EXPECTED = {
@@ -46,6 +47,8 @@ EXPECTED = {
     ("shared_tail", "first"): np.arange(LANES) + 1,
     ("shared_tail", "second"): np.arange(LANES) * 2,
     ("shared_tail", "third"): np.arange(LANES) + 100,
+    ("unnamed_code", "first"): np.arange(LANES) + 1,
+    ("unnamed_code", "second"): np.arange(LANES) * 2,
 }
 needs_llvm = pytest.mark.skipif(shutil.which("llvm-mc-19") is None
                                 or shutil.which("ld.lld-19") is None,
@@ -93,7 +96,10 @@ def test_inferred_extents_and_trailing_data_are_what_the_file_holds(name: str) -
                      + [function.symbol for function in original.device_functions],
                      key=lambda symbol: symbol.value)
     functions = _functions(_lifted(name))
-    assert set(functions) == {symbol.name for symbol in symbols}
+    named = {function: op for function, op in functions.items() if op.anonymous is None}
+    assert set(named) == {symbol.name for symbol in symbols}
+    assert all(op.inferred_extent is not None for op in functions.values()
+               if op.anonymous is not None)
     for symbol in symbols:
         op = functions[symbol.name]
         assert (op.inferred_extent is not None) == (symbol.size == 0), symbol.name
@@ -128,7 +134,11 @@ def test_every_example_hook_instruments_them(name: str, hook: str, tmp_path: Pat
     lifted = _functions(_lifted(name))
     again = _functions(lift_code_object(read_code_object(instrumented)).module)
     for function, op in lifted.items():
-        assert again[function].trailing_bytes == op.trailing_bytes, function
+        if op.anonymous is None:
+            assert again[function].trailing_bytes == op.trailing_bytes, function
+    # Code no symbol names moved with the code before it: its name (its address) changed.
+    assert [op.trailing_bytes for op in lifted.values() if op.anonymous is not None] \
+        == [op.trailing_bytes for op in again.values() if op.anonymous is not None]
     before, after = _lifted(name), lift_code_object(read_code_object(instrumented)).module
     assert isinstance(after, CodeObjectOp) and after.leading_bytes == before.leading_bytes
     for (obj, kernel), expected in EXPECTED.items():
@@ -196,3 +206,21 @@ def test_entry_state_is_refused_where_another_kernel_runs_the_code(tmp_path: Pat
     assert run.returncode == 1 and not output.exists()
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert "label \"second+0x10\"" in run.stderr and "entry state" in run.stderr
+
+
+def test_code_no_symbol_names_is_lifted_where_a_branch_goes() -> None:
+    """``first`` (sized up to its branch) goes to code after a data word that no symbol
+    covers: an anonymous function at that address, its label at its start, the data word
+    ``first``'s trailing data and the two words after the code the anonymous function's;
+    the output's symbol tables gain nothing."""
+    functions = _functions(_lifted("unnamed_code"))
+    anonymous = [op for op in functions.values() if op.anonymous is not None]
+    assert [op.sym_name.data for op in anonymous] == ["text.code.1718"]
+    code = anonymous[0]
+    assert functions["first"].trailing_bytes == bytes.fromhex("0df0feca")
+    assert code.trailing_bytes == bytes.fromhex("1111111122222222")
+    first_op = next(iter(code.body.blocks)).first_op
+    assert isinstance(first_op, LabelOp) and first_op.label.data == "text.code.1718+0x0"
+    emitted = read_code_object(emit_code_object(_lifted("unnamed_code")))
+    assert sorted(symbol.name for symbol in emitted.symbols) == sorted(
+        symbol.name for symbol in read_code_object(HANDWRITTEN / "unnamed_code.co").symbols)
