@@ -58,20 +58,26 @@ class TextLayout:
     padding: int = 0
     #: Opaque bytes at the start of ``.text``, before the first function's alignment gap.
     leading_data: bytes = b""
+    #: One line per thing the lift does not give back as it was (overlapping symbols).
+    warnings: list[str] = field(default_factory=lambda: list[str]())
 
 
-def reached_extent(name: str, start: int, bound: int, decode_at: DecodeAt) -> int:
+def reached_extent(name: str, start: int, bound: int, decode_at: DecodeAt,
+                   limit: int | None = None) -> int:
     """Bytes from ``start`` to the end of the last instruction control flow reaches from
-    it without passing ``bound`` (the next symbol or the section end)."""
+    it, following branches that stay before ``bound`` (the next symbol; the others go to
+    other functions' code) and falling through up to ``limit`` (the section end; into the
+    next symbol's code, which this function then shares)."""
+    limit = bound if limit is None else limit
     seen: set[int] = set()
     pending = [start]
     end = start
     while pending:
         address = pending.pop()
         while address not in seen:
-            if address >= bound:
+            if address >= limit:
                 raise LiftError(f"{name}+{address - start:#x}", "the function has no size and "
-                                "its code runs into the next symbol or the section end")
+                                "its code runs past the end of the section")
             seen.add(address)
             inst = decode_at(name, address, start)
             end = max(end, inst.end)
@@ -137,13 +143,18 @@ def text_layout(code_object: CodeObject, decode_at: DecodeAt,
             continue
         bound = next(start for start in starts if start > symbol.value)
         layout.extents[symbol.name] = reached_extent(symbol.name, symbol.value, bound,
-                                                     decode_at)
+                                                     decode_at, text_end)
         layout.inferred.add(symbol.name)
     base = text.address if code_object.elf_type is ElfType.ET_REL else 0
     for before, after in zip(symbols, symbols[1:], strict=False):
         end = before.value + layout.extents[before.name]
         if end > after.value:
-            continue  # overlapping symbols: the lifter reports them
+            shared = min(end, after.value + layout.extents[after.name]) - after.value
+            layout.warnings.append(
+                f"{before.name} [{before.value:#x}, {end:#x}) overlaps {after.name} at "
+                f"{after.value:#x}: each is lifted with its own copy of the {shared} bytes "
+                "they share, written one after the other (the output's code is larger)")
+            continue
         gap = text.data[end - text.address:after.value - text.address]
         if not gap:
             continue

@@ -454,7 +454,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     body = Block([op for _, op in result_ops] + globals_ + carried.ops)
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
     # A function lifted twice (see above) said its warnings twice.
-    warnings = list(dict.fromkeys(lifter.warnings)) + carried.warnings
+    warnings = layout.warnings + list(dict.fromkeys(lifter.warnings)) + carried.warnings
     return LiftResult(module, warnings, count)
 
 

@@ -27,6 +27,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.emulator.api import RunResult, run_kernel
 from luthier.frontend.codeobj import read_code_object
+from luthier.frontend.codeobj.compare import compare_code_objects
 from luthier.frontend.lift import lift_code_object
 from luthier.frontend.lift.extents import s_nop_suffix
 from luthier.lowering.emit import emit_code_object
@@ -224,3 +225,50 @@ def test_code_no_symbol_names_is_lifted_where_a_branch_goes() -> None:
     emitted = read_code_object(emit_code_object(_lifted("unnamed_code")))
     assert sorted(symbol.name for symbol in emitted.symbols) == sorted(
         symbol.name for symbol in read_code_object(HANDWRITTEN / "unnamed_code.co").symbols)
+
+
+SHARED_BY_OVERLAP = """\
+	.amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+	.text
+	.globl	kernel_a
+	.p2align	8
+	.type	kernel_a,@function
+kernel_a:
+	v_mov_b32 v1, 1
+	.globl	kernel_b
+	.type	kernel_b,@function
+kernel_b:
+	s_endpgm
+.Lend:
+{sizes}
+"""
+
+
+@needs_llvm
+@pytest.mark.parametrize("sizes", [
+    "\t.size\tkernel_a, .Lend-kernel_a\n\t.size\tkernel_b, .Lend-kernel_b",  # overlapping
+    "\t.size\tkernel_b, .Lend-kernel_b",  # kernel_a has no size and falls into kernel_b
+], ids=["overlapping-sizes", "falls-into-the-next"])
+def test_code_two_symbols_share_is_copied_with_a_warning(sizes: str, tmp_path: Path) -> None:
+    """Two symbols over the same code (one falling into the other): each function gets
+    its own copy, so every function's bytes come back and each runs what it ran; the
+    output is larger, which one warning says (an error with --strict, and no output)."""
+    source, obj, linked = tmp_path / "in.s", tmp_path / "in.o", tmp_path / "in.co"
+    source.write_text(SHARED_BY_OVERLAP.format(sizes=sizes))
+    subprocess.run(["llvm-mc-19", "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a",
+                    "-filetype=obj", str(source), "-o", str(obj)], check=True)
+    subprocess.run(["ld.lld-19", "-shared", str(obj), "-o", str(linked)], check=True)
+    command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift", str(linked)]
+    run = subprocess.run([*command, "-o", str(tmp_path / "out.co")], capture_output=True,
+                         text=True, check=True)
+    assert run.stderr.splitlines() == [
+        f"luthier-opt: warning: {linked}: kernel_a [0x1300, 0x1308) overlaps kernel_b at "
+        "0x1304: each is lifted with its own copy of the 4 bytes they share, written one "
+        "after the other (the output's code is larger)"]
+    comparison = compare_code_objects(read_code_object(linked),
+                                      read_code_object(tmp_path / "out.co"))
+    assert comparison.functions == comparison.identical_functions == 2
+    strict = subprocess.run([*command, "--strict", "-o", str(tmp_path / "strict.co")],
+                            capture_output=True, text=True, check=False)
+    assert strict.returncode == 1 and not (tmp_path / "strict.co").exists()
+    assert strict.stderr.endswith("(--strict)\n") and strict.stderr.count("\n") == 1
