@@ -247,6 +247,11 @@ def _append_new_ops(block: Block, ops: list[Operation]) -> None:
         block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
 
 
+#: How many times code no symbol names may lead the lift to more of it (each round lifts
+#: the whole object again: a chain of such code in a hostile file must not go on).
+MAX_UNNAMED_ROUNDS = 16
+
+
 @dataclass
 class _Lifted:
     """One round of lifting every function (see :func:`_lift_functions`)."""
@@ -278,6 +283,7 @@ def _lift_functions(code_object: CodeObject, lifter: _FunctionLifter,
     result_ops: list[tuple[int, Operation]] = []
     places = _CrossFunctionLabels([(symbol, extents[symbol.name]) for symbol, _ in entries],
                                   (text.address, text.address + len(text.data)))
+
     def function_op(symbol: Symbol, kernel: Kernel | None) -> tuple[Operation, int]:
         region, instructions = lifter.lift(
             symbol.name, symbol.value,
@@ -407,7 +413,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     # found while lifting, it changes the layout, so the functions are lifted again with
     # it (hand-written code only; every round finds new code or ends).
     anonymous: list[Symbol] = []
-    while True:
+    for _ in range(MAX_UNNAMED_ROUNDS):
         lifted = _lift_functions(code_object, lifter, entries, anonymous, options)
         if not lifted.unclaimed:
             break
@@ -417,6 +423,10 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
             found = anonymous_code(code_object, address, taken)
             taken.add(found.name)
             anonymous.append(found)
+    else:
+        raise LiftError(code_object.name, f"code no symbol names leads to more code no symbol "
+                        f"names, {MAX_UNNAMED_ROUNDS} times over (each time the object is "
+                        "lifted again): not lifted")
     layout, result_ops, count = lifted.layout, lifted.ops, lifted.count
     symbol_map = pcrel.SymbolMap(code_object)
     # In address order: the emitter lays variables out in body order, so this keeps each
