@@ -44,7 +44,7 @@ from xdsl.ir import Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, InstBuilder, Keyword, reg
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.register_units import file_range, unit_names
+from luthier.amdgpu_dialects.amdgpu_mc.register_units import SGPR_COUNT, file_range, unit_names
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr
 from luthier.amdgpu_dialects.instr.ops import ReturnOp
 from luthier.passes.instrument.regalloc_assign import Pools
@@ -104,7 +104,9 @@ def _lowest(mask: int) -> int:
     return mask & -mask
 
 
-_SGPRS = file_range("s", 0, 102)
+#: Every SGPR of the unit model (s0-s105): which of them a target addresses (s0-s101 on
+#: GFX9, s0-s105 from GFX10) is in the pools' ``allowed`` and ``budget`` masks.
+_SGPRS = file_range("s", 0, SGPR_COUNT)
 _VGPRS = file_range("v", 0, 256)
 
 
@@ -224,7 +226,7 @@ def _exec_save(pools: Pools, named: int, spilled: int,
     dead = pools.dead & pools.allowed & ~named
     width = 2 if wave_size == 64 else 1
     for usable in (dead, dead | spilled, dead | spilled | pools.spillable):
-        for start in range(0, 102, width):
+        for start in range(0, SGPR_COUNT, width):
             held = file_range("s", start, width)
             if held & usable == held:
                 name = f"s[{start}:{start + 1}]" if width == 2 else f"s{start}"

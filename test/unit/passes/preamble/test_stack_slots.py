@@ -125,3 +125,18 @@ def test_a_saved_holder_needs_a_dead_exec_pair() -> None:
     pools = _pools(live, dead_extra=file_range("a", 0, 256) | file_range("s", 0, 102))
     with pytest.raises(SpillError):
         plan_spills(mask_of(["s4"]), mask_of(["s4"]), 0, pools, 64, True, _stack(False))
+
+
+def test_exec_is_saved_in_s102_and_up_where_the_target_has_them() -> None:
+    """RDNA addresses s0-s105: with s0-s101 all live, wave32 saves EXEC in s102 and wave64
+    in s[102:103] (dead, so nothing is saved first); on GFX9 (s0-s101 only, the pools'
+    allowed mask) the same registers are not there, so a live SGPR pair is saved for it."""
+    high = file_range("s", 102, 4)  # s102-s105: RDNA's, not GFX9's (EVERYTHING here)
+    live = mask_of([f"s{n}" for n in range(102)] + ["v1"])
+    spilled = mask_of(["v1"])
+    rdna = Pools((EVERYTHING | high) & ~live, EVERYTHING | high, EVERYTHING | high, live)
+    assert plan_spills(spilled, spilled, 0, rdna, 32, True).exec_save == "s102"
+    assert plan_spills(spilled, spilled, 0, rdna, 64, True).exec_save == "s[102:103]"
+    gfx9 = Pools(EVERYTHING & ~live, EVERYTHING, EVERYTHING, live)
+    plan = plan_spills(spilled, spilled, 0, gfx9, 64, True)
+    assert plan.exec_save == "s[0:1]" and [sgpr for sgpr, _, _ in plan.sgprs] == ["s0", "s1"]
