@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from luthier.amdgpu_dialects.amdgpu_mc.registers import vgpr_half
 from luthier.emulator.errors import EmulationError
 from luthier.emulator.memory import PRIVATE_APERTURE_HI, SHARED_APERTURE_HI
 from luthier.emulator.state import EXEC, FLAT_SCRATCH, M0, NULL, TTMP, VCC, XNACK_MASK, Vec, Wave
@@ -46,6 +47,9 @@ def register(name: str) -> tuple[str, int, int]:
     special = _SPECIAL.get(name)
     if special is not None:
         return "s", special[0], special[1]
+    if vgpr_half(name) is not None:
+        raise EmulationError(f"register {name}: 16-bit VGPR halves (true16 operands) are "
+                             "not modelled by the emulator")
     match = _TUPLE.fullmatch(name)
     if match is None:
         return name, 0, 0
@@ -128,6 +132,26 @@ def vector_reader(value: object, bits: int) -> VectorRead:
         return lambda wave: constant
     scalar = scalar_reader(value, bits)
     return lambda wave: np.array(scalar(wave), dtype)
+
+
+def half_reader(value: object) -> VectorRead:
+    """A reader of a 16-bit source (uint32 lanes holding the 16 bits): a VGPR half as true16
+    operands name it (``v25.h``), else the low 16 bits of what :func:`vector_reader` reads."""
+    half = vgpr_half(value) if isinstance(value, str) else None
+    if half is None:
+        read = vector_reader(value, 32)
+        return lambda wave: np.asarray(read(wave), np.uint32) & np.uint32(0xFFFF)
+    index, high = half
+    shift = np.uint32(16 if high else 0)
+    return lambda wave: (wave.v[index] >> shift) & np.uint32(0xFFFF)
+
+
+def half_target(value: object) -> tuple[int, bool]:
+    """(VGPR, whether the high half) of a 16-bit destination naming a half (``v25.h``)."""
+    half = vgpr_half(value) if isinstance(value, str) else None
+    if half is None:
+        raise EmulationError(f"operand {value!r} is not a 16-bit VGPR half")
+    return half
 
 
 def vector_target(value: object) -> tuple[str, int, int]:

@@ -3,7 +3,8 @@
 Registers are attributes, not SSA values: machine code names the same register from many
 instructions, and passes (liveness, allocation) reason about register units, not def-use
 chains. A physical register is spelled as LLVM prints it (``s4``, ``v[0:1]``, ``a7``,
-``vcc``, ``exec_lo``, ``ttmp[4:5]``); a virtual register has a number and an LLVM register
+``vcc``, ``exec_lo``, ``ttmp[4:5]``, and a 16-bit half of a VGPR as GFX11+ true16 code names
+it, ``v25.h``/``v4.l``); a virtual register has a number and an LLVM register
 class (``%3:sreg_64``), which fixes its width and file until the allocator gives it a home.
 Attributes are interned, so a kernel that mentions ``s[4:5]`` a thousand times holds one.
 """
@@ -19,22 +20,34 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-#: ``s4``, ``v[0:1]``, ``ttmp[4:7]``, ``vcc_lo``, ``exec``, ``src_scc``...
-_REGISTER = re.compile(r"[a-z_][a-z0-9_]*(\[\d+:\d+\])?")
+#: ``s4``, ``v[0:1]``, ``ttmp[4:7]``, ``vcc_lo``, ``exec``, ``src_scc``, ``v25.h``...
+_REGISTER = re.compile(r"[a-z_][a-z0-9_]*(\[\d+:\d+\])?|v\d+\.[lh]")
 #: The files a register name can draw from, by prefix: used to tell tuples apart.
 #: A virtual register's class, optionally narrowed: ``SReg_64``, ``VReg_128.sub2_sub3``.
 _SUB = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.sub\d+(?:_sub\d+)*)?")
 _TUPLE = re.compile(r"(s|v|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])")
+#: A 16-bit half of a VGPR (GFX11+ true16 operands): ``v25.h``, ``v4.l``.
+_HALF = re.compile(r"v(\d+)\.([lh])")
+
+
+def vgpr_half(name: str) -> tuple[int, bool] | None:
+    """``(25, True)`` for ``v25.h``, ``(4, False)`` for ``v4.l``: the VGPR and whether the
+    high half is named; None for any other register."""
+    match = _HALF.fullmatch(name)
+    return None if match is None else (int(match.group(1)), match.group(2) == "h")
 
 
 def register_units(name: str) -> tuple[str, int, int] | None:
     """``("s", 4, 2)`` for ``s[4:5]``: file prefix, first index, number of 32-bit units.
 
-    None for special registers (``vcc``, ``exec``...), which have names of their own.
+    None for special registers (``vcc``, ``exec``...), which have names of their own. A
+    16-bit half (``v25.h``) is in the unit of its VGPR: units are 32 bits, and writing a
+    half keeps the other (a partial write, see :mod:`.register_units`).
     """
     match = _TUPLE.fullmatch(name)
     if match is None:
-        return None
+        half = vgpr_half(name)
+        return None if half is None else ("v", half[0], 1)
     prefix, single, first, last = match.groups()
     if single is not None:
         return prefix, int(single), 1

@@ -72,7 +72,8 @@ SPECIAL_REGISTERS.update({
     "execz": "src_execz", "lds_direct": "src_lds_direct",
 })
 
-_REGISTER = re.compile(r"^(v|s|a|ttmp|acc)(\d+)$")
+#: ``v7``, ``s3``, ``acc2``...; a VGPR may name a 16-bit half (``v7.h``, ``v7.l``: true16).
+_REGISTER = re.compile(r"^(v|s|a|ttmp|acc)(\d+)(\.[lh])?$")
 _REGISTER_PREFIX = frozenset({"v", "s", "a", "ttmp", "acc"})
 _LIMITS = {"v": 256, "a": 256, "s": 102, "ttmp": 16}
 _WAITCNT_COUNTERS = frozenset({"vmcnt", "expcnt", "lgkmcnt", "vmcnt_sat", "expcnt_sat",
@@ -527,8 +528,13 @@ class OperandReader:
             return Item("reg", column, special)
         match = _REGISTER.match(text)
         if match is not None:
-            return Item("reg", column, register_name(match.group(1), int(match.group(2)), 1,
-                                                     column, self.sgprs))
+            name = register_name(match.group(1), int(match.group(2)), 1, column, self.sgprs)
+            half = match.group(3)
+            if half is not None:
+                if match.group(1) != "v":  # only VGPRs have 16-bit halves
+                    raise AsmSyntaxError("invalid operand for instruction", column)
+                name += half
+            return Item("reg", column, name)
         self.expect("[")
         first = self.expect_int()
         last = first

@@ -18,9 +18,10 @@ from collections.abc import Callable
 import numpy as np
 
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+from luthier.emulator.operands import half_reader, half_target
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
-from luthier.emulator.semantics.vop import base_name
+from luthier.emulator.semantics.vop import base_name, is_dpp
 from luthier.emulator.state import Vec, Wave
 
 F16 = np.float16
@@ -206,6 +207,25 @@ def _op16(inst: Instruction) -> Step:
             else:
                 bits = (wave.v[target] & U32(0xFFFF0000)) | half
         wave.write_v(target, bits)
+        return following
+
+    return step
+
+
+@semantics("v_mov_b16")
+def _mov_b16(inst: Instruction) -> Step:
+    """``v_mov_b16`` (GFX11+; LLVM 19 has only its true16 form): its operands name 16-bit
+    halves (``v_mov_b16_e32 v25.h, v4.l``), and the other half of the destination is kept."""
+    if is_dpp(inst):
+        raise inst.unsupported("the DPP forms of v_mov_b16 are not modelled")
+    read = half_reader(inst.get("src0"))
+    index, high = half_target(inst.get("vdst"))
+    keep = U32(0xFFFF if high else 0xFFFF0000)
+    shift = U32(16 if high else 0)
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        wave.write_v(index, (wave.v[index] & keep) | (read(wave) << shift))
         return following
 
     return step

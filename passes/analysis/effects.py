@@ -11,8 +11,8 @@ treat a write as the end of a value when it replaces all of it:
   the old value only where EXEC holds every lane that may still read it (see
   :mod:`.liveness`);
 * ``partial_defs``: writes that keep part of the old value — tied operands (atomics that
-  return), D16 loads, 16-bit ALU results, SDWA and DPP forms, ``v_writelane`` — which are
-  read-modify-writes and never end a value.
+  return), D16 loads, 16-bit ALU results, a 16-bit half of a VGPR (true16's ``v25.h``),
+  SDWA and DPP forms, ``v_writelane`` — which are read-modify-writes and never end a value.
 
 Wave size. TableGen names the lane masks ``EXEC`` and ``VCC`` in every wave size; a wave32
 instruction reads and writes only their low halves (LLVM rewrites an implicit ``VCC`` to
@@ -36,7 +36,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     VECTOR_MASK,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr, vgpr_half
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
 
 #: LDS instructions that still read M0 from GFX9 on (global wave sync, append/consume,
@@ -47,6 +47,13 @@ _DS_READS_M0 = re.compile(r"^ds_(?:gws_|append|consume|ordered_count|.*addtid)")
 
 #: 16-bit results, D16 memory forms, and encodings whose destination write can be partial.
 _PARTIAL_MNEMONIC = re.compile(r"d16|_(?:f16|i16|u16|b16)(?:_|$)|_sdwa$|_dpp$|^v_writelane")
+
+
+def writes_partially(mnemonic: str) -> bool:
+    """Whether the vector result of ``mnemonic`` may keep part of the old value: 16-bit
+    results, D16 memory forms, SDWA/DPP encodings, ``v_writelane`` (so no such write ends
+    a value; liveness and the payload allocator both ask)."""
+    return _PARTIAL_MNEMONIC.search(mnemonic) is not None
 
 
 class EffectError(ValueError):
@@ -83,7 +90,8 @@ def _operand_masks(desc: InstrDef, operands: ArrayAttr[Attribute],
         mask = units_of(attr.data)
         if index < desc.num_defs:
             defs |= mask
-            if slot.name in tied_names:
+            # A 16-bit half (true16's ``v25.h``) keeps the other half of its unit.
+            if slot.name in tied_names or vgpr_half(attr.data) is not None:
                 tied |= mask
         else:
             uses |= mask
@@ -161,7 +169,7 @@ class EffectTable:
         writes_exec = bool(defs & self.exec_units)
         vector = defs & VECTOR_MASK
         partial = tied
-        if vector and _PARTIAL_MNEMONIC.search(mnemonic):
+        if vector and writes_partially(mnemonic):
             partial |= vector
         vector &= ~partial
         scalar = defs & ~VECTOR_MASK & ~partial

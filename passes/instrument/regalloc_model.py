@@ -21,7 +21,6 @@ Python facts over one bit mask per point, so the allocator never walks IR twice:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -38,14 +37,12 @@ from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     VECTOR_MASK,
     units_of,
 )
-from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
+from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr, vgpr_half
 from luthier.amdgpu_dialects.instr.mc_ops import MCIntrinsicOp
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import RegisterClass, TargetISA
+from luthier.passes.analysis.effects import writes_partially
 
-#: Writes that keep part of the old value (as :mod:`luthier.passes.analysis.effects` models
-#: them): 16-bit results, D16 memory forms, SDWA/DPP encodings, ``v_writelane``.
-_PARTIAL_MNEMONIC = re.compile(r"d16|_(?:f16|i16|u16|b16)(?:_|$)|_sdwa$|_dpp$|^v_writelane")
 #: Moves whose source and destination may be given one home (and then deleted).
 COPY_MNEMONICS = frozenset({"s_mov_b32", "s_mov_b64", "v_mov_b32_e32"})
 _EXEC = units_of("exec")
@@ -268,7 +265,7 @@ def _instruction_item(code: PayloadCode, op: InstructionOpBase, block: int,
         raise PayloadError(f"'{op.opcode.data}' is not an instruction of {isa.name}")
     item = Item(op, block)
     defined: set[int] = set()
-    partial = bool(_PARTIAL_MNEMONIC.search(op.mnemonic))
+    partial = writes_partially(op.mnemonic)
     for index, (slot, attr) in enumerate(zip(desc.operands, op.mc_operands.data, strict=False)):
         mask = _operand_units(code, attr)
         if not mask:
@@ -284,8 +281,9 @@ def _instruction_item(code: PayloadCode, op: InstructionOpBase, block: int,
             _constrain(code, attr, slot.kind.register_class)
         if mask.bit_count() > 1:
             item.wide_defs |= mask
-        if slot.name in desc.tied:
-            continue
+        if slot.name in desc.tied or (isinstance(attr, PhysRegAttr)
+                                      and vgpr_half(attr.data) is not None):
+            continue  # read-modify-write: a tied operand, a 16-bit half (``v25.h``)
         vector = _vector_part(code, mask)
         item.scalar_kills |= mask & ~vector
         if not partial:

@@ -9,7 +9,7 @@
 # .size (no_size.s), data words between and after functions (data_between.s), filler words
 # after a function (filler.s), a table before the first function (leading_data.s), kernels
 # that branch into the code of another (shared_tail.s) or into code no symbol names
-# (unnamed_code.s), and a
+# (unnamed_code.s), 16-bit halves of VGPRs as GFX11 true16 code names them (true16.s), and a
 # processor we have no tables for (unsupported_target.s).
 # Each file is assembled for the processor its .amdgcn_target line names. Needs llvm-mc-19
 # and ld.lld-19 (scripts/setup.sh installs them).

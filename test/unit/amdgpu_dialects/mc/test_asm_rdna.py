@@ -141,6 +141,13 @@ GFX1100_CASES: list[tuple[str, str, str]] = [
     ('v_floor_f16 v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:1 fi:1',
      'v_floor_f16_dpp v127, -|v127| row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:1 '
      'fi:1', "fab6fe7e7f6f3d30"),
+    # True16 operands: 16-bit halves of VGPRs (v_mov_b16 has only this form in LLVM 19).
+    ("v_mov_b16 v25.h, v4.l", "v_mov_b16_e32 v25.h, v4.l", "0439327f"),
+    ("v_mov_b16_e32 v5.l, 0x3c00", "v_mov_b16_e32 v5.l, 0x3c00", "ff380a7e003c0000"),
+    ("v_mov_b16_e32 v5.h, s7", "v_mov_b16_e32 v5.h, s7", "07380a7f"),
+    ("v_mov_b16_dpp v3.h, v4.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+     "v_mov_b16_dpp v3.h, v4.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+     "fa38067f04b100ff"),
 ]
 
 
@@ -179,6 +186,19 @@ def test_vopd_rules(line: str, message: str) -> None:
 def test_gfx1100_symbolic_operand_errors(line: str, message: str) -> None:
     with pytest.raises(AsmParseError, match=message):
         parser_for("gfx1100").parse(line)
+
+
+@pytest.mark.parametrize(("line", "column"), [
+    ("v_mov_b16_e32 v1, v2", 14),  # a 16-bit slot takes a half, not a whole VGPR
+    ("v_mov_b16_e32 v1.h, v[2:3]", 20),  # nor a tuple
+    ("s_mov_b32 s1.l, 0", 10),  # only VGPRs have halves
+    ("v_add_f32 v1, v2.l, v3", 14),  # nor does a 32-bit slot take one
+])
+def test_true16_halves_go_where_llvm_mc_takes_them(line: str, column: int) -> None:
+    """llvm-mc-19 (no -mattr) refuses these, at these 0-based columns."""
+    with pytest.raises(AsmParseError, match="invalid operand for instruction") as error:
+        parser_for("gfx1100").parse(line)
+    assert error.value.column == column
 
 
 def test_vopd_is_wave32_only() -> None:

@@ -1,7 +1,7 @@
 """Hand-written code objects (``test/corpus/handwritten``): what compilers never make and
 LLVM's tools accept — function symbols without ``.size``, data and filler words between and
 after functions, a table before the first one, kernels that branch into another's code or
-into code no symbol names.
+into code no symbol names, and GFX11's true16 operands (16-bit halves of VGPRs).
 
 Each one lifts, comes back byte for byte through both outputs (ELF, and assembly that
 llvm-mc-19 and ld.lld-19 turn into the same file), says which extents it inferred, and is
@@ -35,7 +35,8 @@ from luthier.lowering.emit import emit_code_object
 ROOT = Path(__file__).resolve().parents[4]
 HANDWRITTEN = ROOT / "test" / "corpus" / "handwritten"
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace", "kernarg_reader")
-OBJECTS = ("no_size", "data_between", "filler", "leading_data", "shared_tail", "unnamed_code")
+OBJECTS = ("no_size", "data_between", "filler", "leading_data", "shared_tail", "unnamed_code",
+           "true16")
 LANES = 64
 #: Every kernel, and what it stores in out[tid] with count = 1 (the comments in the .s).
 EXPECTED = {
@@ -50,6 +51,7 @@ EXPECTED = {
     ("shared_tail", "third"): np.arange(LANES) + 100,
     ("unnamed_code", "first"): np.arange(LANES) + 1,
     ("unnamed_code", "second"): np.arange(LANES) * 2,
+    ("true16", "halves"): np.arange(LANES) << 16 | 0x5678,
 }
 needs_llvm = pytest.mark.skipif(shutil.which("llvm-mc-19") is None
                                 or shutil.which("ld.lld-19") is None,
@@ -82,7 +84,8 @@ def test_the_assembly_round_trip_is_byte_identical(name: str, tmp_path: Path) ->
     source, obj, linked = tmp_path / "out.s", tmp_path / "out.o", tmp_path / "out.co"
     subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
                     str(HANDWRITTEN / f"{name}.co"), "-o", str(source)], check=True)
-    subprocess.run(["llvm-mc-19", "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx90a",
+    processor = read_code_object(HANDWRITTEN / f"{name}.co").processor
+    subprocess.run(["llvm-mc-19", "-triple=amdgcn-amd-amdhsa", f"-mcpu={processor}",
                     "-filetype=obj", str(source), "-o", str(obj)], check=True, timeout=60)
     subprocess.run(["ld.lld-19", "-shared", str(obj), "-o", str(linked)], check=True)
     assert linked.read_bytes() == (HANDWRITTEN / f"{name}.co").read_bytes()

@@ -160,3 +160,24 @@ def test_gfx12_workgroup_ids_are_in_ttmps() -> None:
     assert entry & units_of("ttmp9")
     assert not entry & units_of(f"s{user}")
     assert analyze(module).function(kernel.sym_name.data).live_in & units_of("ttmp9")
+
+
+def test_a_16_bit_half_is_read_and_written_in_its_vgpr() -> None:
+    """GFX11's true16 operands name halves (``v1.h``, ``v0.l``). A half is in the unit of
+    its VGPR: reading one reads the VGPR, writing one keeps the other half, so it ends
+    nothing: v1 (whose low half the store reads) stays live across the write of v1.h, and
+    no payload placed before it may take v1."""
+    code_object = _parse("gfx1100", 32, """
+    amdgpu_mc.v_mov_b32_e32 v1, 0x12345678
+    amdgpu_mc.v_mov_b16_e32 v1.h, v0.l
+    amdgpu_mc.global_store_b32 v[2:3], v1, off
+    amdgpu_mc.s_endpgm""")
+    effects = EffectTable.shared(load_target(*code_object.target_key))
+    first, half, store, _ = _ops(code_object)
+    assert effects.of(half).uses & units_of("v[0:1]") == units_of("v0")
+    assert effects.of(half).partial_defs == units_of("v1")
+    assert effects.of(half).vector_defs == 0
+    liveness = analyze(code_object)
+    assert liveness.live_before(half) & units_of("v1") == units_of("v1")
+    assert liveness.live_before(first) & units_of("v1") == 0
+    assert liveness.live_before(store) & units_of("v1") == units_of("v1")
