@@ -4,12 +4,14 @@ what the ISA says their fields mean.
 For every decodable instruction definition of every supported target, random encodings are
 decoded, lifted into ops the way the lifter builds them, and read back through the
 emulator's :func:`~luthier.emulator.program.operand_value`: each slot must hold the
-decoder's value. Memory offsets are then checked against the field layout of the ISA
-manuals (written out here, not taken from our tables): a global or scratch offset is the
-sign-extended 13-bit field, a FLAT one the 13-bit field unsigned (of which the access
-uses 12 bits), SMEM's the signed 21-bit
-field, DS's 8- or 16-bit unsigned fields, MUBUF's 12 bits unsigned. An emulator that read
-``offset:-28`` as 8164 (the unsigned field) put every such access 8 KiB too far.
+decoder's value (a true16 operand, ``v25.h``, included). Memory offsets are then checked
+against the field layout of the ISA manuals (written out here, not taken from our tables):
+on GFX9 and GFX11 a global or scratch offset is the sign-extended 13-bit field, a FLAT one
+the 13-bit field unsigned (of which the access uses 12 bits); GFX10's fields are 12 bits,
+GFX12's a 24-bit IOFFSET in the third dword (signed, unsigned for buffers). SMEM's is the
+signed 21-bit field (24 bits on GFX12), DS's 8- or 16-bit unsigned fields, MUBUF's 12 bits
+unsigned. An emulator that read ``offset:-28`` as 8164 (the unsigned field) put every such
+access 8 KiB too far.
 """
 
 from __future__ import annotations
@@ -43,23 +45,32 @@ def _sign_extend(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def _isa_offsets(inst: InstrDef, word: int) -> dict[str, int]:
-    """The immediate offsets the GFX9 ISA manuals (Vega, MI100, MI200, MI300) define for an
-    encoding, by operand name; empty for encodings without one."""
+def _isa_offsets(inst: InstrDef, word: int, major: int) -> dict[str, int]:
+    """The immediate offsets the ISA manuals define for an encoding, by operand name (GFX9:
+    Vega, MI100, MI200, MI300; GFX10-12: RDNA2, RDNA3, RDNA4); empty for encodings without
+    one. The FLAT segment's offset is the field as LLVM decodes and prints it: the hardware
+    ignores its top bit (test_flat_segment_offset_ignores_the_top_bit)."""
     classes = inst.classes
-    dword0, dword1 = word & 0xFFFFFFFF, word >> 32
-    if classes & {"FlatGlobal", "FlatScratch"}:
-        return {"offset": _sign_extend(dword0, 13)}
-    if "FLAT" in classes:
-        # The field as LLVM decodes and prints it; the hardware ignores its top bit for
-        # the FLAT segment (test_flat_segment_offset_ignores_the_top_bit).
-        return {"offset": dword0 & 0x1FFF}
-    if "SMRD" in classes and dword0 >> 17 & 1:  # IMM: the offset field is an immediate
-        return {"offset": _sign_extend(dword1, 21)}
+    dword0, dword1, dword2 = word & 0xFFFFFFFF, word >> 32 & 0xFFFFFFFF, word >> 64
+    if classes & {"FlatGlobal", "FlatScratch", "FLAT"}:
+        if major >= 12:  # VFLAT/VGLOBAL/VSCRATCH: IOFFSET[95:72], 24 bits signed
+            return {"offset": _sign_extend(dword2 >> 8, 24)}
+        bits = 12 if major == 10 else 13  # OFFSET[11:0] on RDNA2, [12:0] otherwise
+        if "FLAT" in classes and not classes & {"FlatGlobal", "FlatScratch"}:
+            return {"offset": dword0 & ((1 << bits) - 1)}
+        return {"offset": _sign_extend(dword0, bits)}
+    if "SMRD" in classes:
+        if major >= 12:  # IOFFSET[55:32], 24 bits signed
+            return {"offset": _sign_extend(dword1, 24)}
+        if major >= 10 or dword0 >> 17 & 1:  # GFX9: only with IMM; OFFSET[52:32] signed
+            return {"offset": _sign_extend(dword1, 21)}
+        return {}
     if "DS" in classes:
         return {"offset0": dword0 & 0xFF, "offset1": dword0 >> 8 & 0xFF,
                 "offset": dword0 & 0xFFFF}
     if classes & {"MUBUF", "MTBUF"}:
+        if major >= 12:  # VBUFFER: IOFFSET[95:72], 24 bits unsigned
+            return {"offset": dword2 >> 8 & 0xFFFFFF}
         return {"offset": dword0 & 0xFFF}
     return {}
 
@@ -89,19 +100,13 @@ def _decoded(target: str) -> list[tuple[MCInst, int]]:
     return found
 
 
-#: The targets whose offset fields ``_isa_offsets`` knows (GFX9's FLAT/global/scratch
-#: layout). RDNA's operands are read by the RDNA corpus runs (test_corpus_*.py, the e2e
-#: suite); its random words wait for GFX10-12's field layouts (12-bit FLAT offsets on
-#: GFX10, true16 halves on GFX11+).
-GFX9_TARGETS = [target for target in SUPPORTED_TARGETS if subtarget_for(target).major == 9]
-
-
-@pytest.mark.parametrize("target", GFX9_TARGETS)
+@pytest.mark.parametrize("target", SUPPORTED_TARGETS)
 def test_emulator_reads_every_operand_as_the_decoder_gives_it(target: str) -> None:
     decoded = _decoded(target)
     definitions = {mc.desc.name for mc, _ in decoded}
     assert len(definitions) > 0.9 * sum(1 for i in load_target(target).instructions
                                         if i.decodable)
+    major = subtarget_for(target).major
     mismatches: list[str] = []
     checked_offsets = 0
     for mc, word in decoded:
@@ -112,7 +117,7 @@ def test_emulator_reads_every_operand_as_the_decoder_gives_it(target: str) -> No
                     for slot, value in zip(mc.desc.operands, mc.operands, strict=True)}
         if view != expected:
             mismatches.append(f"{where}: emulator {view}, decoder {expected}")
-        for name, value in _isa_offsets(mc.desc, word).items():
+        for name, value in _isa_offsets(mc.desc, word, major).items():
             if name in view and isinstance(view[name], int):
                 checked_offsets += 1
                 if view[name] != value:
