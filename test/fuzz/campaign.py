@@ -207,6 +207,16 @@ def run_case(case: Case, folder: Path, timeout: float, memory_mb: int) -> tuple[
     return ("refused" if diagnostics and wanted else "message"), stderr
 
 
+#: CPU seconds llvm-readelf may spend on one file (past it, SIGXCPU: counted as a crash),
+#: and the clock's backstop.
+READELF_CPU_SECONDS = 60
+READELF_WALL_SECONDS = 3600
+
+
+def _readelf_limits() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (READELF_CPU_SECONDS, READELF_CPU_SECONDS))
+
+
 def _readelf_complaints(path: Path) -> set[str]:
     """What ``llvm-readelf-19 --all`` complains of in ``path``: each error and warning with
     the file name and every number taken out (an output complained of as its input was, at
@@ -217,8 +227,14 @@ def _readelf_complaints(path: Path) -> set[str]:
     import re
     import subprocess
 
-    done = subprocess.run([READELF, "--all", "--wide", str(path)], capture_output=True,
-                          text=True, errors="replace", timeout=60)
+    try:
+        # A CPU limit, not a clock one: on a loaded machine (a campaign beside a test
+        # suite) a nice'd llvm-readelf can wait a minute for a core.
+        done = subprocess.run([READELF, "--all", "--wide", str(path)], capture_output=True,
+                              text=True, errors="replace", timeout=READELF_WALL_SECONDS,
+                              preexec_fn=_readelf_limits)
+    except subprocess.TimeoutExpired:
+        return {"timed out"}
     lines = {re.sub(r"0x[0-9a-fA-F]+|\d+", "N", line.replace(str(path), "FILE"))
              for line in done.stderr.splitlines()
              if ("error" in line or "warning" in line) and not line.lstrip().startswith("#")}

@@ -105,3 +105,27 @@ def test_an_accepted_run_whose_output_llvm_readelf_refuses_is_a_finding(
     further[40:48] = (len(library) + 0x200).to_bytes(8, "little")
     monkeypatch.setattr(campaign, "_main", _returning(writing(bytes(further))))
     assert campaign.run_case(case, tmp_path, 10.0, 4096)[0] == "accepted"
+
+
+def test_an_output_llvm_readelf_spins_on_is_a_finding_and_the_campaign_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """llvm-readelf runs under a CPU limit, not a clock one (nice'd beside a test suite, it
+    may wait for a core for a minute: that once ended a campaign with TimeoutExpired). One
+    that spends its CPU limit on the output, and not on the input, is ``unreadable-output``."""
+    campaign = _campaign()
+    readelf = tmp_path / "readelf"
+    readelf.write_text('#!/bin/sh\ncase "$3" in */output*) while :; do :; done;; esac\nexit 0\n')
+    readelf.chmod(0o755)
+    monkeypatch.setattr(campaign, "READELF", str(readelf))
+    monkeypatch.setattr(campaign, "READELF_CPU_SECONDS", 1)
+    library = (ROOT / "test" / "corpus" / "host" / "libelementwise.so").read_bytes()
+    case = campaign.Case("luthier-opt", ["{out}.so"], library, ".so")
+
+    def tool(argv: list[str]) -> int:
+        Path(argv[0]).write_bytes(library)
+        return 0
+
+    monkeypatch.setattr(campaign, "_main", _returning(tool))
+    work = tmp_path / "work"
+    work.mkdir()
+    assert campaign.run_case(case, work, 10.0, 4096)[0] == "unreadable-output"
