@@ -209,13 +209,24 @@ EDGES = [
                       _zeros(1, np.int64)]),
 ]
 
+SCRATCH = [
+    # Private arrays in scratch, indexed at run time (test_corpus_memory.py's setups).
+    Launch("scratch", "private_array", 2, 64,
+           lambda r: [_i32(r, 0, 1000, 128), _f32(r, 128 * 32), _zeros(128)]),
+    Launch("scratch", "private_sort", 1, 64,
+           lambda r: [_i32(r, -100, 100, 64 * 16), _zeros(64 * 16, np.int32)]),
+    # A stack object passed to a callee: the kernel sets up a stack pointer for the call.
+    Launch("scratch", "private_array_via_call", 1, 64,
+           lambda r: [_small(r, 128, F32), _zeros(64), 20, 3]),
+]
+
 #: Every launch of the suite, in code-object order.
 LAUNCHES: list[Launch] = [*CONTROL_FLOW, *CALLS, *ATOMICS, *LDS, *MFMA, *GLOBALS, *ELEMENTWISE,
-                          *EDGES]
+                          *EDGES, *SCRATCH]
 #: The instrumented code objects (``test/corpus/kernels/<object>.<target>.co``, RDNA's in
 #: ``test/corpus/rdna``: every theme but ``mfma``, which RDNA lacks).
 OBJECTS = ("control_flow", "calls", "atomics", "lds", "mfma", "globals", "elementwise",
-           "edges")
+           "edges", "scratch")
 TARGETS = ("gfx908", "gfx90a", "gfx942")
 #: RDNA2, 3 and 4, each in wave32 (HIP's default) and wave64 (``.w64``: -mwavefrontsize64).
 RDNA_TARGETS = ("gfx1030", "gfx1030.w64", "gfx1100", "gfx1100.w64", "gfx1201", "gfx1201.w64")
