@@ -32,7 +32,19 @@ from luthier.amdgpu_dialects.mc.operand_decoders import (
 
 
 class DecodeError(Exception):
-    """The bytes are not a valid instruction of the target."""
+    """The bytes are not a valid instruction of the target. The message is llvm-mc's
+    (``invalid instruction encoding``); :attr:`detail` says, where it can, why: which
+    instruction the bits match and which operand field none of its values fits."""
+
+    def __init__(self, message: str, explain: Callable[[], str] | None = None) -> None:
+        super().__init__(message)
+        self._explain = explain
+
+    @property
+    def detail(self) -> str:
+        """Worked out when asked (a disassembler that meets many invalid words, or a lifter
+        probing data, never asks)."""
+        return self._explain() if self._explain is not None else ""
 
 
 @dataclass(slots=True)
@@ -206,6 +218,31 @@ _Step = tuple[int, int, int, tuple[tuple[int, int, int], ...], OperandDecoder]
 _Plan = tuple[_Step, ...]
 
 
+class _FieldError(Exception):
+    """Operand field ``index`` of an instruction holds no valid operand of its kind."""
+
+    def __init__(self, index: int, error: OperandDecodeError) -> None:
+        super().__init__(str(error))
+        self.index = index
+        self.error = error
+
+
+def _decode_fields(plan: _Plan, word: int, state: DecodeState, count: int) -> list[Operand]:
+    """The ``count`` operands ``plan`` reads from ``word`` (and from ``state``'s bytes after
+    it: a literal); raises :class:`_FieldError` naming the field that holds no operand."""
+    operands: list[Operand] = [None] * count
+    state.operands = operands
+    for index, shift, mask, rest, decode in plan:
+        raw = (word >> shift) & mask
+        for lo, run_mask, var_lo in rest:
+            raw |= ((word >> lo) & run_mask) << var_lo
+        try:
+            operands[index] = decode(raw, state)
+        except OperandDecodeError as error:
+            raise _FieldError(index, error) from None
+    return operands
+
+
 class Decoder:
     """Decodes instruction bytes of one target into :class:`MCInst`."""
 
@@ -338,23 +375,54 @@ class Decoder:
                     decoded = self._operands(inst, word, data, offset, address)
                     if decoded is not None:
                         return decoded
-        raise DecodeError("invalid instruction encoding")
+        raise DecodeError("invalid instruction encoding",
+                          functools.partial(self._why_invalid,
+                                            bytes(data[offset:offset + 32]), 0))
+
+    def _why_invalid(self, data: bytes, offset: int) -> str:
+        """Why no instruction takes the bytes at ``offset`` (for messages: run once, after
+        every candidate failed): the first candidate whose fixed bits match, and the
+        operand field that no value of its kind fits."""
+        available = len(data) - offset
+        prefix = int.from_bytes(data[offset : offset + 4], "little") >> 23 \
+            if available >= 4 else 0
+        for width, trees_by_prefix in self._trees_by_width:
+            if available < width:
+                continue
+            word = int.from_bytes(data[offset : offset + width], "little")
+            for tree in trees_by_prefix[prefix]:
+                inst = _lookup(tree, word)
+                if inst is None:
+                    continue
+                state = DecodeState(data, offset + inst.size,
+                                    min(len(data), offset + self.max_instruction_bytes))
+                try:
+                    _decode_fields(self._compiled(inst)[0], word, state, len(inst.operands))
+                except _FieldError as failed:
+                    return self._invalid_operand(inst, inst.operands[failed.index].name,
+                                                 failed.error)
+        return ""
+
+    def _invalid_operand(self, inst: InstrDef, slot: str, error: OperandDecodeError) -> str:
+        why = f"the bits match {inst.mnemonic}, but not its {slot} field ({error})"
+        rc = inst.slot(slot).kind.register_class
+        if self.isa.generation >= 11 and rc is not None and rc.name.endswith("_Lo128"):
+            # A 16-bit operation whose 8-bit VGPR field has its top bit set: in real true16
+            # code that names the high half of a VGPR below v128.
+            why += "; in code compiled with real true16 (the default of newer LLVM on " \
+                   "GFX11 and GFX12) it names a high 16-bit half, which LLVM 19, whose " \
+                   "tables these are, does not decode"
+        return why
 
     def _operands(
         self, inst: InstrDef, word: int, data: bytes, offset: int, address: int
     ) -> MCInst | None:
         state = DecodeState(data, offset + inst.size,
                             min(len(data), offset + self.max_instruction_bytes))
-        operands: list[Operand] = [None] * len(inst.operands)
-        state.operands = operands
         plan, fixups = self._compiled(inst)
         try:
-            for index, shift, mask, rest, decode in plan:
-                raw = (word >> shift) & mask
-                for lo, run_mask, var_lo in rest:
-                    raw |= ((word >> lo) & run_mask) << var_lo
-                operands[index] = decode(raw, state)
-        except OperandDecodeError:
+            operands = _decode_fields(plan, word, state, len(inst.operands))
+        except _FieldError:
             return None
         size = inst.size + (4 if state.literal is not None else 0)
         nsa = self._nsa_slots(inst)

@@ -105,9 +105,10 @@ class _FunctionLifter:
             inst = self.decoder.decode_shared(code, offset)
         except DecodeError as error:
             word = code[offset:offset + 8].hex()
+            detail = f": {error.detail}" if error.detail else ""
             raise LiftError(f"{name}+{where:#x}",
                             f"cannot decode {word} as a {self.processor} instruction "
-                            f"({error})") from None
+                            f"({error}{detail})") from None
         desc = inst.desc
         known = self.mnemonics.get(desc.name)
         if known is None:
@@ -376,9 +377,15 @@ def _function_bytes(code_object: CodeObject, symbol: Symbol, extent: int) -> byt
 
 def lift_code_object(code_object: CodeObject,
                      options: LiftOptions = LiftOptions()) -> LiftResult:
-    """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`."""
+    """Lift ``code_object`` into a ``CodeObjectOp``; raises :class:`LiftError`, whose
+    message names the code object (and the function and offset, where one is at fault)."""
     with collector_paused(freeze=options.freeze_result):
-        return _lift_code_object(code_object, options)
+        try:
+            return _lift_code_object(code_object, options)
+        except LiftError as error:
+            if error.where.startswith(code_object.name):
+                raise
+            raise LiftError(f"{code_object.name}: {error.where}", error.reason) from None
 
 
 def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResult:

@@ -33,6 +33,7 @@ from luthier.drivers.luthier_opt import main
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "kernels"
 ELEMENTWISE = CORPUS / "elementwise.gfx90a.co"
 BUNDLE = CORPUS / "elementwise.hipfb"
+TRUE16 = CORPUS.parent / "handwritten" / "true16.co"
 FUZZ_INPUTS = ("mfma.gfx90a.co", "globals.gfx90a.co", "elementwise.gfx90a.co")
 FUZZ_SEED = 0x1A7E
 
@@ -152,6 +153,14 @@ def _names_in_a_note(_: Path) -> bytes:
     return patched(data, section(data, ".shstrtab").header + SH_TYPE, "<I", SHT_NOTE)
 
 
+def _real_true16_word(_: Path) -> bytes:
+    """true16.co (gfx1100) with its kernel's v_mov_b16 (at .text+0x14) replaced by
+    ``v_add_f16_e32 v1.h, v2.h, v3.l``, as code compiled with real true16 encodes it (what
+    llvm-mc-19 -mattr=+real-true16 writes, and llvm-mc-19 without it cannot decode)."""
+    data = TRUE16.read_bytes()
+    return patched(data, section(data, ".text").offset + 0x14, "<I", 0x65020782)
+
+
 def _empty(_: Path) -> bytes:
     return b""
 
@@ -212,6 +221,9 @@ CASES = [
     Case("section-names-in-a-note", _names_in_a_note,
          reason="has sh_type 7, not SHT_STRTAB (3)"),
     Case("missing-input", None, reason="no such file"),
+    Case("real-true16-high-half", _real_true16_word,
+         reason="halves+0x14: cannot decode 8207026507fc89bf as a gfx1100 instruction (invalid "
+                "instruction encoding: the bits match v_add_f16, but not its vdst field"),
     Case("empty-file", _empty, reason="not an ELF file"),
     Case("mlir-syntax-error", _mlir_syntax_error, suffix=".mlir", reason="Expected"),
     Case("mlir-unknown-mnemonic", _mlir_unknown_mnemonic, suffix=".mlir",
