@@ -44,6 +44,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.operands import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, register_units
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
 from luthier.amdgpu_dialects.isa.target import OperandSlot, TargetISA
 
 #: How many single-predecessor blocks before a call the resolver looks through. Compilers
@@ -175,7 +176,9 @@ class _Evaluator:
 
     def step(self, op: Operation) -> None:
         self.serial += 1
-        if isinstance(op, FallthroughOp):
+        if isinstance(op, FallthroughOp) or type(op) is PayloadOp:
+            # A payload keeps every register the application reads after it
+            # (verify-payloads checks it): the application's values pass through.
             return
         if not isinstance(op, InstructionOpBase):
             self._kill_all(f"possibly written by {op.name} {self.describe(op)}")
@@ -422,6 +425,8 @@ class FunctionView(Protocol):
     @property
     def layout(self) -> FunctionLayout | None: ...
     @property
+    def application_layout(self) -> FunctionLayout | None: ...
+    @property
     def block_of(self) -> dict[Operation, int]: ...
 
 
@@ -471,7 +476,7 @@ def _call_site(cfg: FunctionView, block: int, position: int,
     operands = op.mc_operands.data
     if op.mnemonic == "s_swappc_b64" and len(operands) == 2:
         callee, reason = resolve_target(cfg.blocks, cfg.predecessors, block, op, operands[1],
-                                        cfg.isa, cfg.layout, cfg.block_of)
+                                        cfg.isa, cfg.application_layout, cfg.block_of)
         return CallSite(cfg.name, block, position, op, CallKind.CALL,
                         _operand_text(operands[1]), callee, reason)
     if op.mnemonic == "s_call_b64" and len(operands) == 2:

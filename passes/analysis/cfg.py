@@ -134,6 +134,7 @@ class FunctionCFG:
         self.blocks: tuple[Block, ...] = tuple(function.body.blocks)
         self._block_of: dict[Operation, int] | None = None
         self._layout: FunctionLayout | None | _NotYet = _NOT_YET
+        self._application_layout: FunctionLayout | None | _NotYet = _NOT_YET
         self._call_sites: tuple[CallSite, ...] | None = None
         self._foreign_entries: frozenset[int] | None = None
         self._index: dict[Block, int] = {block: i for i, block in enumerate(self.blocks)}
@@ -234,7 +235,7 @@ class FunctionCFG:
             assert isinstance(last, InstructionOpBase)
             register = last.mc_operands.data[0]
             callee, reason = resolve_target(self.blocks, self.predecessors, index, last,
-                                            register, self.isa, self.layout,
+                                            register, self.isa, self.application_layout,
                                             self.block_of)
             self.jump_targets[index] = (callee, reason)
             if callee is not None:
@@ -437,6 +438,21 @@ class FunctionCFG:
             except UnsizedError:
                 self._layout = None
         return self._layout
+
+    @property
+    def application_layout(self) -> FunctionLayout | None:
+        """Where the application's own ops lie, payloads not yet spliced taking no room:
+        the distances its PC-relative arithmetic was written for, which call resolution
+        reads (a payload between ``s_getpc_b64`` and the adds does not change the address
+        they compute: emission recomputes the addends). Made on first use."""
+        if isinstance(self._application_layout, _NotYet):
+            try:
+                self._application_layout = function_layout(
+                    self.function, self.isa, payloads_take_no_room=True) \
+                    if self.isa is not None else None
+            except UnsizedError:
+                self._application_layout = None
+        return self._application_layout
 
     @property
     def instruction_offsets(self) -> dict[Operation, int] | None:

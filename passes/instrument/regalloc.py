@@ -80,6 +80,7 @@ from luthier.passes.analysis.free_registers import FreeRegisters
 from luthier.passes.analysis.liveness import Liveness, instructions
 from luthier.passes.instrument.regalloc_assign import Allocator, Assignment, Pools
 from luthier.passes.instrument.regalloc_model import (
+    COPY_MNEMONICS,
     PayloadCode,
     PayloadError,
     VirtualRegister,
@@ -378,7 +379,7 @@ def rewrite_plan(code: PayloadCode) -> list[_InstructionRewrite | _IntrinsicRewr
             if virtual:
                 plan.append(_InstructionRewrite(
                     index, operands, virtual,
-                    item.copy is not None or op.mnemonic in _MOVES))
+                    item.copy is not None or op.mnemonic in COPY_MNEMONICS))
         elif isinstance(op, MCIntrinsicOp):
             plan.append(_IntrinsicRewrite(
                 index, *(tuple(_part(code, attr) if isinstance(attr, VirtRegAttr) else attr
@@ -404,8 +405,6 @@ def _home(homes: Mapping[int, str], part: _VirtualPart) -> PhysRegAttr:
 _PARTS: dict[tuple[str, int, int], PhysRegAttr] = {}
 
 
-#: Moves that do nothing when their source and destination got the same home.
-_MOVES = frozenset({"s_mov_b32", "s_mov_b64", "v_mov_b32_e32"})
 
 
 def _rewrite(code: PayloadCode, result: Assignment,

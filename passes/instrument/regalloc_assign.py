@@ -31,7 +31,11 @@ from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.isa.registers import tuple_name
 from luthier.amdgpu_dialects.isa.target import TargetISA
 from luthier.passes.analysis.free_registers import FILES
-from luthier.passes.instrument.regalloc_model import PayloadCode, VirtualRegister
+from luthier.passes.instrument.regalloc_model import (
+    COPY_MNEMONICS,
+    PayloadCode,
+    VirtualRegister,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +182,8 @@ class Allocator:
             if home is not None:
                 result.coalesced.add(number)
             else:
-                home = self._cheapest(vreg, blocked, result.spilled)
+                home = self._partner_home(vreg, blocked, result) \
+                    or self._cheapest(vreg, blocked, result.spilled)
             if home is None:
                 result.failed = vreg
                 return result
@@ -227,6 +232,49 @@ class Allocator:
             if holds and (live or units & self.pools.allowed == units):
                 return hint.register, units
         return None
+
+    def _partner_home(self, vreg: VirtualRegister, blocked: int,
+                      result: Assignment) -> tuple[str, int] | None:
+        """The part of a wider register with a home already that a move copies ``vreg``
+        into or out of (``s_mov_b32 %8.sub0, %5``: a 32-bit result going into the low half
+        of a pair), when it is dead there, inside the budget and legal: the move then
+        copies a register onto itself and is deleted. Wider registers take their homes
+        first, so the pair chooses and the half follows."""
+        for first, other in self._partners(vreg.number):
+            home = result.homes.get(other)
+            if home is None:
+                continue
+            name = tuple_name(home[0], _start(home) + first, vreg.units)
+            units = units_of(name)
+            self.examined |= units
+            pools = self.pools
+            if units & blocked or units & ~pools.dead or units & ~pools.budget \
+                    or units & ~pools.allowed or not self._legal(vreg, name):
+                continue
+            return name, units
+        return None
+
+    def _partners(self, number: int) -> list[tuple[int, int]]:
+        """(first unit, register) of each sub-register a move copies virtual register
+        ``number`` (whole) into or out of, found once per code."""
+        partners = self.code.partners
+        if partners is None:
+            partners = self.code.partners = {}
+            for item in self.code.items:
+                operands = getattr(item.op, "mc_operands", None)
+                if operands is None or getattr(item.op, "mnemonic", "") not in COPY_MNEMONICS \
+                        or len(operands.data) != 2:
+                    continue
+                destination, source = operands.data
+                for whole, part in ((source, destination), (destination, source)):
+                    if not isinstance(whole, VirtRegAttr) or whole.sub \
+                            or not isinstance(part, VirtRegAttr):
+                        continue
+                    sub = part.sub_units
+                    if sub is not None and part.number != whole.number \
+                            and sub[1] == self.code.vregs[whole.number].units:
+                        partners.setdefault(whole.number, []).append((sub[0], part.number))
+        return partners.get(number, [])
 
     def _legal(self, vreg: VirtualRegister, name: str) -> bool:
         if not vreg.register_class.contains(name):

@@ -138,6 +138,9 @@ class PayloadCode:
     #: The allocator's copy hints and the order it visits the virtual registers in, once
     #: known (see :meth:`~.regalloc_assign.Allocator.run`): they depend on the code alone.
     visit: object = None
+    #: Per virtual register, the sub-registers of others that moves copy it into or out
+    #: of, as (first unit, register number) (see :meth:`~.regalloc_assign.Allocator.run`).
+    partners: dict[int, list[tuple[int, int]]] | None = None
 
     def _physical_masks(self) -> tuple[int, int]:
         if self._physical is None:

@@ -233,3 +233,32 @@ def test_no_growth_and_no_agprs_saves_to_the_stack() -> None:
                for payload, _ in payload_sites(function)
                if "stack_saved" in allocation_of(payload)]
     assert stacked and all(saved for saved in stacked)
+
+
+def test_a_result_copied_into_half_of_a_pair_takes_that_half() -> None:
+    """instr_count's per-thread count: a 32-bit popcount copied into the low half of a
+    64-bit pair. With s1 live, the pairs take s[2:3] (even-aligned) while s0 is the lowest
+    free SGPR. The pair (wider) takes its home first; the popcount then takes the pair's
+    low half, s2, so the copy moves a register onto itself and is deleted (before, it took
+    s0 and the copy stayed)."""
+    context = Context()
+    context.load_dialect(Builtin)
+    context.load_dialect(make_dialect())
+    context.load_dialect(INSTR)
+    text = (_HEADER
+            + "      amdgpu_mc.s_mov_b64 %1:SReg_64, exec\n"
+            "      amdgpu_mc.s_bcnt1_i32_b64 %2:SReg_32, %1:SReg_64\n"
+            "      amdgpu_mc.s_mov_b32 %3:SReg_64.sub0, %2:SReg_32\n"
+            "      amdgpu_mc.s_mov_b32 %3:SReg_64.sub1, 0\n"
+            '      instr.mc_intrinsic "use" {defs = [], uses = [#amdgpu_mc.vreg<3 : SReg_64>]}\n'
+            "      instr.return\n"
+            "    }\n    amdgpu_mc.s_mov_b32 s5, s1\n    amdgpu_mc.s_endpgm\n  }\n}\n")
+    module = Parser(context, text).parse_module()
+    code_object = next(op for op in module.walk() if isinstance(op, CodeObjectOp))
+    payload = next(op for op in module.walk() if isinstance(op, PayloadOp))
+    PayloadAllocator(code_object).run()
+    texts = [f"{op.mnemonic} {op.assembly_text()}" for op in payload.walk()
+             if isinstance(op, InstructionOpBase)]
+    assert "s_bcnt1_i32_b64 s2, s[2:3]" in texts, texts
+    assert "s_mov_b32 s3, 0" in texts, texts
+    assert sum(text.startswith("s_mov_b32") for text in texts) == 1, texts
