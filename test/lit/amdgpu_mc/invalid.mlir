@@ -144,3 +144,25 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
   }
 }
 // CHECK: operands are not valid for this GPU or mode
+
+// -----
+
+// A 16-bit slot of GFX11 (true16) takes a VGPR half, not a whole VGPR.
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1345 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.v_mov_b16_e32 <{opcode = "V_MOV_B16_t16_e32_gfx11", mc_operands = [#amdgpu_mc.reg<v1>, #amdgpu_mc.reg<v2.l>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: operand 'vdst' of 'v_mov_b16': v1 is not in register class VGPR_16_Lo128
+
+// -----
+
+// Only VGPRs have 16-bit halves.
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1345 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.v_mov_b16_e32 <{opcode = "V_MOV_B16_t16_e32_gfx11", mc_operands = [#amdgpu_mc.reg<v1.h>, #amdgpu_mc.reg<s2.l>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: 's2.l' is not a register name
