@@ -34,7 +34,8 @@ def _trend(before: int, after: int, down: str, up: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Compare two folders of record_outputs.py outputs.")
+    parser = argparse.ArgumentParser(
+        description="Compare two folders of record_outputs.py outputs.")
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
     args = parser.parse_args(argv)
