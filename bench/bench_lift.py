@@ -153,7 +153,7 @@ def collect() -> None:
 
 
 def clear_memos(processor: str) -> None:
-    decoder_for(processor).clear_memo()
+    decoder_for(processor, real_true16=True).clear_memo()
     printer_for(processor).clear_memo()
 
 

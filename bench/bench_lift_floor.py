@@ -43,7 +43,7 @@ from luthier.frontend.codeobj import read_code_object
 imported = clock()
 code_object = read_code_object(open(sys.argv[1], "rb").read())
 read = clock()
-decoder = decoder_for(code_object.processor)
+decoder = decoder_for(code_object.processor, real_true16=True)
 decoder.clear_memo()
 tables = clock()
 count = 0

@@ -17,6 +17,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TextIO
 
 from luthier.amdgpu_dialects.errors import report_internal_error
@@ -84,9 +85,10 @@ class Disassembly:
     def emit(self, inst: MCInst, encoding: bytes) -> None:
         text = self.printer.print(inst)
         if self.show_encoding:
-            # llvm-mc shows its canonical re-encoding of what it decoded, not the input.
+            # llvm-mc shows its canonical re-encoding of what it decoded, not the input:
+            # undefined bits that were set in the input are written canonically.
             with contextlib.suppress(EncodeError):
-                encoding = self.encoder.encode(inst)
+                encoding = self.encoder.encode(replace(inst, unmodelled=0))
             self.out.write(format_with_encoding(text, encoding) + "\n")
         else:
             self.out.write(f"\t{text}\n")

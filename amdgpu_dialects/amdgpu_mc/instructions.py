@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues, 
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
+    opt_prop_def,
     prop_def,
     traits_def,
     var_successor_def,
@@ -64,7 +65,11 @@ from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
 from luthier.amdgpu_dialects.mc.asm_operands import Item
-from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+from luthier.amdgpu_dialects.mc.asm_parser import (
+    AsmParseError,
+    parse_with_real_true16,
+    parser_for,
+)
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.operand_decoders import Operand
@@ -119,7 +124,7 @@ def _reads_back(target: TargetKey, inst: MCInst, text: str) -> bool:
     leave it) prints like the inline constant, which the assembler prefers: such an
     instruction is written in its properties form instead, which is exact."""
     try:
-        matched = parser_for(*target).parse_statement(text)
+        matched = parse_with_real_true16(*target, text)
         encoder = encoder_for(*target)
         return encoder.encode(matched.inst) == encoder.encode(inst, keep_literals=True)
     except (AsmParseError, EncodeError):
@@ -134,6 +139,10 @@ class InstructionOpBase(IRDLOperation):
 
     opcode = prop_def(StringAttr)
     mc_operands = prop_def(ArrayAttr[Attribute])
+    #: Where the word's bits that the record leaves undefined differ from their canonical
+    #: value (``MCInst.unmodelled``): kept by the lifter so that the word re-encodes to
+    #: itself. An op that has them prints its properties, as the assembly cannot say them.
+    unmodelled_bits = opt_prop_def(IntAttr)
 
     @property
     def mnemonic(self) -> str:
@@ -163,14 +172,16 @@ class InstructionOpBase(IRDLOperation):
                 operands.append(branch_offset)
             else:
                 operands.append(mc_operand(attr))
-        return MCInst(desc, operands, desc.size)
+        unmodelled = self.unmodelled_bits
+        return MCInst(desc, operands, desc.size,
+                      unmodelled=0 if unmodelled is None else unmodelled.data)
 
     def assembly_text(self) -> str | None:
         """The operand text after the mnemonic, or None when it cannot be written as
         assembly (no target, an opcode the target lacks). Virtual registers print as
         ``%3:SReg_64`` (see :mod:`.vreg_syntax`)."""
         target = enclosing_target(self)
-        if target is None:
+        if target is None or self.unmodelled_bits is not None:
             return None
         processor = target[0]
         isa = load_target(*target)
@@ -270,7 +281,7 @@ class InstructionOpBase(IRDLOperation):
         except VRegSyntaxError as error:
             parser.raise_error(str(error), start, end)
         try:
-            matched = parser_for(*target).parse_statement(statement)
+            matched = parse_with_real_true16(*target, statement)
         except AsmParseError as error:
             column = max(0, error.column - len(mnemonic) - 1)
             parser.raise_error(error.message, start + min(column, max(0, end - start - 1)),
@@ -345,6 +356,11 @@ class InstructionOpBase(IRDLOperation):
                 f"'{self.mnemonic}' has {len(desc.operands)} operand slots, got {len(attrs)}")
         for slot, attr in zip(desc.operands, attrs, strict=True):
             _verify_operand(isa, desc, slot.name, attr)
+        unmodelled = self.unmodelled_bits
+        if unmodelled is not None and (unmodelled.data <= 0 or unmodelled.data & ~desc.unknown):
+            raise VerifyException(
+                f"'{self.mnemonic}': unmodelled_bits {unmodelled.data:#x} are not bits its "
+                f"record {desc.name} leaves undefined ({desc.unknown:#x})")
 
 
 def _verify_operand(isa: TargetISA, desc: InstrDef, slot_name: str, attr: Attribute) -> None:
@@ -481,26 +497,35 @@ def instruction_op_classes() -> list[type[Operation]]:
 
 
 def build_instruction(mnemonic: str, opcode: str, operands: Sequence[Attribute],
-                      successors: Sequence[Block] = ()) -> InstructionOpBase:
+                      successors: Sequence[Block] = (), unmodelled: int = 0
+                      ) -> InstructionOpBase:
     """A new instruction op, built without IRDL's per-argument checks (lifting builds
     tens of thousands; the verifier checks them when asked)."""
-    return build_instruction_from_array(mnemonic, opcode, operand_array(operands), successors)
+    return build_instruction_from_array(mnemonic, opcode, operand_array(operands), successors,
+                                        unmodelled)
 
 
 def build_instruction_from_array(mnemonic: str, opcode: str, operands: ArrayAttr[Attribute],
-                                 successors: Sequence[Block] = ()) -> InstructionOpBase:
+                                 successors: Sequence[Block] = (), unmodelled: int = 0
+                                 ) -> InstructionOpBase:
     """:func:`build_instruction` with the operand array already made (and interned)."""
     properties: dict[str, Attribute] = {"opcode": opcode_attr(opcode), "mc_operands": operands}
+    if unmodelled:
+        properties["unmodelled_bits"] = IntAttr(unmodelled)
     return _bare_op(instruction_op_class(mnemonic), properties, tuple(successors))
 
 
 def build_plain_instruction(cls: type[InstructionOpBase], opcode: StringAttr,
-                            operands: ArrayAttr[Attribute]) -> InstructionOpBase:
+                            operands: ArrayAttr[Attribute],
+                            unmodelled: IntAttr | None = None) -> InstructionOpBase:
     """An instruction op without successors from parts resolved beforehand: its class
-    (:func:`instruction_op_class`), interned opcode (:func:`opcode_attr`) and operand
-    array. The lifter resolves them once per distinct encoding and builds every repeat
-    with this alone."""
-    return _bare_op(cls, {"opcode": opcode, "mc_operands": operands}, ())
+    (:func:`instruction_op_class`), interned opcode (:func:`opcode_attr`), operand
+    array and unmodelled bits. The lifter resolves them once per distinct encoding and
+    builds every repeat with this alone."""
+    properties: dict[str, Attribute] = {"opcode": opcode, "mc_operands": operands}
+    if unmodelled is not None:
+        properties["unmodelled_bits"] = unmodelled
+    return _bare_op(cls, properties, ())
 
 
 def _bare_op(cls: type[InstructionOpBase], properties: dict[str, Attribute],

@@ -28,7 +28,7 @@ from typing import Any, cast
 
 TABLES_DIR = Path(__file__).resolve().parent / "tables"
 #: Bumped when the tuple layout below changes; the loader refuses another layout.
-SCHEMA = 3
+SCHEMA = 4
 #: marshal's format version 4 (Python 3.4 and later), fixed so the bytes do not depend on
 #: the interpreter that wrote them.
 MARSHAL_VERSION = 4
@@ -107,8 +107,8 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
     kind_index = {name: i for i, name in enumerate(kind_names)}
     slots, operand_lists, name_sets, field_maps, tied_maps = (
         _Interner(), _Interner(), _Interner(), _Interner(), _Interner())
-    instructions: list[tuple[Any, ...]] = []
-    for e in cast(list[dict[str, Any]], raw["instructions"]):
+
+    def instruction_row(e: dict[str, Any]) -> tuple[Any, ...]:
         fields = {str(n): _fields(f) for n, f in cast(dict[str, Any], e.get("fields", {})).items()}
         outs = cast(list[list[str]], e["outs"])
         operand_slots = tuple(
@@ -116,7 +116,7 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
             for i, (op_name, kind) in enumerate(outs + cast(list[list[str]], e["ins"]))
         )
         mimg = cast(dict[str, Any] | None, e.get("mimg"))
-        instructions.append((
+        return (
             e["name"], e["mnemonic"], e["asm"], int(e["size"]), e["ns"], e["variant"],
             bool(e["decodable"]), bool(e["parsable"]), int(e.get("mask", "0"), 16),
             int(e.get("value", "0"), 16), operand_lists(operand_slots), len(outs),
@@ -128,7 +128,13 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
             None if mimg is None else (str(mimg["base"]), str(mimg["encoding"]),
                                        int(mimg["vdata_dwords"]), int(mimg["vaddr_dwords"])),
             int(e.get("wave", 0)),
-        ))
+            int(e.get("unknown", "0"), 16),
+        )
+
+    instructions = [instruction_row(e) for e in cast(list[dict[str, Any]], raw["instructions"])]
+    # A real-true16 twin is an instruction row and the name of its default record.
+    real_true16 = [(*instruction_row(e), str(e["fake16"]))
+                   for e in cast(list[dict[str, Any]], raw.get("real_true16", []))]
     aliases: list[tuple[Any, ...]] = []
     mnemonic_aliases: list[tuple[str, str]] = []
     for a in cast(list[dict[str, Any]], raw["aliases"]):
@@ -155,6 +161,7 @@ def compact_table(raw: dict[str, Any]) -> tuple[Any, ...]:
               for encoding, (suffix, coords, gradients) in
               cast(dict[str, list[Any]], raw["mimg"]["dims"]).items()),
         tuple(int(w) for w in cast(list[int], raw["wave_sizes"])),
+        tuple(real_true16),
     )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Targets we generate tables for, by LLVM processor name.
 TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200")
@@ -650,6 +650,8 @@ def build_target_table(
             entry["wave"] = wave
         instructions.append(entry)
     known = {e["name"] for e in instructions}
+    real_true16 = real_true16_entries(records, kinds, instructions, variants) \
+        if "FeatureTrue16BitInsts" in features else []
     aliases = list(alias_entries(records, kinds, variants, known))
     own_mnemonics = {mnemonic_of(e["asm"]).lower() for e in instructions if e["parsable"]}
     return {
@@ -664,12 +666,115 @@ def build_target_table(
         "registers": dict(sorted(registers_used(records, instructions).items())),
         "register_tuples": register_tuples(records),
         "instructions": instructions,
+        # The real-true16 forms of the 16-bit VOP1/VOP2/VOPC encodings (see
+        # real_true16_entries): decoded and parsed only when the default ones refuse.
+        "real_true16": real_true16,
         "aliases": aliases,
         "mimg": mimg_facts(records, instructions),
         # Mnemonics of other processors, so the parser can say "not supported on this GPU"
         # rather than "invalid instruction", as llvm-mc does.
         "foreign_mnemonics": sorted(all_mnemonics(records) - own_mnemonics),
     }
+
+
+#: Operand kinds of LLVM 19's default ("fake") True16 records that hold a 16-bit value in a
+#: 32-bit VGPR below v128 (an 8-bit VGPR field, or a 9-bit source field), and the kinds
+#: LLVM's real-true16 records of the same encodings give them: a 16-bit half, whose
+#: field holds the VGPR in bits 6:0 and the half (1: ``.h``) in bit 7.
+REAL_TRUE16_KINDS = {
+    "anon:VGPR_32_Lo128:printVOPDst": "VOPDstOperand_t16Lo128",
+    "VGPRSrc_32_Lo128": "VGPRSrc_16_Lo128",
+    "VGPR_32_Lo128": "VGPRSrc_16_Lo128",
+    "anon:VGPR_32_Lo128:printOperand": "VGPRSrc_16_Lo128",
+    "VSrcFake16_f16_Lo128": "VSrcT_f16_Lo128",
+    "VSrcFake16_b16_Lo128": "VSrcT_b16_Lo128",
+    "VSrcFake16_bf16_Lo128": "VSrcT_bf16_Lo128",
+    "VSrcFake16_f16_Lo128_Deferred": "VSrcT_f16_Lo128_Deferred",
+}
+#: Suffix of a real-true16 entry's name: its default record's name plus this.
+REAL_TRUE16_SUFFIX = "_real16"
+
+
+def _real_true16_kind(kinds: OperandKinds, fake: str) -> str:
+    """The name of the real-true16 kind of ``fake`` (a key of :data:`REAL_TRUE16_KINDS`),
+    registered in ``kinds``. LLVM 19 has no record for a deferred 16-bit source (``src0`` of
+    ``v_fmamk_f16``/``v_fmaak_f16``, whose literal is the K operand's): it is made from
+    ``VSrcT_f16_Lo128`` as LLVM's deferred fake16 kind is made from its plain one."""
+    real = REAL_TRUE16_KINDS[fake]
+    if real in kinds.kinds:
+        return real
+    if real.endswith("_Deferred"):
+        plain = dict(kinds.kinds[_real_true16_kind(kinds, real.removesuffix("_Deferred")
+                                                       .replace("VSrcT", "VSrcFake16"))])
+        plain["decode"] = "decodeOperand_VSrcT16_Lo128_Deferred"
+        plain["type"] = kinds.kinds[fake]["type"]
+        kinds.kinds[real] = plain
+        return real
+    return kinds.kind_of(real)
+
+
+def real_true16_entries(
+    records: Records, kinds: OperandKinds, instructions: list[dict[str, Any]],
+    variants: dict[int, frozenset[str]],
+) -> list[dict[str, Any]]:
+    """The real-true16 twin of every decodable instruction whose operands include a 16-bit
+    value in a 32-bit VGPR below v128 (VOP1/VOP2/VOPC and their DPP forms).
+
+    LLVM compiles GFX11 code as real true16 from LLVM 21 on (GFX12 since 2026): the 16-bit
+    VGPR fields of these encodings then name halves, ``v_add_f16_e32 v1.h, v2.l, v3.h``,
+    and a field with bit 7 set, which LLVM 19's default records refuse (``VGPR_32_Lo128``
+    has no v128), is the high half of a VGPR below v128. LLVM 19 has real-true16 records
+    for a few of them only (behind ``-mattr=+real-true16``), so each twin is derived: the
+    same encoding and fields with the operand kinds of :data:`REAL_TRUE16_KINDS`; the
+    derivation is checked against every such record LLVM 19 has (:func:`_check_twins`).
+    A twin names its default record (``fake16``), whose opcode it is."""
+    twins: list[dict[str, Any]] = []
+    for entry in instructions:
+        slots = entry["outs"] + entry["ins"]
+        if not entry["decodable"] or not any(k in REAL_TRUE16_KINDS for _, k in slots):
+            continue
+        twin = dict(entry)
+        twin["name"] = entry["name"] + REAL_TRUE16_SUFFIX
+        twin["fake16"] = entry["name"]
+        for side in ("outs", "ins"):
+            twin[side] = [[name, _real_true16_kind(kinds, k) if k in REAL_TRUE16_KINDS else k]
+                          for name, k in entry[side]]
+        twins.append(twin)
+    _check_twins(records, twins, variants)
+    return twins
+
+
+def _check_twins(records: Records, twins: list[dict[str, Any]],
+                 variants: dict[int, frozenset[str]]) -> None:
+    """Every real-true16 record of LLVM 19 whose 16-bit operands are Lo128 VGPR fields
+    (its VOP1/VOP2 forms behind ``-mattr=+real-true16``) must equal the twin derived for
+    its encoding, operand kind for operand kind. (The records' kinds are named apart, so
+    that the table lists only the kinds its instructions use.)"""
+    kinds = OperandKinds(records)
+    by_encoding = {(t["ns"], t["mask"], t["value"], t["size"]): t for t in twins}
+    real = {wave: features | {"FeatureRealTrue16Insts"} for wave, features in variants.items()}
+    for name in sorted(records.instances("Instruction")):
+        rec = records[name]
+        if rec["isPseudo"] or rec["isCodeGenOnly"] or not rec.get("Inst") \
+                or rec["Namespace"] != "AMDGPU" or wave_of(records, rec, variants) is not None \
+                or wave_of(records, rec, real) is None:
+            continue
+        outs = operand_list(kinds, rec["OutOperandList"])
+        ins = operand_list(kinds, rec["InOperandList"])
+        if not any(k.endswith("Lo128") for _, k in outs + ins):
+            continue
+        bits: list[Any] = [resolve_complex_bit(rec, cast(str, cast(Record, b)["printable"]))
+                           if isinstance(b, dict) and cast(Record, b)["kind"] == "complex"
+                           else b for b in cast(list[Any], rec["Inst"])]
+        mask, value, _, _ = encoding_fields(bits)
+        key = (rec["DecoderNamespace"].replace("_FAKE16", ""), f"{mask:#x}", f"{value:#x}",
+               int(rec["Size"]))
+        twin = next((t for (ns, *rest), t in by_encoding.items()
+                     if (ns.replace("_FAKE16", ""), *rest) == key), None)
+        if twin is None or [k for _, k in twin["outs"] + twin["ins"]] != \
+                [k for _, k in outs + ins]:
+            raise SystemExit(f"error: LLVM's real-true16 record {name} is not the twin "
+                             f"derived for its encoding ({twin and twin['name']})")
 
 
 def all_mnemonics(records: Records) -> set[str]:
@@ -701,7 +806,7 @@ def render(table: dict[str, Any]) -> str:
     items = list(table.items())
     for i, (key, value) in enumerate(items):
         comma = "," if i + 1 < len(items) else ""
-        if isinstance(value, list) and key in ("instructions", "aliases"):
+        if isinstance(value, list) and key in ("instructions", "real_true16", "aliases"):
             rows = [json.dumps(v, sort_keys=True, separators=(",", ":")) for v in
                     cast(list[Any], value)]
             lines.append(f"{json.dumps(key)}: [")

@@ -155,6 +155,14 @@ class InstrDef:
     mimg: MIMGInfo | None = None
     #: Operand name -> index in ``operands``.
     index: dict[str, int] = field(default_factory=lambda: {})
+    #: Bits of the encoding that the record neither fixes nor gives to an operand
+    #: (TableGen's ``?`` bits: op_sel of a VOP3 record without one...). LLVM's decoder
+    #: ignores them and its encoder writes them canonically (:mod:`..mc.implicit_bits`);
+    #: a decoded instruction keeps where its word differs (``MCInst.unmodelled``).
+    unknown: int = 0
+    #: For a real-true16 twin (:attr:`TargetISA.real_true16`), the name of the default
+    #: record of the same encoding, whose opcode it is; "" for every other instruction.
+    fake16: str = ""
 
     def has(self, name: str) -> bool:
         return name in self.index
@@ -195,6 +203,12 @@ class TargetISA:
     #: Image base opcode name -> its address layout; ``dim`` encoding -> its dimensions.
     mimg_bases: dict[str, MIMGBase] = field(default_factory=lambda: {})
     mimg_dims: dict[int, MIMGDim] = field(default_factory=lambda: {})
+    #: The real-true16 forms of the 16-bit VOP1/VOP2/VOPC encodings (GFX11+), whose VGPR
+    #: fields name 16-bit halves (``v_add_f16_e32 v1.h, v2.l, v3.h``): what newer LLVM
+    #: compiles. They are in :attr:`by_name` but not in :attr:`instructions`, which is
+    #: LLVM 19's default decode and match order: the decoder and the IR parser try them
+    #: only for what the default records refuse (``generate.real_true16_entries``).
+    real_true16: list[InstrDef] = field(default_factory=lambda: [])
 
     def has_feature(self, feature: str) -> bool:
         return feature in self.features
@@ -244,9 +258,10 @@ _KindRow = tuple[str, bool, str, str, str, str, str, str, bool, Any, str]
 _SlotRow = tuple[str, int, bool, _Fields]
 #: name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value, then
 #: indexes into the shared operand lists, defs/uses/classes/flags name sets, tied maps
-#: and field maps, then the converter, the pseudo, the image info.
+#: and field maps, then the converter, the pseudo, the image info, the wave size it is
+#: only in (0: every one), the mask of its unknown bits.
 _InstrRow = tuple[str, str, str, int, str, str, bool, bool, int, int, int, int, int, int, int,
-                  int, int, str, str, int, tuple[str, str, int, int] | None, int]
+                  int, int, str, str, int, tuple[str, str, int, int] | None, int, int]
 
 
 _WAVE_FEATURES = {32: "FeatureWavefrontSize32", 64: "FeatureWavefrontSize64"}
@@ -262,7 +277,7 @@ def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
     (schema, target, features, default_wave, raw_classes, raw_kinds, raw_slots,
      operand_lists, name_sets, field_maps, tied_maps, raw_instructions, raw_aliases,
      mnemonic_aliases, register_tuples, implicit_registers,
-     foreign_mnemonics, mimg_bases, mimg_dims, wave_sizes) = cast(
+     foreign_mnemonics, mimg_bases, mimg_dims, wave_sizes, raw_real_true16) = cast(
         tuple[Any, ...], marshal.loads(path.read_bytes()))
     if schema != SCHEMA:
         raise ValueError(f"{path}: compact table schema {schema}, expected {SCHEMA} "
@@ -288,19 +303,25 @@ def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
     sets = [frozenset(names) for names in strings]
     ties = cast(list[tuple[tuple[str, str], ...]], tied_maps)
     extras = cast(list[tuple[tuple[str, _Fields], ...]], field_maps)
-    instructions: list[InstrDef] = []
-    for (name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
+
+    def instruction(row: _InstrRow, fake16: str = "") -> InstrDef | None:
+        (name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
          operand_list, num_defs, tied, defs, uses, inst_classes, flags, converter, pseudo,
-         extra_fields, mimg, only_wave) in cast(list[_InstrRow], raw_instructions):
+         extra_fields, mimg, only_wave, unknown) = row
         if only_wave and only_wave != wave:
-            continue
-        instructions.append(InstrDef(
+            return None
+        return InstrDef(
             name, mnemonic, asm, size, namespace, variant, decodable, parsable, mask, value,
             operands[operand_list], num_defs, dict(ties[tied]), strings[defs],
             strings[uses], sets[inst_classes], sets[flags], converter, pseudo,
             dict(extras[extra_fields]), None if mimg is None else MIMGInfo(*mimg),
-            indexes[operand_list],
-        ))
+            indexes[operand_list], unknown, fake16,
+        )
+
+    instructions = [i for row in cast(list[_InstrRow], raw_instructions)
+                    if (i := instruction(row)) is not None]
+    real_true16 = [i for *row, fake16 in cast(list[tuple[Any, ...]], raw_real_true16)
+                   if (i := instruction(cast(_InstrRow, tuple(row)), fake16)) is not None]
     return TargetISA(
         name=target,
         features=features,
@@ -308,7 +329,7 @@ def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
         register_classes=classes,
         operand_kinds={kind.name: kind for kind in kind_list},
         instructions=instructions,
-        by_name={i.name: i for i in instructions},
+        by_name={i.name: i for i in (*instructions, *real_true16)},
         aliases=[Alias(*alias[:5]) for alias in raw_aliases if not alias[5] or alias[5] == wave],
         mnemonic_aliases=dict(mnemonic_aliases),
         register_tuples={prefix: {n: (count, stride) for n, count, stride in sizes}
@@ -320,6 +341,7 @@ def _load(path: Path, wavefront_size: int | None = None) -> TargetISA:
         mimg_dims={encoding: MIMGDim(suffix, coords, gradients)
                    for encoding, suffix, coords, gradients in
                    cast(list[tuple[int, str, int, int]], mimg_dims)},
+        real_true16=real_true16,
     )
 
 

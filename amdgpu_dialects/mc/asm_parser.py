@@ -8,6 +8,7 @@ items (:mod:`asm_operands`) and fitted to the mnemonic's candidate instructions
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import TargetISA, load_target
@@ -109,3 +110,31 @@ def parser_for(target: str, wavefront_size: int | None = None) -> AsmParser:
 @functools.cache
 def _cached_parser(target: str, wavefront_size: int | None) -> AsmParser:
     return AsmParser(load_target(target, wavefront_size))
+
+
+def parse_with_real_true16(target: str, wavefront_size: int | None,
+                           statement: str) -> Matched:
+    """:meth:`AsmParser.parse_statement`, and for what LLVM 19's default records refuse,
+    the target's real-true16 twins (``TargetISA.real_true16``): ``v_add_f16_e32 v1.h,
+    v2.l, v3.h``, as lifted from code that newer LLVM compiled. The ``amdgpu_mc`` IR reads
+    its instructions with this; ``luthier-mc`` keeps llvm-mc-19's default, which refuses
+    them. A statement neither takes gets the default parser's error."""
+    try:
+        return parser_for(target, wavefront_size).parse_statement(statement)
+    except AsmParseError as error:
+        refused = error
+    twins = _real_true16_parser(target, wavefront_size)
+    if twins is not None:
+        try:
+            return twins.parse_statement(statement)
+        except AsmParseError:
+            pass
+    raise refused
+
+
+@functools.cache
+def _real_true16_parser(target: str, wavefront_size: int | None) -> AsmParser | None:
+    isa = load_target(target, wavefront_size)
+    if not isa.real_true16:
+        return None
+    return AsmParser(replace(isa, instructions=isa.real_true16, aliases=[], real_true16=[]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from luthier.amdgpu_dialects.isa.target import (
     InstrDef,
@@ -21,6 +21,7 @@ from luthier.amdgpu_dialects.isa.target import (
     TargetISA,
     load_target,
 )
+from luthier.amdgpu_dialects.mc.implicit_bits import implicit_bits
 from luthier.amdgpu_dialects.mc.operand_decoders import (
     DecodeState,
     Literal,
@@ -64,6 +65,12 @@ class MCInst:
     literal: int | None = None
     address: int = 0
     encoding: bytes = b""
+    #: Where the word's bits that the record leaves undefined (``InstrDef.unknown``)
+    #: differ from what the encoder writes there (``implicit_bits``), as a mask to XOR
+    #: into the canonical word: 0 for compiled code, which LLVM encodes canonically; set
+    #: when a newer compiler gives those bits a meaning LLVM 19's records lack (real
+    #: true16's op_sel on ``v_cndmask_b16``) or a word was set by hand.
+    unmodelled: int = 0
 
     def operand(self, name: str) -> Operand:
         index = self.desc.index.get(name)
@@ -227,6 +234,16 @@ class _FieldError(Exception):
         self.error = error
 
 
+def _outside_its_class(inst: MCInst) -> bool:
+    """Whether a VGPR operand of ``inst`` is not in its slot's register class."""
+    for slot, value in zip(inst.desc.operands, inst.operands, strict=True):
+        rc = slot.kind.register_class
+        if rc is not None and isinstance(value, str) and value[:1] == "v" \
+                and value[1:].isdigit() and not rc.contains(value):
+            return True
+    return False
+
+
 def _decode_fields(plan: _Plan, word: int, state: DecodeState, count: int) -> list[Operand]:
     """The ``count`` operands ``plan`` reads from ``word`` (and from ``state``'s bytes after
     it: a literal); raises :class:`_FieldError` naming the field that holds no operand."""
@@ -246,7 +263,7 @@ def _decode_fields(plan: _Plan, word: int, state: DecodeState, count: int) -> li
 class Decoder:
     """Decodes instruction bytes of one target into :class:`MCInst`."""
 
-    def __init__(self, isa: TargetISA) -> None:
+    def __init__(self, isa: TargetISA, *, real_true16: bool = False) -> None:
         self.isa = isa
         self.operand_decoders = OperandDecoders(isa)
         by_ns: dict[tuple[str, int], list[InstrDef]] = {}
@@ -271,6 +288,7 @@ class Decoder:
         )
         self._fixup_cache: dict[str, tuple[Fixup, ...]] = {}
         self._nsa_cache: dict[str, tuple[tuple[int, int], ...]] = {}
+        self._implicit_cache: dict[str, int] = {}
         self._mimg_siblings: dict[tuple[str, str], dict[tuple[int, int], InstrDef]] = {}
         #: Per encoding prefix, how many leading bytes choosing the instruction reads: the
         #: widest encoding with a candidate for that prefix (see :meth:`decode_shared`).
@@ -284,6 +302,14 @@ class Decoder:
         #: Decoded instructions by the bytes they were decoded from (see
         #: :meth:`decode_shared`); read-only, shared by every occurrence.
         self._memo: dict[bytes, MCInst] = {}
+        #: The decoder of the target's real-true16 twins, made on the first word the
+        #: default records refuse (:meth:`_real_true16`).
+        self._twins: Decoder | None = None
+        #: With ``real_true16`` (see :func:`decoder_for`), the twins' decoder reads what
+        #: the default records refuse, and the default records that have a twin.
+        self.real_true16 = real_true16 and bool(isa.real_true16)
+        self._twinned = frozenset(twin.fake16 for twin in isa.real_true16) \
+            if self.real_true16 else frozenset[str]()
 
     @staticmethod
     def _tree(candidates: list[InstrDef], bits: int) -> _Node:
@@ -316,7 +342,7 @@ class Decoder:
         A new MCInst each call, which the caller may change (see :meth:`decode_shared`)."""
         shared = self.decode_shared(data, offset)
         return MCInst(shared.desc, list(shared.operands), shared.size, shared.literal,
-                      address, shared.encoding)
+                      address, shared.encoding, shared.unmodelled)
 
     def decode_shared(self, data: bytes, offset: int = 0) -> MCInst:
         """The instruction at ``data[offset:]``, as one MCInst shared by every occurrence of
@@ -374,10 +400,41 @@ class Decoder:
                 if inst is not None:
                     decoded = self._operands(inst, word, data, offset, address)
                     if decoded is not None:
+                        if inst.name in self._twinned and _outside_its_class(decoded):
+                            return self._twin_or(decoded, data, offset, address)
                         return decoded
+        twins = self._real_true16()
+        if twins is not None:
+            try:
+                return twins._decode(data, offset, address)  # pyright: ignore[reportPrivateUsage]
+            except DecodeError:
+                pass
         raise DecodeError("invalid instruction encoding",
                           functools.partial(self._why_invalid,
                                             bytes(data[offset:offset + 32]), 0))
+
+    def _twin_or(self, decoded: MCInst, data: bytes, offset: int, address: int) -> MCInst:
+        """The real-true16 reading of a word whose default reading names a VGPR outside a
+        16-bit operand's class (``v_cmp_gt_f16_e32 vcc_lo, v0, v128``: LLVM 19 decodes
+        such a source with the full VGPR decoder and prints ``v128/*Invalid register*/``);
+        the hardware reads that field as a half (``v0.h``), which the twin says."""
+        twins = self._real_true16()
+        assert twins is not None
+        try:
+            return twins._decode(data, offset, address)  # pyright: ignore[reportPrivateUsage]
+        except DecodeError:
+            return decoded
+
+    def _real_true16(self) -> Decoder | None:
+        """A decoder over the target's real-true16 twins alone (None when it has none):
+        what LLVM 19 refuses, newer LLVM's real-true16 code holds (a VGPR field of a 16-bit
+        VOP1/VOP2/VOPC encoding with bit 7 set names a high half). A word is read with
+        them only after every default record refused it, so what LLVM 19 decodes is
+        decoded as LLVM 19 does."""
+        if self._twins is None and self.real_true16:
+            self._twins = Decoder(replace(self.isa, instructions=self.isa.real_true16,
+                                          real_true16=[]))
+        return self._twins
 
     def _why_invalid(self, data: bytes, offset: int) -> str:
         """Why no instruction takes the bytes at ``offset`` (for messages: run once, after
@@ -404,15 +461,7 @@ class Decoder:
         return ""
 
     def _invalid_operand(self, inst: InstrDef, slot: str, error: OperandDecodeError) -> str:
-        why = f"the bits match {inst.mnemonic}, but not its {slot} field ({error})"
-        rc = inst.slot(slot).kind.register_class
-        if self.isa.generation >= 11 and rc is not None and rc.name.endswith("_Lo128"):
-            # A 16-bit operation whose 8-bit VGPR field has its top bit set: in real true16
-            # code that names the high half of a VGPR below v128.
-            why += "; in code compiled with real true16 (the default of newer LLVM on " \
-                   "GFX11 and GFX12) it names a high 16-bit half, which LLVM 19, whose " \
-                   "tables these are, does not decode"
-        return why
+        return f"the bits match {inst.mnemonic}, but not its {slot} field ({error})"
 
     def _operands(
         self, inst: InstrDef, word: int, data: bytes, offset: int, address: int
@@ -441,9 +490,17 @@ class Decoder:
             size += 4 * words
         decoded = MCInst(inst, operands, size, state.literal, address,
                          data[offset : offset + size])
+        if inst.unknown:
+            decoded.unmodelled = (word ^ self._implicit(inst)) & inst.unknown
         for fixup in fixups:
             fixup(decoded)
         return decoded
+
+    def _implicit(self, inst: InstrDef) -> int:
+        found = self._implicit_cache.get(inst.name)
+        if found is None:
+            found = self._implicit_cache[inst.name] = implicit_bits(inst, self.isa.generation)
+        return found
 
     def _nsa_slots(self, inst: InstrDef) -> tuple[tuple[int, int], ...]:
         found = self._nsa_cache.get(inst.name)
@@ -733,15 +790,21 @@ def _fields_of(inst: InstrDef, slot: OperandSlot) -> tuple[tuple[int, int, int],
     return ()
 
 
-def decoder_for(target: str, wavefront_size: int | None = None) -> Decoder:
+def decoder_for(target: str, wavefront_size: int | None = None, *,
+                real_true16: bool = False) -> Decoder:
     """The (cached) decoder of a processor, in its default wave size or
-    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``."""
-    return _cached_decoder(target, wavefront_size)
+    ``wavefront_size`` (64 for an RDNA processor in wave64); raises ``UnknownTargetError``.
+
+    By default it decodes as llvm-mc-19 does (``luthier-mc``'s contract). With
+    ``real_true16`` it also reads what newer LLVM's real-true16 code holds, with the
+    target's twins (``TargetISA.real_true16``): the lifter's decoder, since the code it
+    lifts may come from any compiler."""
+    return _cached_decoder(target, wavefront_size, real_true16)
 
 
 @functools.cache
-def _cached_decoder(target: str, wavefront_size: int | None) -> Decoder:
-    return Decoder(load_target(target, wavefront_size))
+def _cached_decoder(target: str, wavefront_size: int | None, real_true16: bool) -> Decoder:
+    return Decoder(load_target(target, wavefront_size), real_true16=real_true16)
 
 
 def decode_words(target: str, words: Sequence[int]) -> MCInst:

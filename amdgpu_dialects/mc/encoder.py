@@ -4,8 +4,10 @@ The inverse of :mod:`luthier.amdgpu_dialects.mc.decoder`: an instruction's fixed
 operand's value scattered into its encoding fields. The output is canonical in LLVM's sense
 (what ``llvm-mc -show-encoding`` prints, including in disassembly mode, where llvm-mc
 re-encodes what it decoded): an immediate is an inline constant whenever its operand type
-allows one, otherwise the 255 marker plus one trailing literal dword. To re-emit the exact
-bytes an instruction was decoded from, use ``MCInst.encoding`` instead.
+allows one, otherwise the 255 marker plus one trailing literal dword; bits its record leaves
+undefined are written as LLVM writes them, unless a decoded instruction says they differed
+(``MCInst.unmodelled``). To re-emit the exact bytes an instruction was decoded from, use
+``MCInst.encoding`` instead.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from luthier.amdgpu_dialects.isa import inline_constants as INLINE
 from luthier.amdgpu_dialects.isa import registers as R
 from luthier.amdgpu_dialects.isa.target import InstrDef, OperandKind, TargetISA, load_target
 from luthier.amdgpu_dialects.mc.decoder import MCInst, nsa_address_slots
+from luthier.amdgpu_dialects.mc.implicit_bits import implicit_bits
 from luthier.amdgpu_dialects.mc.operand_decoders import Literal, Operand
 
 
@@ -289,7 +292,7 @@ class Encoder:
                 steps.append((index, slot.fields,
                               self.operand_encoders.for_kind(slot.kind),
                               _literal_form(slot.kind)))
-        cached = (tuple(steps), _implicit_bits(inst, self.generation))
+        cached = (tuple(steps), implicit_bits(inst, self.generation))
         self._plans[inst.name] = cached
         return cached
 
@@ -315,7 +318,9 @@ class Encoder:
                 literal = lit
             for inst_lo, var_lo, width in fields:
                 word |= ((raw >> var_lo) & ((1 << width) - 1)) << inst_lo
-        data = word.to_bytes(desc.size, "little")
+        # Bits the record leaves undefined keep the values of the word decoded (none
+        # otherwise): only they tell some words apart, so a lifted word re-encodes exactly.
+        data = (word ^ inst.unmodelled).to_bytes(desc.size, "little")
         # GFX9 has no VOP3 literals: only 32-bit encodings carry one, and not those whose
         # constant is a mandatory K operand encoded in place.
         if literal is not None and (desc.size == 4 or self.vop3_literal) \
@@ -327,28 +332,6 @@ class Encoder:
                           for i, _ in nsa)
             data += extra + bytes(-len(extra) % 4)
         return data
-
-
-def _implicit_bits(inst: InstrDef, generation: int = 9) -> int:
-    """Bits LLVM's emitter sets beyond the operands: unused op_sel_hi bits of VOP3P; on
-    GFX10+, EXEC's code (0x7E) in the don't-care sdst field of VOP3-encoded ``v_cmpx``
-    (which the ISA documents ask for)."""
-    if generation >= 10 and "VOP3" in inst.classes and "VOPC" not in inst.classes \
-            and "EXEC" in inst.defs and not inst.has("sdst") and inst.size >= 8 \
-            and inst.mask & 0xFF == 0:
-        return 0x7E
-    if "VOP3P" not in inst.classes and inst.name not in (
-            "V_ACCVGPR_READ_B32_vi", "V_ACCVGPR_WRITE_B32_vi"):
-        return 0
-    hi0, hi1, hi2 = 1 << 59, 1 << 60, 1 << 14
-    if inst.has("op_sel_hi"):
-        if inst.has("src2"):
-            return 0
-        if inst.has("src1"):
-            return hi2
-        if inst.has("src0"):
-            return hi1 | hi2
-    return hi0 | hi1 | hi2
 
 
 def encoder_for(target: str, wavefront_size: int | None = None) -> Encoder:

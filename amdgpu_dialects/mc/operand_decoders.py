@@ -173,9 +173,11 @@ class OperandDecoders:
             return self._vgpr32
         if method == "DecodeVGPR_16_Lo128RegisterClass":
             return _vgpr16_lo128
-        if method == "decodeOperand_VSrcT16_Lo128":
-            non_vgpr = self.src_op(1, False, 16, _SEMA_FP16 if kind.operand_type.endswith(
-                "FP16") else 0)
+        if method in ("decodeOperand_VSrcT16_Lo128", "decodeOperand_VSrcT16_Lo128_Deferred"):
+            # A 9-bit source of a real-true16 encoding: a VGPR half as below, or what a
+            # 16-bit source is (the deferred form's literal is the K operand's).
+            non_vgpr = self.src_op(1, False, 16, _SEMA_FP16 if "FP16" in kind.operand_type
+                                   else 0, mandatory_literal=method.endswith("Deferred"))
 
             def t16_source(raw: int, state: DecodeState) -> Operand:
                 if raw & 256:

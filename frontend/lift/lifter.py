@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
@@ -84,7 +84,7 @@ class _FunctionLifter:
                  text_relocations: dict[int, Relocation]) -> None:
         self.code_object = code_object
         self.processor = code_object.processor
-        self.decoder = decoder_for(*wave)
+        self.decoder = decoder_for(*wave, real_true16=True)
         self.printer = printer_for(*wave)
         self.encoder = encoder_for(*wave)
         self.symbols = symbols
@@ -95,7 +95,7 @@ class _FunctionLifter:
         #: bytes alone): code repeats a lot, and a repeat then costs a look-up.
         self.mnemonics: dict[str, tuple[str, str]] = {}
         self.plain_parts: dict[bytes, tuple[type[InstructionOpBase], StringAttr,
-                                            ArrayAttr[Attribute]]] = {}
+                                            ArrayAttr[Attribute], IntAttr | None]] = {}
 
     def _decode_one(self, name: str, code: bytes, offset: int, address: int,
                     where: int) -> DecodedInst:
@@ -191,7 +191,7 @@ class _FunctionLifter:
                                           for value in inst.mc.operands])
                 parts = self.plain_parts[encoding] = (
                     instruction_op_class(inst.mnemonic), opcode_attr(inst.mc.desc.name),
-                    operands)
+                    operands, IntAttr(inst.mc.unmodelled) if inst.mc.unmodelled else None)
                 self._remember_encoding(inst, operands)
             return build_plain_instruction(*parts)
         attrs: list[Attribute] = [operand_attribute(value) for value in inst.mc.operands]
@@ -204,7 +204,8 @@ class _FunctionLifter:
             attrs[0] = operand_attribute(None) if block.label is None \
                 else BranchLabelAttr(block.label)
             successors = [ir_blocks[start] for start in block.successors]
-        return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors)
+        return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors,
+                                 inst.mc.unmodelled)
 
 
     def _remember_encoding(self, inst: DecodedInst, operands: ArrayAttr[Attribute]) -> None:

@@ -244,12 +244,16 @@ _opcode_indexes: dict[tuple[str, int], dict[str, int]] = {}
 
 def opcode_index(isa: TargetISA, record: str) -> int | None:
     """The position of ISA record ``record`` in ``isa.instructions`` (what
-    ``#instr.site<"opcode">`` passes), or None when the target lacks it."""
+    ``#instr.site<"opcode">`` passes), or None when the target lacks it. A real-true16
+    twin has its default record's number: the same hardware opcode."""
     key = (isa.name, isa.wavefront_size)  # RDNA: one table per wave size
     indexes = _opcode_indexes.get(key)
     if indexes is None:
-        indexes = _opcode_indexes[key] = {
-            desc.name: position for position, desc in enumerate(isa.instructions)}
+        indexes = {desc.name: position for position, desc in enumerate(isa.instructions)}
+        for twin in isa.real_true16:
+            if twin.fake16 in indexes:
+                indexes[twin.name] = indexes[twin.fake16]
+        _opcode_indexes[key] = indexes
     return indexes.get(record)
 
 

@@ -166,3 +166,15 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
   }
 }
 // CHECK: 's2.l' is not a register name
+
+// -----
+
+// unmodelled_bits keeps a lifted word's bits that its record leaves undefined (op_sel of
+// v_cndmask_b16 in LLVM 19's records, 0x7800); others are the record's to say.
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1345 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.v_cndmask_b16 <{opcode = "V_CNDMASK_B16_e64_gfx11", mc_operands = [#amdgpu_mc.reg<v1>, #builtin.int<0>, #amdgpu_mc.reg<v2>, #builtin.int<0>, #amdgpu_mc.reg<v1>, #amdgpu_mc.reg<vcc_lo>], unmodelled_bits = #builtin.int<32768>}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: 'v_cndmask_b16': unmodelled_bits 0x8000 are not bits its record V_CNDMASK_B16_e64_gfx11 leaves undefined (0x7800)
