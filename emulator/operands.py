@@ -113,8 +113,11 @@ def scalar_target(value: object) -> tuple[int, int]:
 def vector_reader(value: object, bits: int) -> VectorRead:
     """A reader of a VALU source operand as a lane vector (uint32, or uint64 when 64-bit).
 
-    Uniform operands (SGPRs, constants) come back as 0-d arrays, which broadcast."""
+    Uniform operands (SGPRs, constants) come back as 0-d arrays, which broadcast. A 16-bit
+    half of a VGPR (a real-true16 source, ``v0.h``) reads as its 16 bits, zero-extended."""
     if isinstance(value, str):
+        if vgpr_half(value) is not None:
+            return half_reader(value)
         file, index, _ = register(value)
         if file in ("v", "a"):
             if bits == 64:

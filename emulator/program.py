@@ -55,6 +55,7 @@ from luthier.emulator.semantics.registry import (
     Step,
     failing,
     missing,
+    unmodelled_check,
 )
 from luthier.emulator.semantics.renames import canonical_mnemonic
 from luthier.emulator.semantics.vop import base_name
@@ -286,7 +287,8 @@ class _Compiler:
             if inst.gpr_index_mode and inst.mnemonic.startswith("v_"):
                 builder = indexed_builder(inst.mnemonic)
             try:
-                step = missing(inst) if builder is None else builder(inst)
+                step = missing(inst) if builder is None \
+                    else unmodelled_check(inst, builder(inst))
             except EmulationError as error:
                 # A form the family does not model (say MFMA broadcasts): it stops the run
                 # when it executes, not the compilation of code that may never reach it.
@@ -306,7 +308,9 @@ class _Compiler:
         return Instruction(mnemonic, desc, operands, address, size,
                            len(self.program.instructions), function, address - start,
                            wave_size=self.program.wave_size, program=self.program,
-                           written=op.mnemonic if mnemonic != op.mnemonic else "")
+                           written=op.mnemonic if mnemonic != op.mnemonic else "",
+                           unmodelled=0 if op.unmodelled_bits is None
+                           else op.unmodelled_bits.data)
 
     def _operand(self, attr: Attribute, literal_address: int, where: str) -> Any:
         """A slot's value as the semantics read it: symbolic operands resolved against the

@@ -104,13 +104,14 @@ class ExecutionTrace:
 
     def opcode_histogram(self, functions: Collection[str] | None = None) -> Counter[str]:
         """Issues per ISA record name (the instruction's opcode record, e.g.
-        ``S_MOV_B32_vi``; only those of ``functions`` when given). A hook's opcode number
-        is the record's position in ``load_target(processor).instructions``."""
+        ``S_MOV_B32_vi``; only those of ``functions`` when given; a real-true16 twin counts
+        as its default record, whose opcode it is). A hook's opcode number is the record's
+        position in ``load_target(processor).instructions``."""
         histogram: Counter[str] = Counter()
         for inst, count, keep in zip(self.program.instructions, self.waves,
                                      self._selected(functions), strict=True):
             if count and keep:
-                histogram[inst.desc.name] += count
+                histogram[inst.desc.fake16 or inst.desc.name] += count
         return histogram
 
     def global_addresses(self, *patterns: str,

@@ -59,6 +59,11 @@ class Instruction:
     #: The mnemonic as the code spells it, when :attr:`mnemonic` is the older name its
     #: semantics are registered under (:mod:`.renames`); messages name this one.
     written: str = ""
+    #: Bits of the word its record leaves undefined that were set (``unmodelled_bits``).
+    #: A builder that gives them their meaning says so (:meth:`op_sel`); any other such
+    #: instruction stops the run when it executes (see :func:`unmodelled_check`).
+    unmodelled: int = 0
+    unmodelled_read: bool = False
 
     @property
     def next_pc(self) -> int:
@@ -95,11 +100,35 @@ class Instruction:
     def vdst(self, name: str = "vdst") -> tuple[str, int, int]:
         return vector_target(self.operands.get(name))
 
+    def op_sel(self) -> int:
+        """The op_sel bits (src0, src1, src2, dst from bit 0): the record's operand, or for
+        a GFX10+ VOP3 record without one (LLVM 19's fake16 ``v_cndmask_b16``...), the
+        OPSEL field (bits 14:11) of the word as lifted, which real-true16 code sets."""
+        if self.desc.has("op_sel"):
+            return int(self.get("op_sel", 0) or 0)
+        if "VOP3" in self.desc.classes and self.unmodelled & ~_VOP3_OP_SEL == 0:
+            self.unmodelled_read = True
+            return (self.unmodelled & _VOP3_OP_SEL) >> 11
+        return 0
+
     def unsupported(self, why: str) -> EmulationError:
         return EmulationError(f"{self.where}: {why}")
 
 
+#: The OPSEL field of a GFX10+ VOP3 word.
+_VOP3_OP_SEL = 0xF << 11
+
 Builder = Callable[[Instruction], Step]
+
+
+def unmodelled_check(inst: Instruction, step: Step) -> Step:
+    """``step``, or a step that stops the run when ``inst`` sets undefined bits of its
+    record that its builder did not read: their meaning is unknown to the emulator, and
+    running the instruction without them could give a wrong result silently."""
+    if not inst.unmodelled or inst.unmodelled_read:
+        return step
+    return failing(f"{inst.where}: sets bits its LLVM 19 record leaves undefined "
+                   f"({inst.unmodelled:#x}), whose meaning the emulator does not model")
 
 SEMANTICS: dict[str, Builder] = {}
 #: Mnemonics whose builder reads src0 and writes vdst through :mod:`.vop`, so that their

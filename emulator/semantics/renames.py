@@ -79,6 +79,15 @@ RENAMED: dict[str, str] = {
     "v_max_num_f32": "v_max_f32", "v_min_num_f32": "v_min_f32",
     "v_max_num_f64": "v_max_f64", "v_min_num_f64": "v_min_f64",
     "v_max_num_f16": "v_max_f16", "v_min_num_f16": "v_min_f16",
+    # GFX11's D16 memory names: the 16-bit half comes first, then the width.
+    **{f"{family}_{verb}_d16{hi}_{new}": f"{family}_{verb}_{old}_d16{hi}"
+       for family in ("global", "flat", "scratch", "buffer")
+       for verb, widths in (("load", ("b16", "u8", "i8")), ("store", ("b16", "b8")))
+       for hi in (("", "_hi") if verb == "load" else ("_hi",))
+       for new, old in _WIDTHS.items() if new in widths},
+    **{f"ds_load_{width}_d16{hi}": f"ds_read_{width}_d16{hi}"
+       for width in ("u8", "i8", "u16") for hi in ("", "_hi")},
+    "ds_store_b8_d16_hi": "ds_write_b8_d16_hi", "ds_store_b16_d16_hi": "ds_write_b16_d16_hi",
 }
 
 

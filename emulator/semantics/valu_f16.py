@@ -17,11 +17,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from luthier.amdgpu_dialects.amdgpu_mc.registers import vgpr_half
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator.operands import half_reader, half_target
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
-from luthier.emulator.semantics.vop import base_name, is_dpp
+from luthier.emulator.semantics.vop import base_name, is_dpp, mask_source
 from luthier.emulator.state import Vec, Wave
 
 F16 = np.float16
@@ -74,6 +75,7 @@ UNARY: dict[str, tuple[str, str, Unary]] = {
         a.astype(np.float32)), nan=0.0), -32768, 32767).astype(I16)),
     "v_cvt_u16_f16": ("h", "u", lambda a: np.clip(np.nan_to_num(np.trunc(
         a.astype(np.float32)), nan=0.0), 0, 65535).astype(U16)),
+    "v_not_b16": ("u", "u", lambda a: ~a),
 }
 BINARY: dict[str, tuple[str, str, Binary]] = {
     "v_add_f16": ("hh", "h", lambda a, b: a + b),
@@ -97,6 +99,9 @@ BINARY: dict[str, tuple[str, str, Binary]] = {
     "v_min_u16": ("uu", "u", np.minimum),
     "v_max_i16": ("ii", "i", np.maximum),
     "v_min_i16": ("ii", "i", np.minimum),
+    "v_and_b16": ("uu", "u", lambda a, b: a & b),
+    "v_or_b16": ("uu", "u", lambda a, b: a | b),
+    "v_xor_b16": ("uu", "u", lambda a, b: a ^ b),
 }
 TERNARY: dict[str, tuple[str, str, Ternary]] = {
     "v_min3_f16": ("hhh", "h", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
@@ -133,11 +138,16 @@ _DTYPES = {"h": F16, "u": U16, "i": I16}
 
 
 def _half_reader(inst: Instruction, slot: str, kind: str, index: int) -> Callable[[Wave], Vec]:
-    read = inst.vector(slot, 32)
     modifiers = int(inst.get(f"{slot}_modifiers", 0)) if inst.desc.has(f"{slot}_modifiers") \
         else 0
-    op_sel = int(inst.get("op_sel", 0) or 0) if inst.desc.has("op_sel") else 0
-    high = bool(modifiers & OP_SEL_0) or bool((op_sel >> index) & 1)
+    named = vgpr_half(value) if isinstance(value := inst.get(slot), str) else None
+    if named is not None:
+        # A real-true16 operand names its half (``v0.h``).
+        vgpr, high = named
+        read: Callable[[Wave], Vec] = lambda wave: wave.v[vgpr]  # noqa: E731
+    else:
+        read = inst.vector(slot, 32)
+        high = bool(modifiers & OP_SEL_0) or bool((inst.op_sel() >> index) & 1)
     if kind == "f":
         sign = U32(0x80000000)
 
@@ -165,6 +175,23 @@ def _half_reader(inst: Instruction, slot: str, kind: str, index: int) -> Callabl
     return half
 
 
+def _half_destination(inst: Instruction, name: str) -> tuple[int, bool, bool]:
+    """(VGPR, whether the other half is kept, whether the high half is written) of a 16-bit
+    result: a real-true16 half (``v1.h``), or the half op_sel names where the target keeps
+    the other one (``zeroes_high_16_bits``)."""
+    half = vgpr_half(value) if isinstance(value := inst.get("vdst"), str) else None
+    if half is not None:
+        return half[0], True, half[1]
+    _, target, _ = inst.vdst()
+    src0_modifiers = int(inst.get("src0_modifiers", 0) or 0) \
+        if inst.desc.has("src0_modifiers") else 0
+    program = inst.program
+    keep = name in _KEEP_OTHER_HALF or (program is not None and not subtarget_for(
+        program.processor).zeroes_high_16_bits)
+    write_high = keep and (bool((inst.op_sel() >> 3) & 1) or bool(src0_modifiers & OP_SEL_1))
+    return target, keep, write_high
+
+
 @semantics(*OPS)
 def _op16(inst: Instruction) -> Step:
     name = base_name(inst.mnemonic)
@@ -174,14 +201,7 @@ def _op16(inst: Instruction) -> Step:
         slots = ("src0", "src1", "vdst")
     readers = [_half_reader(inst, slot, kind, index)
                for index, (slot, kind) in enumerate(zip(slots, kinds, strict=False))]
-    _, target, _ = inst.vdst()
-    op_sel = int(inst.get("op_sel", 0) or 0) if inst.desc.has("op_sel") else 0
-    src0_modifiers = int(inst.get("src0_modifiers", 0) or 0) \
-        if inst.desc.has("src0_modifiers") else 0
-    program = inst.program
-    keep = name in _KEEP_OTHER_HALF or (program is not None and not subtarget_for(
-        program.processor).zeroes_high_16_bits)
-    write_high = keep and (bool((op_sel >> 3) & 1) or bool(src0_modifiers & OP_SEL_1))
+    target, keep, write_high = _half_destination(inst, name)
     clamp = bool(inst.get("clamp", 0)) if inst.desc.has("clamp") else False
     if clamp:
         raise inst.unsupported("clamp of 16-bit operations is not modelled")
@@ -206,6 +226,25 @@ def _op16(inst: Instruction) -> Step:
                 bits = (wave.v[target] & U32(0xFFFF)) | (half << U32(16))
             else:
                 bits = (wave.v[target] & U32(0xFFFF0000)) | half
+        wave.write_v(target, bits)
+        return following
+
+    return step
+
+
+@semantics("v_cndmask_b16")
+def _cndmask16(inst: Instruction) -> Step:
+    """``v_cndmask_b16`` (GFX11+, VOP3): src1 where the mask's lane bit is set, else src0;
+    halves chosen by op_sel, the other half of the destination kept."""
+    low, high = _half_reader(inst, "src0", "u", 0), _half_reader(inst, "src1", "u", 1)
+    select = mask_source(inst, "src2")
+    target, _, write_high = _half_destination(inst, "v_cndmask_b16")
+    following = inst.next_pc
+
+    def step(wave: Wave) -> int:
+        half = np.where(select(wave), high(wave), low(wave)).view(U16).astype(U32)
+        bits = (wave.v[target] & U32(0xFFFF)) | (half << U32(16)) if write_high \
+            else (wave.v[target] & U32(0xFFFF0000)) | half
         wave.write_v(target, bits)
         return following
 

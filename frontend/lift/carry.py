@@ -138,7 +138,9 @@ def _carry_sections(code_object: CodeObject, carried: Carried) -> None:
             continue
         if section.name == ".comment":
             comment = section
-        bound = layout is not None and not allocated and holds_addresses(section.name, is_note)
+        # An empty section (clang-22's .AMDGPU.gpr_maximums) holds no address to go stale.
+        bound = layout is not None and not allocated and section.size > 0 \
+            and holds_addresses(section.name, is_note)
         sections.append(_section_op(code_object, section, layout if bound else None))
     others = [op for op in sections if op.section.data != ".comment"]
     ident_only = _comment_is_ident(code_object) if linked else _comment_is_compilers(code_object)

@@ -153,3 +153,16 @@ def test_a_twin_counts_as_its_default_records_opcode() -> None:
     isa = load_target("gfx1100")
     for twin in isa.real_true16:
         assert opcode_index(isa, twin.name) == opcode_index(isa, twin.fake16) is not None
+
+
+def test_an_empty_carried_section_is_kept_when_code_moves(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """clang-22 writes an empty ``.AMDGPU.gpr_maximums``: it holds no address, so
+    instrumenting (which moves code) keeps it instead of dropping it with a warning."""
+    output = tmp_path / "counted.co"
+    hooks = CORPUS.parents[2] / "examples" / "hooks" / "instr_count.mlir"
+    assert main(["--no-progress", "--lift", "--inline-hooks", "--emit-preamble",
+                 str(OBJECTS[0]), "--hooks", str(hooks), "-o", str(output)]) == 0
+    assert "dropped" not in capsys.readouterr().err
+    names = [section.name for section in read_code_object(output).sections]
+    assert ".AMDGPU.gpr_maximums" in names
