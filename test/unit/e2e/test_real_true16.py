@@ -1,8 +1,8 @@
-"""Real-true16 code (clang-22, gfx1100) runs in the emulator as the same source compiled by
-clang-19 does, and instrumented it computes the same and counts right.
+"""Real-true16 code (clang-22, gfx1100 and gfx1201) runs in the emulator as the same source
+compiled by clang-19 does, and instrumented it computes the same and counts right.
 
-``test/corpus/real_true16`` holds both builds of half.hip, in wave32 and wave64. clang-19
-compiles fake true16 (16-bit values in whole VGPRs), clang-22 real true16 (halves:
+``test/corpus/real_true16`` holds both builds of half.hip per target, in wave32 and wave64.
+clang-19 compiles fake true16 (16-bit values in whole VGPRs), clang-22 real true16 (halves:
 ``v_fmac_f16_e32 v0.h, s2, v0.l``, op_sel bits LLVM 19's records leave undefined on
 ``v_cndmask_b16``, GFX11's D16 loads): the two programs differ instruction for
 instruction, and their outputs must be the same bytes, which checks the emulator's
@@ -50,6 +50,7 @@ KERNELS: dict[str, Callable[[np.random.Generator], list[KernelArgument]]] = {
         np.float32), r.integers(-40, 40, N).astype(np.int16), N],
 }
 WAVES = ("", ".w64")
+PROCESSORS = ("gfx1100", "gfx1201")
 HOOKS = ("instr_count", "opcode_histogram", "memory_trace")
 
 
@@ -71,19 +72,21 @@ def _buffers(result: RunResult) -> list[bytes | None]:
 
 
 @pytest.mark.parametrize("wave", WAVES, ids=("w32", "w64"))
+@pytest.mark.parametrize("processor", PROCESSORS)
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_real_true16_build_computes_what_the_fake16_build_does(kernel: str, wave: str) -> None:
-    real = _run(CORPUS / f"half.gfx1100{wave}.co", kernel)
-    fake = _run(CORPUS / f"half.gfx1100{wave}.fake16.co", kernel)
+def test_real_true16_build_computes_what_the_fake16_build_does(kernel: str, wave: str,
+                                                               processor: str) -> None:
+    real = _run(CORPUS / f"half.{processor}{wave}.co", kernel)
+    fake = _run(CORPUS / f"half.{processor}{wave}.fake16.co", kernel)
     assert _buffers(real) == _buffers(fake)
     assert any(buffer is not None and any(buffer) for buffer in _buffers(real))
 
 
 @functools.cache
-def _instrumented(wave: str, hook: str, folder: Path) -> Path:
-    output = folder / f"half{wave}.{hook}.co"
+def _instrumented(processor: str, wave: str, hook: str, folder: Path) -> Path:
+    output = folder / f"half.{processor}{wave}.{hook}.co"
     status = main(["--no-progress", "--lift", "--inline-hooks", "--emit-preamble",
-                   str(CORPUS / f"half.gfx1100{wave}.co"), "--hooks",
+                   str(CORPUS / f"half.{processor}{wave}.co"), "--hooks",
                    str(HOOK_DIR / f"{hook}.mlir"), "-o", str(output)])
     assert status == 0
     return output
@@ -100,11 +103,12 @@ def _u64(data: bytes) -> npt.NDArray[Any]:
 
 @pytest.mark.parametrize("hook", HOOKS)
 @pytest.mark.parametrize("wave", WAVES, ids=("w32", "w64"))
+@pytest.mark.parametrize("processor", PROCESSORS)
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_instrumented_real_true16_computes_the_same_and_counts_right(
-        kernel: str, wave: str, hook: str, folder: Path) -> None:
-    original = _run(CORPUS / f"half.gfx1100{wave}.co", kernel, trace=True)
-    instrumented = _run(_instrumented(wave, hook, folder), kernel)
+        kernel: str, wave: str, processor: str, hook: str, folder: Path) -> None:
+    original = _run(CORPUS / f"half.{processor}{wave}.co", kernel, trace=True)
+    instrumented = _run(_instrumented(processor, wave, hook, folder), kernel)
     assert _buffers(instrumented) == _buffers(original)
     trace = original.trace
     assert trace is not None
@@ -114,7 +118,7 @@ def test_instrumented_real_true16_computes_the_same_and_counts_right(
         assert int(_u64(counters["instr_count_wave"])[0]) == trace.issued(kernels)
         assert int(_u64(counters["instr_count_thread"])[0]) == trace.active_lanes(kernels)
     elif hook == "opcode_histogram":
-        records = load_target("gfx1100", 64 if wave else None).instructions
+        records = load_target(processor, 64 if wave else None).instructions
         table = _u64(counters["opcode_histogram"])
         counted = Counter({records[int(index)].name: int(table[index])
                            for index in np.flatnonzero(table)})

@@ -1,7 +1,7 @@
 """Code that newer LLVM compiles as real true16 lifts, prints, parses and goes back exactly.
 
 ``test/corpus/real_true16`` holds half-precision kernels compiled with clang-22 for gfx1100
-(wave32 and wave64) and llvm-objdump-22's disassembly of them (and clang-19's builds of the
+and gfx1201 (wave32 and wave64) and llvm-objdump-22's disassembly of them (and clang-19's builds of the
 same source, which ``test/unit/e2e/test_real_true16.py`` runs beside them). Their 16-bit
 VOP1/VOP2/VOPC words name VGPR halves, which LLVM 19's default records refuse or misread
 (``v_cmp_gt_f16_e32 vcc_lo, v0, v128/*Invalid register*/``); the lifter reads them with
@@ -57,8 +57,13 @@ def _wave(path: Path) -> int:
     return 64 if ".w64." in path.name else 32
 
 
+def _processor(path: Path) -> str:
+    return path.name.split(".")[1]
+
+
 def test_corpus_has_both_wave_sizes_and_their_disassembly() -> None:
-    assert [p.name for p in OBJECTS] == ["half.gfx1100.co", "half.gfx1100.w64.co"]
+    assert [p.name for p in OBJECTS] == ["half.gfx1100.co", "half.gfx1100.w64.co",
+                                         "half.gfx1201.co", "half.gfx1201.w64.co"]
     for path in OBJECTS:
         assert sum(1 for text, _ in _objdump(path) if _HALF.search(text)) >= 30
 
@@ -88,9 +93,9 @@ def test_halves_decode_as_llvm_22_prints_them(path: Path) -> None:
     decoded with a twin, printed exactly as llvm-objdump-22 prints it. Words LLVM 19's
     default records read keep LLVM 19's text (``v_cvt_f32_f16_e32 v1, v1`` for LLVM 22's
     ``v1.l``), which names the same registers' units."""
-    decoder = decoder_for("gfx1100", _wave(path), real_true16=True)
-    default = decoder_for("gfx1100", _wave(path))
-    printer = printer_for("gfx1100", _wave(path))
+    decoder = decoder_for(_processor(path), _wave(path), real_true16=True)
+    default = decoder_for(_processor(path), _wave(path))
+    printer = printer_for(_processor(path), _wave(path))
     twins = 0
     for text, data in _objdump(path):
         inst = decoder.decode(data)
@@ -125,7 +130,7 @@ def _ops(module: Operation) -> list[InstructionOpBase]:
 def test_ir_text_round_trip_keeps_halves_and_undefined_bits(path: Path, tmp_path: Path) -> None:
     module = lift_code_object(read_code_object(path)).module
     ops = _ops(module)
-    isa = load_target("gfx1100", _wave(path))
+    isa = load_target(_processor(path), _wave(path))
     kept = [op for op in ops if op.unmodelled_bits is not None]
     # v_cndmask_b16 and v_xor_b16 with op_sel naming high halves.
     assert {op.mnemonic for op in kept} >= {"v_cndmask_b16", "v_xor_b16"}
@@ -147,10 +152,12 @@ def test_ir_text_round_trip_keeps_halves_and_undefined_bits(path: Path, tmp_path
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_a_twin_counts_as_its_default_records_opcode() -> None:
+@pytest.mark.parametrize("processor", ["gfx1100", "gfx1201"])
+def test_a_twin_counts_as_its_default_records_opcode(processor: str) -> None:
     """``#instr.site<"opcode">`` numbers the hardware opcode: a twin has its default
     record's number, so opcode tables count ``v_add_f16_e32`` once whichever form."""
-    isa = load_target("gfx1100")
+    isa = load_target(processor)
+    assert len(isa.real_true16) > 200
     for twin in isa.real_true16:
         assert opcode_index(isa, twin.name) == opcode_index(isa, twin.fake16) is not None
 
