@@ -1,8 +1,9 @@
 """Code that newer LLVM compiles as real true16 lifts, prints, parses and goes back exactly.
 
 ``test/corpus/real_true16`` holds half-precision kernels compiled with clang-22 for gfx1100
-and gfx1201 (wave32 and wave64) and llvm-objdump-22's disassembly of them (and clang-19's builds of the
-same source, which ``test/unit/e2e/test_real_true16.py`` runs beside them). Their 16-bit
+and gfx1201 (wave32 and wave64) and llvm-objdump-22's disassembly of them (and clang-19's
+builds of the same source, which ``test/unit/e2e/test_real_true16.py`` runs beside them).
+Their 16-bit
 VOP1/VOP2/VOPC words name VGPR halves, which LLVM 19's default records refuse or misread
 (``v_cmp_gt_f16_e32 vcc_lo, v0, v128/*Invalid register*/``); the lifter reads them with
 the tables' real-true16 twins and must print them as LLVM 22 does. Their VOP3 16-bit
