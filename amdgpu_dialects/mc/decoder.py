@@ -302,8 +302,7 @@ class Decoder:
         #: Decoded instructions by the bytes they were decoded from (see
         #: :meth:`decode_shared`); read-only, shared by every occurrence.
         self._memo: dict[bytes, MCInst] = {}
-        #: The decoder of the target's real-true16 twins, made on the first word the
-        #: default records refuse (:meth:`_real_true16`).
+        #: The decoder of the target's real-true16 twins (:meth:`_twin_reading`).
         self._twins: Decoder | None = None
         #: With ``real_true16`` (see :func:`decoder_for`), the twins' decoder reads what
         #: the default records refuse, and the default records that have a twin.
@@ -401,40 +400,34 @@ class Decoder:
                     decoded = self._operands(inst, word, data, offset, address)
                     if decoded is not None:
                         if inst.name in self._twinned and _outside_its_class(decoded):
-                            return self._twin_or(decoded, data, offset, address)
+                            # LLVM 19 reads such a source with the full VGPR decoder
+                            # (``v_cmp_gt_f16_e32 vcc_lo, v0, v128/*Invalid register*/``);
+                            # the hardware reads the field as a half (``v0.h``).
+                            return self._twin_reading(data, offset, address) or decoded
                         return decoded
-        twins = self._real_true16()
-        if twins is not None:
-            try:
-                return twins._decode(data, offset, address)  # pyright: ignore[reportPrivateUsage]
-            except DecodeError:
-                pass
+        twin = self._twin_reading(data, offset, address)
+        if twin is not None:
+            return twin
         raise DecodeError("invalid instruction encoding",
                           functools.partial(self._why_invalid,
                                             bytes(data[offset:offset + 32]), 0))
 
-    def _twin_or(self, decoded: MCInst, data: bytes, offset: int, address: int) -> MCInst:
-        """The real-true16 reading of a word whose default reading names a VGPR outside a
-        16-bit operand's class (``v_cmp_gt_f16_e32 vcc_lo, v0, v128``: LLVM 19 decodes
-        such a source with the full VGPR decoder and prints ``v128/*Invalid register*/``);
-        the hardware reads that field as a half (``v0.h``), which the twin says."""
-        twins = self._real_true16()
-        assert twins is not None
-        try:
-            return twins._decode(data, offset, address)  # pyright: ignore[reportPrivateUsage]
-        except DecodeError:
-            return decoded
-
-    def _real_true16(self) -> Decoder | None:
-        """A decoder over the target's real-true16 twins alone (None when it has none):
-        what LLVM 19 refuses, newer LLVM's real-true16 code holds (a VGPR field of a 16-bit
-        VOP1/VOP2/VOPC encoding with bit 7 set names a high half). A word is read with
-        them only after every default record refused it, so what LLVM 19 decodes is
-        decoded as LLVM 19 does."""
-        if self._twins is None and self.real_true16:
+    def _twin_reading(self, data: bytes, offset: int, address: int) -> MCInst | None:
+        """The word read with the target's real-true16 twins, when the decoder reads real
+        true16 (:func:`decoder_for`) and a twin takes it: what newer LLVM's real-true16
+        code holds (a VGPR field of a 16-bit VOP1/VOP2/VOPC encoding with bit 7 set names
+        a high half). Asked only where the default records refuse the word or misread a
+        VGPR, so what LLVM 19 decodes is decoded as LLVM 19 does. The twins' decoder is
+        made on first use."""
+        if not self.real_true16:
+            return None
+        if self._twins is None:
             self._twins = Decoder(replace(self.isa, instructions=self.isa.real_true16,
                                           real_true16=[]))
-        return self._twins
+        try:
+            return self._twins._decode(data, offset, address)  # pyright: ignore[reportPrivateUsage]
+        except DecodeError:
+            return None
 
     def _why_invalid(self, data: bytes, offset: int) -> str:
         """Why no instruction takes the bytes at ``offset`` (for messages: run once, after

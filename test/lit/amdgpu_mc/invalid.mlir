@@ -178,3 +178,14 @@ amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn
   }
 }
 // CHECK: 'v_cndmask_b16': unmodelled_bits 0x8000 are not bits its record V_CNDMASK_B16_e64_gfx11 leaves undefined (0x7800)
+
+// -----
+
+// A real-true16 twin's 16-bit slots take VGPR halves below v128, as its encoding does.
+amdgpu_mc.code_object "gfx1100" <{code_object_version = 5 : i64, elf_type = "dyn", e_flags = 1345 : i64, abi_version = 3 : i64}> {
+  amdgpu_mc.func @f {
+    amdgpu_mc.v_add_f16_e32 <{opcode = "V_ADD_F16_fake16_e32_gfx11_real16", mc_operands = [#amdgpu_mc.reg<v1.h>, #amdgpu_mc.reg<v2.l>, #amdgpu_mc.reg<v200.h>]}>
+    amdgpu_mc.s_setpc_b64 s[30:31]
+  }
+}
+// CHECK: operand 'src1' of 'v_add_f16': v200.h is not in register class VGPR_16_Lo128
