@@ -29,7 +29,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
-from luthier.drivers.opt_main import HOOK_FILE_OPS, UserError, one_line
+from luthier.amdgpu_dialects.instr.ops import HOOK_FILE_OPS
+from luthier.drivers.opt_main import UserError, one_line
 from luthier.drivers.opt_main import load_hooks as load_hooks_file
 from luthier.drivers.pipeline import lower_and_emit, pipeline_context
 from luthier.emulator.api import KernelArgument, RunResult, run_kernel

@@ -39,18 +39,16 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError, report_internal_error
-from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp, InsertOp, PayloadOp
-from luthier.amdgpu_dialects.instr.ssa import check_defined_before_use
-from luthier.drivers.listing import list_contents
 from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.codeobj import CodeObject, ElfType, read_code_objects, read_elf
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
+from luthier.frontend.codeobj.spec import RelocationColumns
 from luthier.frontend.lift import LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
-from luthier.lowering.emit import EmitError, emit_assembly, emit_code_object, emit_relocatable
+from luthier.lowering.emit.errors import EmitError
+from luthier.lowering.emit.object_spec import emit_code_object, emit_relocatable
 from luthier.lowering.emit.text import EncodedFunction
-from luthier.lowering.figure import check_path, write_figure
 from luthier.lowering.output import write_atomically
 from luthier.lowering.timing import Span, Timings, recording, start_span, timed
 
@@ -220,8 +218,9 @@ class LuthierOptMain(xDSLOptMain):
                                              name=name)
         self._read = tuple(code_objects)
         progress = LiftProgress(f"lift {os.path.basename(name)}")
+        keep_bytes = self._writes_code_back()
         options = LiftOptions(kernels=tuple(self.args.kernel), progress=progress.update,
-                              freeze_result=True)
+                              freeze_result=True, keep_bytes=keep_bytes)
         modules: list[Operation] = []
         try:
             for code_object in code_objects:
@@ -230,10 +229,28 @@ class LuthierOptMain(xDSLOptMain):
                 for warning in result.warnings:
                     self._warn(code_object.name, warning)
                 modules.append(result.module)
+                if keep_bytes:
+                    no_relocations = RelocationColumns().table()
+                    self._encoded = (self._encoded or {}) | {
+                        function: EncodedFunction(code, no_relocations)
+                        for function, code in result.kept.items()}
         finally:
             progress.close()
         self._lifted = ModuleOp(modules)
         return self._lifted
+
+    def _writes_code_back(self) -> bool:
+        """Whether this run writes the lifted code back as it is: a code object or a
+        relocatable out, and nothing on the way that reads a function's body (no pass, no
+        hooks, no report, no IR printed). The lifter then keeps the bytes of each function
+        that re-encodes to them instead of building its ops
+        (:attr:`~luthier.frontend.lift.LiftOptions.keep_bytes`): the same output, without
+        the ops no one reads."""
+        args = self.args
+        return (self.emit_format() in ("co", "obj") and not args.passes
+                and args.hooks is None
+                and not (args.inline_hooks or args.emit_preamble or args.report
+                         or args.print_between_passes or args.verify_diagnostics))
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """The input and the frontend its kind names. ``-`` is standard input, as no file
@@ -340,11 +357,18 @@ class LuthierOptMain(xDSLOptMain):
                 if self._hooks is None:
                     self._hooks = load_hooks(self.ctx, self.args.hooks, _processor_of(prog))
                 merge_hooks(prog, self._hooks, self.get_input_name(), self.args.hooks)
-        if any(isinstance(op, InsertOp) for block in prog.body.blocks for op in block.ops) \
-                and self._inserts():
-            self._warn_insertion_remarks(prog)
+        # A lifted module holds no tool ops until --hooks adds them (and then the instr
+        # dialect loads: an identity round trip does without it).
+        if self.args.hooks is not None or not built_here or self.args.inline_hooks:
+            from luthier.amdgpu_dialects.instr.ops import InsertOp
+
+            if any(isinstance(op, InsertOp) for block in prog.body.blocks
+                   for op in block.ops) and self._inserts():
+                self._warn_insertion_remarks(prog)
         in_workers = False
         if self.args.inline_hooks:
+            from luthier.amdgpu_dialects.instr.ops import InsertOp, PayloadOp
+
             if not any(isinstance(op, InsertOp) for op in prog.ops) \
                     and not any(isinstance(op, PayloadOp) for op in prog.walk()):
                 raise UserError(f"{self.get_input_name()}: --inline-hooks has nothing to "
@@ -373,6 +397,7 @@ class LuthierOptMain(xDSLOptMain):
             FinalizeInstrumentationPass().apply(self.ctx, prog)
             after = footprints(prog) if self.args.report else []
             if self.args.plot is not None:
+                from luthier.lowering.figure import write_figure
                 from luthier.passes.layout.footprint import footprint_panels
 
                 with timed("plot"):
@@ -432,6 +457,8 @@ class LuthierOptMain(xDSLOptMain):
             if not (args.report and args.emit_preamble):
                 raise UserError("--plot draws the report of --report --emit-preamble (add "
                                 "them)")
+            from luthier.lowering.figure import check_path
+
             check_path(args.plot)
         if args.passes or emit == "mlir":
             return
@@ -544,6 +571,8 @@ class LuthierOptMain(xDSLOptMain):
             try:
                 with timed("emit"):
                     if emit == "asm":
+                        from luthier.lowering.emit.asm import emit_assembly
+
                         data = emit_assembly(module, warnings=warnings).encode()
                     elif emit == "co":
                         data = emit_code_object(module, self._encoded, warnings=warnings)
@@ -637,6 +666,8 @@ class LuthierOptMain(xDSLOptMain):
                 raise UserError(f"{self.args.input_file}: no such file")
             with open(self.args.input_file, "rb") as stream:
                 data = stream.read()
+        from luthier.drivers.listing import list_contents
+
         self._commit("".join(line + "\n" for line in list_contents(data, name)).encode())
 
     def _commit(self, data: bytes) -> None:
@@ -655,8 +686,6 @@ class LuthierOptMain(xDSLOptMain):
         write_atomically(path, data, executable=self._executable)
 
 
-#: The ops a hooks file may hold.
-HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)
 #: Hook files read through clang-19's LLVM IR (:mod:`luthier.frontend.hip`).
 HIP_EXTENSIONS = (".hip", ".ll", ".bc")
 
@@ -727,6 +756,9 @@ def load_hooks(ctx: Context, path: str, processor: str | None = None) -> ModuleO
             raise UserError(str(error)) from None
     else:
         raise UserError(f"{path}: --hooks takes a .mlir, .py, .hip, .ll or .bc file")
+    from luthier.amdgpu_dialects.instr.ops import HOOK_FILE_OPS, HookOp
+    from luthier.amdgpu_dialects.instr.ssa import check_defined_before_use
+
     try:
         for op in module.ops:
             if isinstance(op, HookOp):
@@ -816,6 +848,8 @@ def _run_hooks_script(path: str) -> ModuleOp:
 def merge_hooks(module: ModuleOp, hooks: ModuleOp, input_name: str, path: str) -> None:
     """Append copies of the hooks file's ops to ``module``; a global or hook name both
     define is an error (which one ``@name`` means would be a guess)."""
+    from luthier.amdgpu_dialects.instr.ops import GlobalOp, HookOp
+
     taken = {op.sym_name.data for op in module.ops if isinstance(op, GlobalOp | HookOp)}
     for op in hooks.ops:
         if isinstance(op, GlobalOp | HookOp) and op.sym_name.data in taken:

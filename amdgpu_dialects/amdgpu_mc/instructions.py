@@ -63,13 +63,6 @@ from luthier.amdgpu_dialects.amdgpu_mc.vreg_syntax import (
 )
 from luthier.amdgpu_dialects.isa.registers import INLINE_VALUE_REGISTERS
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA, load_target
-from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
-from luthier.amdgpu_dialects.mc.asm_operands import Item
-from luthier.amdgpu_dialects.mc.asm_parser import (
-    AsmParseError,
-    parse_with_real_true16,
-    parser_for,
-)
 from luthier.amdgpu_dialects.mc.decoder import MCInst
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.operand_decoders import Operand
@@ -123,6 +116,8 @@ def _reads_back(target: TargetKey, inst: MCInst, text: str) -> bool:
     value is also an inline constant (``0xffffffff`` in a literal slot, as some compilers
     leave it) prints like the inline constant, which the assembler prefers: such an
     instruction is written in its properties form instead, which is exact."""
+    from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parse_with_real_true16
+
     try:
         matched = parse_with_real_true16(*target, text)
         encoder = encoder_for(*target)
@@ -180,6 +175,10 @@ class InstructionOpBase(IRDLOperation):
         """The operand text after the mnemonic, or None when it cannot be written as
         assembly (no target, an opcode the target lacks). Virtual registers print as
         ``%3:SReg_64`` (see :mod:`.vreg_syntax`)."""
+        # The assembler's modules load when IR is printed or parsed, not on every import
+        # of the dialect (a lift and an emission need neither).
+        from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+
         target = enclosing_target(self)
         if target is None or self.unmodelled_bits is not None:
             return None
@@ -245,6 +244,9 @@ class InstructionOpBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> InstructionOpBase:
+        from luthier.amdgpu_dialects.mc.asm_matcher import BRANCH_PLACEHOLDER, LITERAL_PLACEHOLDER
+        from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parse_with_real_true16
+
         mnemonic = cls.name[len(DIALECT_PREFIX):]
         properties = parser.parse_optional_properties_dict()
         if properties:
@@ -414,6 +416,9 @@ def branch_label(op: InstructionOpBase) -> BranchLabelAttr | None:
 @functools.cache
 def branch_opcode(processor: str, mnemonic: str) -> str | None:
     """The record of a branch mnemonic on ``processor`` (branches have one form each)."""
+    from luthier.amdgpu_dialects.mc.asm_operands import Item
+    from luthier.amdgpu_dialects.mc.asm_parser import AsmParseError, parser_for
+
     try:
         return parser_for(processor).match_items(mnemonic, [Item("imm", 0, "0")]).inst.desc.name
     except AsmParseError:

@@ -538,3 +538,6 @@ class PayloadOp(IRDLOperation):
 #: A payload made by ``Operation.create``, whose location :meth:`PayloadOp.empty` copies.
 _EMPTY_PAYLOAD: list[PayloadOp] = []
 
+
+#: The ops a tool's module (a hooks file) holds: its globals, hooks and insertions.
+HOOK_FILE_OPS = (GlobalOp, HookOp, InsertOp)

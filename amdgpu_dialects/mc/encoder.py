@@ -39,6 +39,11 @@ _SPECIAL_BY_GENERATION = {generation: _special_encoding(generation)
                           for generation in (9, 10, 11, 12)}
 
 
+#: Codes of the registers met so far, by (name, generation): code names a few hundred
+#: registers, and the encoder asks for one per register operand.
+_REGISTER_CODES: dict[tuple[str, int], int] = {}
+
+
 def register_encoding(name: str, generation: int = 9) -> int:
     """LLVM's hardware encoding of a register (first register of a tuple) on an ISA
     generation (GFX11 swapped the codes of ``m0`` and ``null``).
@@ -46,6 +51,13 @@ def register_encoding(name: str, generation: int = 9) -> int:
     VGPRs and AGPRs are 256 + index in the source operand space; AGPRs also set bit 9 (the
     ``acc`` bit of the operands that can name either file).
     """
+    code = _REGISTER_CODES.get((name, generation))
+    if code is None:
+        code = _REGISTER_CODES[(name, generation)] = _register_code(name, generation)
+    return code
+
+
+def _register_code(name: str, generation: int) -> int:
     special = _SPECIAL_BY_GENERATION[generation].get(name)
     if special is not None:
         return special

@@ -45,8 +45,8 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import TargetKey, target_key
 from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
-from luthier.amdgpu_dialects.mc.decoder import DecodeError, decoder_for
-from luthier.amdgpu_dialects.mc.encoder import encoder_for
+from luthier.amdgpu_dialects.mc.decoder import DecodeError, MCInst, decoder_for
+from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.frontend.codeobj import CodeObject, ElfType, Kernel, Relocation, Symbol
@@ -69,6 +69,13 @@ class LiftOptions:
     #: 320k-instruction object that is 2.4 s at exit and 0.5 s when the lift ends; the
     #: cost is that garbage cycles among these objects are never collected).
     freeze_result: bool = False
+    #: Build no ops for a function whose bytes an emitter can write back as they are:
+    #: every instruction re-encodes to its own bytes, and none is PC-relative or branches
+    #: into another function. Such a function's op gets an empty body and its bytes go to
+    #: :attr:`LiftResult.kept`. For a run that writes the code object back unchanged (an
+    #: identity round trip, where no pass reads a body): building ops that nothing reads
+    #: was half of it.
+    keep_bytes: bool = False
 
 
 @dataclass
@@ -77,12 +84,19 @@ class LiftResult:
     #: Things the lifter could not be sure of, one line each (the driver prints them).
     warnings: list[str] = field(default_factory=lambda: list[str]())
     instruction_count: int = 0
+    #: With :attr:`LiftOptions.keep_bytes`, the functions whose op has no body: their
+    #: code, exactly what their ops would encode to (no relocations, labels or branches to
+    #: other functions).
+    kept: dict[str, bytes] = field(default_factory=lambda: dict[str, bytes]())
 
 
 class _FunctionLifter:
     def __init__(self, code_object: CodeObject, wave: TargetKey, symbols: pcrel.SymbolMap,
-                 text_relocations: dict[int, Relocation]) -> None:
+                 text_relocations: dict[int, Relocation], keep_bytes: bool = False) -> None:
         self.code_object = code_object
+        self.keep_bytes = keep_bytes
+        #: Whether the instruction of each encoding re-encodes to it (for ``keep_bytes``).
+        self.reencodes: dict[bytes, bool] = {}
         self.processor = code_object.processor
         self.decoder = decoder_for(*wave, real_true16=True)
         self.printer = printer_for(*wave)
@@ -134,10 +148,12 @@ class _FunctionLifter:
 
     def lift(self, name: str, address: int, code: bytes,
              labels: Mapping[int, str] | None = None,
-             label_of: LabelOf | None = None) -> tuple[Region, int]:
+             label_of: LabelOf | None = None) -> tuple[Region | None, int]:
         """The body of function ``name``, with an ``amdgpu_mc.label`` before each
         instruction at an address of ``labels`` (where other functions branch to);
-        ``label_of`` names the places in other functions its own branches go to."""
+        ``label_of`` names the places in other functions its own branches go to. None
+        for a body kept as its bytes (:attr:`LiftOptions.keep_bytes`): everything that
+        can refuse the function or warn about it has run by then."""
         instructions = self.decode(name, address, code)
         if self.code_object.elf_type is ElfType.ET_REL:
             symbolized, warnings = pcrel.from_relocations(
@@ -152,6 +168,10 @@ class _FunctionLifter:
             if label_of is not None else build_blocks(name, instructions)
         if labels:
             _check_labels(name, address, instructions, labels)
+        if self.keep_bytes and not symbolized and not labels \
+                and all(block.label is None for block in blocks) \
+                and all(self._reencodes(inst.mc) for inst in instructions):
+            return None, len(instructions)
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
         symbolized_positions = {at for at, _ in symbolized}
@@ -208,6 +228,19 @@ class _FunctionLifter:
                                  inst.mc.unmodelled)
 
 
+    def _reencodes(self, mc: MCInst) -> bool:
+        """Whether ``mc`` encodes to the bytes it was decoded from: then its op would too
+        (the layout takes the decoded bytes on the same condition, :func:`offer_encoding`),
+        and so would a branch whose target stays where it was."""
+        known = self.reencodes.get(mc.encoding)
+        if known is None:
+            try:
+                known = self.encoder.encode(mc, keep_literals=True) == mc.encoding
+            except EncodeError:
+                known = False
+            self.reencodes[mc.encoding] = known
+        return known
+
     def _remember_encoding(self, inst: DecodedInst, operands: ArrayAttr[Attribute]) -> None:
         """Let the layout and the emitter take an unchanged instruction's bytes from its
         input instead of encoding its op again (once per distinct encoding: the operand
@@ -263,6 +296,8 @@ class _Lifted:
     count: int
     #: Addresses branches go to that no function holds (code to lift as anonymous).
     unclaimed: set[int]
+    #: The bodies kept as bytes (:attr:`LiftResult.kept`).
+    kept: dict[str, bytes]
 
 
 def _lift_functions(code_object: CodeObject, lifter: _FunctionLifter,
@@ -286,11 +321,17 @@ def _lift_functions(code_object: CodeObject, lifter: _FunctionLifter,
     places = _CrossFunctionLabels([(symbol, extents[symbol.name]) for symbol, _ in entries],
                                   (text.address, text.address + len(text.data)))
 
+    kept: dict[str, bytes] = {}
+
     def function_op(symbol: Symbol, kernel: Kernel | None) -> tuple[Operation, int]:
-        region, instructions = lifter.lift(
-            symbol.name, symbol.value,
-            _function_bytes(code_object, symbol, extents[symbol.name]),
-            places.lifted_with(symbol.name), places.label_of)
+        code = _function_bytes(code_object, symbol, extents[symbol.name])
+        region, instructions = lifter.lift(symbol.name, symbol.value, code,
+                                           places.lifted_with(symbol.name), places.label_of)
+        if region is None:
+            kept[symbol.name] = code
+            region = Region()
+        else:
+            kept.pop(symbol.name, None)
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(symbol.name),
             "alignment": int_attr(alignment_of(symbol.value - text.address
@@ -329,7 +370,7 @@ def _lift_functions(code_object: CodeObject, lifter: _FunctionLifter,
     for index, (symbol, kernel) in enumerate(entries):
         if places.is_stale(symbol.name):
             result_ops[index] = (symbol.value, function_op(symbol, kernel)[0])
-    return _Lifted(layout, result_ops, count, places.unclaimed)
+    return _Lifted(layout, result_ops, count, places.unclaimed, kept)
 
 
 class _CrossFunctionLabels:
@@ -409,7 +450,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
                         if relocation.target_section == text.name}
     target = target_key(code_object.processor, _wave_size(code_object))
     lifter = _FunctionLifter(code_object, target, pcrel.SymbolMap(code_object),
-                             text_relocations)
+                             text_relocations, options.keep_bytes)
     result_ops: list[tuple[int, Operation]] = []
     count = 0
     entries: list[tuple[Symbol, Kernel | None]] = [(kernel.function, kernel)
@@ -473,7 +514,7 @@ def _lift_code_object(code_object: CodeObject, options: LiftOptions) -> LiftResu
     module = CodeObjectOp.create(properties=properties, regions=[Region(body)])
     # A function lifted twice (see above) said its warnings twice.
     warnings = layout.warnings + list(dict.fromkeys(lifter.warnings)) + carried.warnings
-    return LiftResult(module, warnings, count)
+    return LiftResult(module, warnings, count, lifted.kept)
 
 
 def _linker_order(code_object: CodeObject) -> list[Symbol]:

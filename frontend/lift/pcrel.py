@@ -179,6 +179,10 @@ def _forward_targets(instructions: list[DecodedInst]) -> tuple[set[int], set[int
     return forward, backward
 
 
+#: The kinds of instruction that end what is live (or pass it on to a branch target).
+_ENDS_OR_BRANCHES = frozenset(("branch", "call", "terminator"))
+
+
 def recover(function: str, instructions: list[DecodedInst],
             symbols: SymbolMap) -> tuple[Symbolized, list[str]]:
     """Symbolic literals of ``s_getpc_b64`` sequences in a linked object.
@@ -203,6 +207,8 @@ def recover(function: str, instructions: list[DecodedInst],
             live = {}
         falls = True
         mnemonic = inst.mnemonic
+        if not live and mnemonic != "s_getpc_b64" and inst.kind not in _ENDS_OR_BRANCHES:
+            continue  # most code: no sequence under way, nothing that starts or ends one
         operands = inst.mc.operands
         if mnemonic == "s_getpc_b64" and isinstance(operands[0], str):
             units = register_units(operands[0])

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luthier.frontend.asm import assemble
 from luthier.frontend.codeobj.elf_format import (
     EHDR,
     RELA,
@@ -220,6 +219,8 @@ def assemble_relocatable(text: str, filename: str, target: str | None = None) ->
     """Assemble ``text`` (the pure-Python ``llvm-mc -filetype=obj``) into the bytes of an
     ``ET_REL`` object in llvm-mc's layout; :func:`luthier.frontend.asm.assemble` says what
     ``target`` means and what it raises."""
+    from luthier.frontend.asm import assemble  # the assembler loads when text is assembled
+
     return write_relocatable(assemble(text, filename, target))
 
 _FIELD64 = (1 << 64) - 1
