@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.amdgpu_dialects.target.subtarget import subtarget_for
+
+from .test_instrumented_corpus import LuthierOpt
 
 
 def compile_kernels(folder: Path, stem: str, source: str) -> dict[str, Path]:
@@ -40,14 +41,15 @@ def compile_kernels(folder: Path, stem: str, source: str) -> dict[str, Path]:
     return found
 
 
-def instrument(kernel: Path, hook_text: str, suffix: str, work: Path) -> Path:
+def instrument(kernel: Path, hook_text: str, suffix: str, work: Path,
+               luthier_opt: LuthierOpt) -> Path:
     """``luthier-opt --lift --inline-hooks --emit-preamble KERNEL --hooks HOOK -o OUT``
     with ``hook_text`` written to a hook file of kind ``suffix`` (``.mlir``, ``.py``,
     ``.hip``); the instrumented code object."""
     hook = work / f"hook{suffix}"
     hook.write_text(hook_text)
     out = work / "instrumented.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", "--no-progress", str(kernel),
-                    "--hooks", str(hook), "-o", str(out)], check=True)
+    done = luthier_opt(["--lift", "--inline-hooks", "--emit-preamble", "--no-progress",
+                        kernel, "--hooks", hook, "-o", out])
+    assert done.returncode == 0, done.stderr
     return out

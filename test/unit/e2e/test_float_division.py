@@ -21,6 +21,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
 
 from .arithmetic_kernels import compile_kernels, instrument
+from .test_instrumented_corpus import LuthierOpt
 
 DIVIDE_HIP = """
 #define __global__ __attribute__((global))
@@ -163,9 +164,10 @@ def kernels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("target", SUPPORTED_TARGETS)
 @pytest.mark.parametrize("hook", [HOOK, PYTHON_HOOK], ids=["mlir", "python"])
 def test_hook_quotients_are_the_kernels_and_ieee(kernels: dict[str, Path], target: str,
-                                                 hook: str, tmp_path: Path) -> None:
+                                                 hook: str, tmp_path: Path,
+                                                 luthier_opt: LuthierOpt) -> None:
     instrumented = instrument(kernels[target], hook, ".mlir" if hook is HOOK else ".py",
-                              tmp_path)
+                              tmp_path, luthier_opt)
     rng = np.random.default_rng(2026)
     cases = [(_specials(np.float32, rng), _specials(np.float64, rng))] + [
         (_extremes(np.float32, rng), _extremes(np.float64, rng)) for _ in range(4)]

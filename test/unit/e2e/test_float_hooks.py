@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .test_instrumented_corpus import LuthierOpt
 from .vector_add_runs import instrumented_vector_add
 
 HOOK = """
@@ -51,10 +52,11 @@ instr.insert @floats {at = "kernel_entry", args = []}
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
-def test_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path) -> None:
+def test_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path,
+                                               luthier_opt: LuthierOpt) -> None:
     hook = tmp_path / "floats.mlir"
     hook.write_text(HOOK)
-    after = instrumented_vector_add(hook, target, tmp_path)
+    after = instrumented_vector_add(hook, target, tmp_path, luthier_opt)
     data = after.globals["out"]
     total, bits = struct.unpack_from("<iI", data, 0)[0], struct.unpack_from("<I", data, 8)[0]
     expected_total = 0
@@ -128,10 +130,10 @@ instr.insert @fused {at = "kernel_entry", args = []}
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
-def test_fma_rounds_once(target: str, tmp_path: Path) -> None:
+def test_fma_rounds_once(target: str, tmp_path: Path, luthier_opt: LuthierOpt) -> None:
     hook = tmp_path / "fma.mlir"
     hook.write_text(FMA_HOOK)
-    data = instrumented_vector_add(hook, target, tmp_path).globals["out"]
+    data = instrumented_vector_add(hook, target, tmp_path, luthier_opt).globals["out"]
     fused, separate, lanes, fused64 = struct.unpack_from("<IIII", data, 0)
     waves = 4
     tiny = int(np.array(np.float32(2.0**-24), np.float32).view(np.uint32))
@@ -208,12 +210,12 @@ LUTHIER_INSERT(scale, at = "kernel_entry",
                                            (CONST_ARGS_HIP, ".hip")],
                          ids=["mlir", "python", "hip"])
 def test_float_constant_arguments(target: str, source: str, suffix: str,
-                                  tmp_path: Path) -> None:
+                                  tmp_path: Path, luthier_opt: LuthierOpt) -> None:
     if suffix == ".hip" and shutil.which("clang-19") is None:
         pytest.skip("clang-19 is not installed (scripts/setup.sh installs it)")
     hook = tmp_path / f"scale{suffix}"
     hook.write_text(source)
-    after = instrumented_vector_add(hook, target, tmp_path)
+    after = instrumented_vector_add(hook, target, tmp_path, luthier_opt)
     lanes = np.arange(64)
     scaled = np.frombuffer(after.globals["Scaled"], np.float32)
     divided = np.frombuffer(after.globals["Divided"], np.float64)

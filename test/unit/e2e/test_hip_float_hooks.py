@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .test_instrumented_corpus import LuthierOpt
 from .vector_add_runs import instrumented_vector_add
 
 pytestmark = pytest.mark.skipif(shutil.which("clang-19") is None,
@@ -59,10 +60,11 @@ def _expected() -> tuple[int, int, float]:
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
-def test_hip_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path) -> None:
+def test_hip_float_hook_counts_what_numpy_computes(target: str, tmp_path: Path,
+                                                   luthier_opt: LuthierOpt) -> None:
     hook = tmp_path / "floats.hip"
     hook.write_text(HOOK)
-    after = instrumented_vector_add(hook, target, tmp_path)
+    after = instrumented_vector_add(hook, target, tmp_path, luthier_opt)
     total = struct.unpack("<I", after.globals["Total"][:4])[0]
     negatives = struct.unpack("<i", after.globals["Negatives"][:4])[0]
     average = struct.unpack("<f", after.globals["Average"][:4])[0]

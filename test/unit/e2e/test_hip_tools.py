@@ -40,6 +40,7 @@ from .test_instrumented_corpus import (
     ALL_TARGETS,
     EVERY_CASE,
     Job,
+    LuthierOpt,
     application_globals,
     finished_output,
     original_run,
@@ -98,8 +99,9 @@ def _variants(obj: str, target: str) -> list[str]:
 class HipInstrumenter:
     """The user's command for every (object, target, variant), two at a time."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, luthier_opt: LuthierOpt) -> None:
         self.folder = folder
+        self.luthier_opt = luthier_opt
         for stem, (shipped, flipped) in COUNTERS.items():
             text = (HOOK_DIR / f"{stem}.hip").read_text()
             assert f"#instr.const<{shipped}>" in text
@@ -120,7 +122,8 @@ class HipInstrumenter:
     def _run(self, obj: str, target: str,
              variant: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
         return run_instrumentation(corpus_file(obj, target), self._hooks(variant),
-                                   self.folder / f"{obj}.{target}.{variant}.co")
+                                   self.folder / f"{obj}.{target}.{variant}.co",
+                                   self.luthier_opt)
 
     def output(self, obj: str, target: str, variant: str) -> Path:
         return finished_output(self.jobs[(obj, target, variant)], f"{obj}.{target}.co",
@@ -128,8 +131,9 @@ class HipInstrumenter:
 
 
 @pytest.fixture(scope="module")
-def hip_instrumenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HipInstrumenter]:
-    instrumenter = HipInstrumenter(tmp_path_factory.mktemp("hip_tools"))
+def hip_instrumenter(tmp_path_factory: pytest.TempPathFactory,
+                     luthier_opt: LuthierOpt) -> Iterator[HipInstrumenter]:
+    instrumenter = HipInstrumenter(tmp_path_factory.mktemp("hip_tools"), luthier_opt)
     yield instrumenter
     instrumenter.pool.shutdown(cancel_futures=True)
 

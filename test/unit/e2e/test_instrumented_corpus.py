@@ -37,9 +37,8 @@ import os
 import re
 import struct
 import subprocess
-import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -128,8 +127,9 @@ class Instrumenter:
     """Runs the user's command for every (object, target, hook) two at a time, as the
     machine has two cores; a test waits only for the output it needs."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, luthier_opt: LuthierOpt) -> None:
         self.folder = folder
+        self.luthier_opt = luthier_opt
         self.pool = ThreadPoolExecutor(max_workers=2)
         self.jobs: dict[Key, Job] = {}
         # ask for the objects in the order the tests use them
@@ -147,22 +147,23 @@ class Instrumenter:
              hooks: Path | None = None) -> tuple[Path, subprocess.CompletedProcess[str]]:
         return run_instrumentation(corpus_file(obj, target),
                                    hooks or HOOK_DIR / f"{hook}.mlir",
-                                   self.folder / f"{obj}.{target}.{hook}.co")
+                                   self.folder / f"{obj}.{target}.{hook}.co", self.luthier_opt)
 
     def output(self, obj: str, target: str, hook: str) -> Path:
         return finished_output(self.jobs[(obj, target, hook)], f"{obj}.{target}.co", hook)
 
 
 Job = Future[tuple[Path, subprocess.CompletedProcess[str]]]
+#: The ``luthier_opt`` fixture (test/unit/conftest.py): a run of the command.
+LuthierOpt = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def run_instrumentation(code_object: Path, hooks: Path,
-                        output: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def run_instrumentation(code_object: Path, hooks: Path, output: Path,
+                        luthier_opt: LuthierOpt) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The user's command: ``luthier-opt --lift --inline-hooks --emit-preamble``."""
-    command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--no-progress",
-               "--lift", "--inline-hooks", "--emit-preamble", str(code_object),
-               "--hooks", str(hooks), "-o", str(output)]
-    return output, subprocess.run(command, capture_output=True, text=True, check=False)
+    return output, luthier_opt(["--no-progress", "--lift", "--inline-hooks",
+                                "--emit-preamble", code_object, "--hooks", hooks, "-o",
+                                output])
 
 
 def finished_output(job: Job, code_object: str, tool: str) -> Path:
@@ -175,8 +176,9 @@ def finished_output(job: Job, code_object: str, tool: str) -> Path:
 
 
 @pytest.fixture(scope="session")
-def instrumenter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Instrumenter]:
-    instrumenter = Instrumenter(tmp_path_factory.mktemp("instrumented"))
+def instrumenter(tmp_path_factory: pytest.TempPathFactory,
+                 luthier_opt: LuthierOpt) -> Iterator[Instrumenter]:
+    instrumenter = Instrumenter(tmp_path_factory.mktemp("instrumented"), luthier_opt)
     yield instrumenter
     instrumenter.pool.shutdown(cancel_futures=True)
 

@@ -22,8 +22,6 @@ addresses, named by buffer and offset.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +33,7 @@ from luthier.emulator.api import load_program, run_kernel
 from .cases import GLOBALS, TARGETS, Launch, corpus_file
 from .test_instrumented_corpus import (
     HOOK_DIR,
+    LuthierOpt,
     check_counters,
     run_instrumentation,
 )
@@ -133,13 +132,7 @@ amdhsa.version:
 """
 
 
-def _luthier_opt(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt",
-                           "--no-progress", *args], capture_output=True, text=True,
-                          check=False)
-
-
-def _original(folder: Path, name: str, target: str) -> Path:
+def _original(folder: Path, name: str, target: str, luthier_opt: LuthierOpt) -> Path:
     """The kernel assembled and written as a code object, as ``luthier-opt`` does."""
     subtarget = subtarget_for(target)
     body = PROLOGUE + BODIES[name].format(rtn="sc0" if subtarget.has_gfx940_insts else "glc")
@@ -149,7 +142,7 @@ def _original(folder: Path, name: str, target: str) -> Path:
     source.write_text(KERNEL.format(target=target, name=name, body=body, block=BLOCK,
                                     accum_offset=accum))
     output = folder / f"{name}.{target}.co"
-    done = _luthier_opt("--lift", str(source), "-o", str(output))
+    done = luthier_opt(["--no-progress", "--lift", source, "-o", output])
     assert done.returncode == 0, done.stderr
     return output
 
@@ -162,11 +155,12 @@ def _launch(name: str) -> Launch:
 @pytest.mark.parametrize("hooks", ["memory_trace.mlir", "memory_trace.py"])
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", list(BODIES))
-def test_kernels_lacking_an_access_kind_are_traced(tmp_path: Path, name: str, target: str,
+def test_kernels_lacking_an_access_kind_are_traced(tmp_path: Path, luthier_opt: LuthierOpt,
+                                                   name: str, target: str,
                                                    hooks: str) -> None:
-    original = _original(tmp_path, name, target)
+    original = _original(tmp_path, name, target, luthier_opt)
     output, done = run_instrumentation(original, HOOK_DIR / hooks,
-                                       tmp_path / f"{name}.{target}.traced.co")
+                                       tmp_path / f"{name}.{target}.traced.co", luthier_opt)
     assert done.returncode == 0 and output.is_file(), done.stderr
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert warnings == ([f"luthier-opt: warning: {original}: {BUFFER_WARNING}"]
@@ -185,14 +179,15 @@ def test_kernels_lacking_an_access_kind_are_traced(tmp_path: Path, name: str, ta
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_store_only_corpus_kernel_lifted_alone_is_traced(tmp_path: Path,
+                                                           luthier_opt: LuthierOpt,
                                                            target: str) -> None:
     """``write_global`` stores and never loads: lifted alone, the tool used to find no
     ``global_load*`` and refuse the object."""
     launch = next(launch for launch in GLOBALS if launch.kernel == "write_global")
     output = tmp_path / f"write_global.{target}.co"
-    done = _luthier_opt("--lift", "--kernel", "write_global", "--inline-hooks",
-                        "--emit-preamble", str(corpus_file("globals", target)),
-                        "--hooks", str(HOOK_DIR / "memory_trace.mlir"), "-o", str(output))
+    done = luthier_opt(["--no-progress", "--lift", "--kernel", "write_global",
+                        "--inline-hooks", "--emit-preamble", corpus_file("globals", target),
+                        "--hooks", HOOK_DIR / "memory_trace.mlir", "-o", output])
     assert (done.returncode, done.stderr) == (0, "")
     before = run_kernel(load_program(corpus_file("globals", target)), launch.kernel,
                         launch.grid, launch.block, launch.arguments(), trace=True)

@@ -23,6 +23,7 @@ from luthier.amdgpu_dialects.isa.target import SUPPORTED_TARGETS
 from luthier.emulator.api import KernelArgument, run_kernel
 
 from .arithmetic_kernels import compile_kernels, instrument
+from .test_instrumented_corpus import LuthierOpt
 
 CONVERT_HIP = """
 #define __global__ __attribute__((global))
@@ -221,9 +222,10 @@ HOOKS = {"mlir": (MLIR_HOOK, ".mlir"), "python": (PYTHON_HOOK, ".py"), "hip": (H
 @pytest.mark.parametrize("target", SUPPORTED_TARGETS)
 @pytest.mark.parametrize("language", sorted(HOOKS))
 def test_hook_conversions_are_the_kernels_and_numpys(kernels: dict[str, Path], target: str,
-                                                     language: str, tmp_path: Path) -> None:
+                                                     language: str, tmp_path: Path,
+                                                     luthier_opt: LuthierOpt) -> None:
     text, suffix = HOOKS[language]
-    instrumented = instrument(kernels[target], text, suffix, tmp_path)
+    instrumented = instrument(kernels[target], text, suffix, tmp_path, luthier_opt)
     rng = np.random.default_rng(2028)
     for _ in range(3):
         ints, doubles, floats = _operands(rng)

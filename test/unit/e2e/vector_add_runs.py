@@ -4,26 +4,27 @@ with NumPy's arithmetic."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from luthier.emulator.api import RunResult, run_kernel
 
+from .test_instrumented_corpus import LuthierOpt
+
 ROOT = Path(__file__).resolve().parents[3]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 
 
-def instrumented_vector_add(hook: Path, target: str, work: Path) -> RunResult:
+def instrumented_vector_add(hook: Path, target: str, work: Path,
+                            luthier_opt: LuthierOpt) -> RunResult:
     """Run ``vector_add`` (4 waves of 64 lanes) instrumented with ``hook`` by the user's
     command; checks its output equals the original's and returns the instrumented run."""
     original = KERNELS / f"elementwise.{target}.co"
     instrumented = work / "out.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(original), "--hooks", str(hook),
-                    "-o", str(instrumented)], check=True)
+    done = luthier_opt(["--no-progress", "--lift", "--inline-hooks", "--emit-preamble",
+                        original, "--hooks", hook, "-o", instrumented])
+    assert done.returncode == 0, done.stderr
     a = np.arange(200, dtype=np.float32)
     args = [a, a, np.zeros(200, np.float32), 200]
     before = run_kernel(original, "vector_add", 4, 64, list(args))

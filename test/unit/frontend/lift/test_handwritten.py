@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -129,12 +130,15 @@ def test_the_extents_stop_where_control_flow_does() -> None:
 
 @pytest.mark.parametrize("hook", HOOKS)
 @pytest.mark.parametrize("name", OBJECTS)
-def test_every_example_hook_instruments_them(name: str, hook: str, tmp_path: Path) -> None:
+def test_every_example_hook_instruments_them(
+        name: str, hook: str, tmp_path: Path,
+        luthier_opt: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     instrumented = tmp_path / "out.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(HANDWRITTEN / f"{name}.co"),
-                    "--hooks", str(ROOT / "examples" / "hooks" / f"{hook}.mlir"), "-o",
-                    str(instrumented), "--no-progress"], check=True)
+    done = luthier_opt(["--lift", "--inline-hooks", "--emit-preamble",
+                        HANDWRITTEN / f"{name}.co", "--hooks",
+                        ROOT / "examples" / "hooks" / f"{hook}.mlir", "-o", instrumented,
+                        "--no-progress"])
+    assert done.returncode == 0, done.stderr
     lifted = _functions(_lifted(name))
     again = _functions(lift_code_object(read_code_object(instrumented)).module)
     for function, op in lifted.items():

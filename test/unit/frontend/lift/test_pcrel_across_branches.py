@@ -8,7 +8,7 @@ literals stayed numbers, silently: code that moved then addressed the wrong byte
 from __future__ import annotations
 
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
@@ -52,13 +52,13 @@ def _symbols(path: Path) -> list[tuple[str, str]]:
 
 
 def test_a_payload_branch_between_getpc_and_add_keeps_the_pair_symbolic(
-        tmp_path: Path) -> None:
+        tmp_path: Path, luthier_opt: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     hooks = tmp_path / "hooks.mlir"
     hooks.write_text(HOOKS)
     output = tmp_path / "out.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--no-progress",
-                    "--lift", "--inline-hooks", "--emit-preamble", str(CALLS), "--hooks",
-                    str(hooks), "-o", str(output)], check=True)
+    done = luthier_opt(["--no-progress", "--lift", "--inline-hooks", "--emit-preamble", CALLS,
+                        "--hooks", hooks, "-o", output])
+    assert done.returncode == 0, done.stderr
     before = [pair for pair in _symbols(CALLS) if "op_table" in pair[1]]
     assert [mnemonic for mnemonic, _ in before] == ["s_add_u32", "s_addc_u32"]
     after = _symbols(output)

@@ -15,7 +15,6 @@ register gets); payloads copy the SVA out under a full EXEC.
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +25,8 @@ from luthier.emulator import KernelArgument
 from luthier.emulator.api import run_kernel
 
 ROOT = Path(__file__).resolve().parents[4]
+#: The ``luthier_opt`` fixture (test/unit/conftest.py): a run of the command.
+LuthierOpt = Callable[..., subprocess.CompletedProcess[str]]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 HOOK = Path(__file__).resolve().parent / "Inputs" / "record_ids.mlir"
 GRID, BLOCK = (3, 2, 2), (8, 4, 2)
@@ -76,21 +77,22 @@ def _expected_records() -> np.ndarray:
 ])
 def test_every_work_item_records_its_own_ids(
         object_name: str, kernel: str, arguments: Callable[[], list[KernelArgument]],
-        target: str, prefer: str, tmp_path: Path) -> None:
+        target: str, prefer: str, tmp_path: Path, luthier_opt: LuthierOpt) -> None:
     original = KERNELS / f"{object_name}.{target}.co"
-    command = [sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift", str(original),
-               "--hooks", str(HOOK), "--no-progress"]
+    command = ["--lift", original, "--hooks", HOOK, "--no-progress"]
     lowering = _lowering(prefer)
-    placed = subprocess.run([*command, "-p", lowering], capture_output=True, text=True,
-                            check=True).stdout
+    done = luthier_opt([*command, "-p", lowering])
+    assert done.returncode == 0, done.stderr
+    placed = done.stdout
     file = {"vgpr": "v", "agpr": "a", "stack": "stack:"}[prefer]
     assert f'@{kernel} <' in placed
     homes = placed.split(f"@{kernel} <", 1)[1].split("\n", 1)[0]
     assert f'instr.sva = "{file}' in homes and f'instr.workitem_home = "{file}' in homes
 
     instrumented = tmp_path / "record_ids.co"
-    subprocess.run([*command, "-p", lowering + ",finalize-instrumentation", "-o",
-                    str(instrumented)], check=True)
+    done = luthier_opt([*command, "-p", lowering + ",finalize-instrumentation", "-o",
+                        instrumented])
+    assert done.returncode == 0, done.stderr
     before = run_kernel(str(original), kernel, GRID, BLOCK, arguments())
     after = run_kernel(str(instrumented), kernel, GRID, BLOCK, arguments())
     for position, (old, new) in enumerate(zip(before.buffers, after.buffers, strict=True)):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import struct
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,23 +17,26 @@ from luthier.emulator import KernelArgument
 from luthier.emulator.api import run_kernel
 
 ROOT = Path(__file__).resolve().parents[4]
+#: The ``luthier_opt`` fixture (test/unit/conftest.py): a run of the command.
+LuthierOpt = Callable[..., subprocess.CompletedProcess[str]]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
 
 
-def _instrument(original: Path, folder: Path) -> Path:
+def _instrument(original: Path, folder: Path, luthier_opt: LuthierOpt) -> Path:
     """The user's command with kernarg_reader; returns the output."""
     instrumented = folder / "kernarg_reader.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(original), "--hooks",
-                    str(ROOT / "examples" / "hooks" / "kernarg_reader.mlir"), "--no-progress",
-                    "-o", str(instrumented)], check=True)
+    done = luthier_opt(["--lift", "--inline-hooks", "--emit-preamble", original, "--hooks",
+                        ROOT / "examples" / "hooks" / "kernarg_reader.mlir", "--no-progress",
+                        "-o", instrumented])
+    assert done.returncode == 0, done.stderr
     return instrumented
 
 
 @pytest.mark.parametrize("target", ["gfx908", "gfx90a", "gfx942"])
-def test_kernarg_reader_records_the_launch(target: str, tmp_path: Path) -> None:
+def test_kernarg_reader_records_the_launch(target: str, tmp_path: Path,
+                                           luthier_opt: LuthierOpt) -> None:
     original = KERNELS / f"control_flow.{target}.co"
-    instrumented = _instrument(original, tmp_path)
+    instrumented = _instrument(original, tmp_path, luthier_opt)
     inputs = np.random.default_rng(3).standard_normal(256).astype(np.float32)
     arguments = [inputs, np.zeros(256, np.float32), 7]
     before = run_kernel(str(original), "counted_loop", 2, 128, list(arguments))
@@ -73,8 +75,10 @@ def _vector_add_arguments() -> list[KernelArgument]:
 ])
 def test_kernarg_reader_reads_3d_launch_sizes(
         target: str, object_name: str, kernel: str,
-        arguments: Callable[[], list[KernelArgument]], tmp_path: Path) -> None:
-    instrumented = _instrument(KERNELS / f"{object_name}.{target}.co", tmp_path)
+        arguments: Callable[[], list[KernelArgument]], tmp_path: Path,
+        luthier_opt: LuthierOpt) -> None:
+    instrumented = _instrument(KERNELS / f"{object_name}.{target}.co", tmp_path,
+                               luthier_opt)
     grid, block = (3, 2, 5), (16, 2, 2)
     result = run_kernel(str(instrumented), kernel, grid, block, arguments())
     record = struct.unpack("<6IQ", result.globals["kernarg_record"])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,16 +25,18 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.passes.analysis.preload import PRELOAD_ENTRY_OFFSET
 
 ROOT = Path(__file__).resolve().parents[4]
+#: The ``luthier_opt`` fixture (test/unit/conftest.py): a run of the command.
+LuthierOpt = Callable[..., subprocess.CompletedProcess[str]]
 ORIGINAL = ROOT / "test" / "corpus" / "kernels" / "elementwise.gfx942.preload.co"
 KERNELS = ("vector_add", "saxpy", "daxpy", "int_mix", "many_args")
 
 
-def _instrument(hook: str, folder: Path) -> Path:
+def _instrument(hook: str, folder: Path, luthier_opt: LuthierOpt) -> Path:
     output = folder / f"preload.{hook}.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    "--inline-hooks", "--emit-preamble", str(ORIGINAL), "--hooks",
-                    str(ROOT / "examples" / "hooks" / f"{hook}.mlir"), "--no-progress",
-                    "-o", str(output)], check=True)
+    done = luthier_opt(["--lift", "--inline-hooks", "--emit-preamble", ORIGINAL, "--hooks",
+                        ROOT / "examples" / "hooks" / f"{hook}.mlir", "--no-progress",
+                        "-o", output])
+    assert done.returncode == 0, done.stderr
     return output
 
 
@@ -54,8 +56,9 @@ def _arguments() -> list[KernelArgument]:
 
 @pytest.mark.parametrize("hook", ["instr_count", "kernarg_reader"])
 def test_preloading_kernels_keep_their_fallback_and_run_right(hook: str,
-                                                              tmp_path: Path) -> None:
-    instrumented = _instrument(hook, tmp_path)
+                                                              tmp_path: Path,
+                                                              luthier_opt: LuthierOpt) -> None:
+    instrumented = _instrument(hook, tmp_path, luthier_opt)
     for kernel in KERNELS:
         assert _fallback(instrumented, kernel) == _fallback(ORIGINAL, kernel), kernel
     before = run_kernel(str(ORIGINAL), "vector_add", 2, 64, _arguments(), trace=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.passes.preamble.scratch import STACK_ALIGNMENT, round_up
 
 ROOT = Path(__file__).resolve().parents[4]
+#: The ``luthier_opt`` fixture (test/unit/conftest.py): a run of the command.
+LuthierOpt = Callable[..., subprocess.CompletedProcess[str]]
 CORPUS = ROOT / "test" / "corpus" / "kernels"
 RDNA_CORPUS = ROOT / "test" / "corpus" / "rdna"
 HOOKS = ROOT / "examples" / "hooks" / "instr_count.mlir"
@@ -91,12 +93,12 @@ def _hooks(obj: str, target: str, folder: Path) -> Path:
 
 
 @functools.cache
-def _instrumented(obj: str, target: str, folder: Path) -> Path:
+def _instrumented(obj: str, target: str, folder: Path, luthier_opt: LuthierOpt) -> Path:
     output = folder / f"{obj}.{target}.stack.co"
-    subprocess.run([sys.executable, "-m", "luthier.drivers.luthier_opt", "--lift",
-                    str(_corpus_file(obj, target)), "--hooks",
-                    str(_hooks(obj, target, folder)), "-p", PIPELINE, "--emit-preamble",
-                    "--no-progress", "-o", str(output)], check=True)
+    done = luthier_opt(["--lift", _corpus_file(obj, target), "--hooks",
+                        _hooks(obj, target, folder), "-p", PIPELINE, "--emit-preamble",
+                        "--no-progress", "-o", output])
+    assert done.returncode == 0, done.stderr
     return output
 
 
@@ -123,9 +125,9 @@ def _same_buffers(before: RunResult, after: RunResult) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("obj", ["elementwise", "scratch"])
-def test_memory_spills_keep_results_and_count_right(obj: str, target: str,
-                                                    folder: Path) -> None:
-    path = _instrumented(obj, target, folder)
+def test_memory_spills_keep_results_and_count_right(obj: str, target: str, folder: Path,
+                                                    luthier_opt: LuthierOpt) -> None:
+    path = _instrumented(obj, target, folder, luthier_opt)
     original = _program(_corpus_file(obj, target))
     instrumented = _program(path)
     for kernel, grid, block, arguments in LAUNCHES[obj]():
@@ -141,8 +143,8 @@ def test_memory_spills_keep_results_and_count_right(obj: str, target: str,
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("obj", ["elementwise", "scratch"])
-def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
-                                                  folder: Path) -> None:
+def test_the_stack_sits_above_the_private_segment(obj: str, target: str, folder: Path,
+                                                  luthier_opt: LuthierOpt) -> None:
     """Every kernel's private segment grew past its old size rounded to 16 (where the
     stack starts), its descriptor enables the private segment (and, without architected flat
     scratch, gfx908, gfx90a and gfx1030, the flat scratch init SGPRs), and the metadata
@@ -151,7 +153,7 @@ def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
     subtarget = subtarget_for(target.split(".")[0])
     initialises_flat_scratch = not subtarget.has_architected_flat_scratch
     before = read_code_object(_corpus_file(obj, target))
-    after = read_code_object(_instrumented(obj, target, folder))
+    after = read_code_object(_instrumented(obj, target, folder, luthier_opt))
     old = {kernel.name: kernel for kernel in before.kernels}
     for kernel in after.kernels:
         descriptor = kernel.descriptor
@@ -162,8 +164,8 @@ def test_the_stack_sits_above_the_private_segment(obj: str, target: str,
         assert descriptor.compute_pgm_rsrc2.enable_private_segment
         assert descriptor.kernel_code_properties.enable_sgpr_flat_scratch_init == \
             initialises_flat_scratch
-    disassembly = subprocess.run(["llvm-objdump-19", "-d", str(_instrumented(obj, target,
-                                                                              folder))],
+    disassembly = subprocess.run(["llvm-objdump-19", "-d",
+                                  str(_instrumented(obj, target, folder, luthier_opt))],
                                  capture_output=True, text=True, check=True).stdout
     dword = "b32" if subtarget.major >= 11 else "dword"  # GFX11 renamed them
     for mnemonic in (f"scratch_store_{dword}", f"scratch_load_{dword}", "v_writelane_b32"):
