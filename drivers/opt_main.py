@@ -43,12 +43,11 @@ from luthier.drivers.progress import LiftProgress, showing_progress
 from luthier.frontend.codeobj import CodeObject, ElfType, read_code_objects, read_elf
 from luthier.frontend.codeobj.bundle import is_bundle
 from luthier.frontend.codeobj.elf import elf_machine
-from luthier.frontend.codeobj.spec import RelocationColumns
 from luthier.frontend.lift import LiftOptions, lift_code_object
 from luthier.lowering.elf.relocatable import assemble_relocatable
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.object_spec import emit_code_object, emit_relocatable
-from luthier.lowering.emit.text import EncodedFunction
+from luthier.lowering.emit.text import EncodedFunction, kept_functions
 from luthier.lowering.output import write_atomically
 from luthier.lowering.timing import Span, Timings, recording, start_span, timed
 
@@ -230,10 +229,7 @@ class LuthierOptMain(xDSLOptMain):
                     self._warn(code_object.name, warning)
                 modules.append(result.module)
                 if keep_bytes:
-                    no_relocations = RelocationColumns().table()
-                    self._encoded = (self._encoded or {}) | {
-                        function: EncodedFunction(code, no_relocations)
-                        for function, code in result.kept.items()}
+                    self._encoded = (self._encoded or {}) | kept_functions(result.kept)
         finally:
             progress.close()
         self._lifted = ModuleOp(modules)

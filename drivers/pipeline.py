@@ -18,9 +18,10 @@ from luthier.amdgpu_dialects.collector import collector_paused
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.codeobj.errors import CodeObjectError
-from luthier.frontend.lift import LiftError, lift_code_object
+from luthier.frontend.lift import LiftError, LiftOptions, lift_code_object
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.object_spec import emit_code_object
+from luthier.lowering.emit.text import kept_functions
 
 
 class PipelineError(LuthierError):
@@ -64,11 +65,15 @@ def instrument_bytes(data: bytes, name: str, hooks: str | None, jobs: int = 1,
 
 def _instrument(ctx: Context, data: bytes, name: str, hooks: str | None, jobs: int,
                 warnings: list[str] | None) -> bytes:
-    lifted = lift_code_object(read_code_object(data, name=name))
+    # Without hooks the object is written back as it is: no body needs its ops.
+    lifted = lift_code_object(read_code_object(data, name=name),
+                              LiftOptions(keep_bytes=hooks is None))
     if warnings is not None:
         warnings += lifted.warnings
+    if hooks is None:
+        return emit_code_object(lifted.module, kept_functions(lifted.kept), warnings=warnings)
     module = ModuleOp([lifted.module])
-    hook_module = Parser(ctx, hooks, "<hooks>").parse_module() if hooks is not None else None
+    hook_module = Parser(ctx, hooks, "<hooks>").parse_module()
     return lower_and_emit(ctx, module, name, hook_module, "<hooks>", jobs, warnings)
 
 

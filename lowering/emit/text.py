@@ -57,6 +57,13 @@ class EncodedFunction:
     branches: tuple[tuple[int, str], ...] = ()
 
 
+def kept_functions(kept: Mapping[str, bytes]) -> dict[str, EncodedFunction]:
+    """The functions a lift kept as their bytes (``LiftResult.kept``), to be written as
+    given: they have nothing to relocate, label or patch."""
+    no_relocations = RelocationColumns().table()
+    return {name: EncodedFunction(code, no_relocations) for name, code in kept.items()}
+
+
 @dataclass
 class CrossBranches:
     """Branches into other functions' code (``amdgpu_mc.label``): written with offset 0,

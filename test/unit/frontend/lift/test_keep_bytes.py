@@ -28,7 +28,7 @@ from luthier.frontend.codeobj.spec import RelocationColumns
 from luthier.frontend.lift import LiftOptions, LiftResult, lift_code_object
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.object_spec import emit_code_object, emit_relocatable
-from luthier.lowering.emit.text import EncodedFunction, TextEncoder
+from luthier.lowering.emit.text import EncodedFunction, TextEncoder, kept_functions
 
 ROOT = Path(__file__).resolve().parents[4]
 CORPUS = ROOT / "test" / "corpus"
@@ -45,8 +45,7 @@ def _lift(code_object: CodeObject, keep_bytes: bool) -> LiftResult:
 
 
 def _encoded(result: LiftResult) -> dict[str, EncodedFunction]:
-    no_relocations = RelocationColumns().table()
-    return {name: EncodedFunction(code, no_relocations) for name, code in result.kept.items()}
+    return kept_functions(result.kept)
 
 
 def _functions(module: CodeObjectOp) -> dict[str, FunctionLikeOp]:
