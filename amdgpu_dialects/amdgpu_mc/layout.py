@@ -170,14 +170,21 @@ def packed_encoding(code: PackedCode, isa: TargetISA) -> PackedEncoding:
     shares them); :class:`UnsizedError` when an instruction cannot be encoded."""
 
     def encode() -> PackedEncoding:
+        data, positions = code.shared(("zero-literal encoding", isa.name), encode_family)
+        ops = code.ops
+        return PackedEncoding(data, tuple((offset, ops[index]) for offset, index in positions))
+
+    def encode_family(family: PackedCode) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+        # Symbolic operands encode as zero literals, so a variant's bytes are its
+        # family's; only which ops carry the relocations is the variant's own.
         data = bytearray()
-        symbolic: list[tuple[int, InstructionOpBase]] = []
-        for op in code.ops:
+        positions: list[tuple[int, int]] = []
+        for index, op in enumerate(family.ops):
             encoded, has_symbol = instruction_encoding(op, isa)
             if has_symbol:
-                symbolic.append((len(data), op))
+                positions.append((len(data), index))
             data += encoded
-        return PackedEncoding(bytes(data), tuple(symbolic))
+        return bytes(data), tuple(positions)
 
     return code.derived(("encoding", isa.name), encode)
 

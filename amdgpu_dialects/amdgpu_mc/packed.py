@@ -45,16 +45,31 @@ _Fact = TypeVar("_Fact")
 class PackedCode:
     """An immutable run of straight-line machine instructions, shared by every packed op
     that stands for it. Identity is equality: two bodies with equal instructions made
-    separately are two codes (the caller shares what it knows to be equal)."""
+    separately are two codes (the caller shares what it knows to be equal).
 
-    __slots__ = ("ops", "memo")
+    A code may be a *variant* of another: the same instructions but for the addends of
+    symbolic operands (``table@rel32@lo+4+8*opcode``: the members of a template family,
+    one per opcode). Nothing but the relocations reads an addend, so the facts that do not
+    (sizes, zero-literal bytes, register units, hazard masks) are found once per family
+    (:meth:`shared`) rather than once per variant; a variant holds the very instruction
+    ops of its family where their operands are the same."""
 
-    def __init__(self, ops: Sequence[InstructionOpBase]) -> None:
+    __slots__ = ("ops", "memo", "family")
+
+    def __init__(self, ops: Sequence[InstructionOpBase],
+                 variant_of: PackedCode | None = None) -> None:
         #: The instructions, in order; they stay in the block they came from.
         self.ops: tuple[InstructionOpBase, ...] = tuple(ops)
         #: Facts derived from :attr:`ops` by later layers (encodings per target, register
         #: units, hazard masks), keyed by whoever derives them (:meth:`derived`).
         self.memo: dict[object, object] = {}
+        #: The first code of this one's family (itself when it is no variant): ``ops``
+        #: are its ops, one for one, but for the addends of symbolic operands.
+        self.family: PackedCode = self if variant_of is None else variant_of.family
+        if len(self.family.ops) != len(self.ops):
+            raise ValueError("a variant of packed code has its family's instructions, "
+                             f"one for one ({len(self.ops)} against "
+                             f"{len(self.family.ops)})")
 
     def derived(self, key: Hashable, compute: Callable[[], _Fact]) -> _Fact:
         """The fact ``key`` of this code, computed once: every packed op of the code (tens
@@ -62,6 +77,13 @@ class PackedCode:
         if key not in self.memo:
             self.memo[key] = compute()
         return cast(_Fact, self.memo[key])
+
+    def shared(self, key: Hashable, compute: Callable[[PackedCode], _Fact]) -> _Fact:
+        """The fact ``key`` of this code's family, ``compute`` of its first code, found
+        once per family: for facts that read no addend of a symbolic operand (they are the
+        same for every variant)."""
+        family = self.family
+        return family.derived(key, lambda: compute(family))
 
     @staticmethod
     def of_block(block: Block) -> PackedCode | None:

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, cast
 
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import block_of, copy_machine_ops, successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
@@ -36,7 +36,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
-from luthier.amdgpu_dialects.instr.ops import PayloadOp, ReturnOp
+from luthier.amdgpu_dialects.instr.ops import PayloadOp
 
 #: The symbolic operands of a member's template -> the member's, at the same places.
 Addends = Mapping[SymbolOperandAttr, SymbolOperandAttr]
@@ -106,14 +106,20 @@ def _substituted(operands: tuple[Attribute, ...], addends: Addends) -> tuple[Att
                  for attr in operands)
 
 
+def _symbolic_instructions(code: PackedCode) -> tuple[int, ...]:
+    """The positions in ``code`` of the instructions with a symbolic operand."""
+    return tuple(index for index, op in enumerate(code.ops)
+                 if any(isinstance(attr, SymbolOperandAttr) for attr in op.mc_operands.data))
+
+
 @dataclass
 class Specializer:
     """Gives a member's point its own addends, once per (packed code, member)."""
 
-    #: (packed code, the member's addends) -> the member's packed code, and the payload
-    #: whose block holds its instructions (packed instructions stay in a block).
-    variants: dict[tuple[int, int], tuple[PackedCodeAttr, PayloadOp]] = field(
-        default_factory=dict[tuple[int, int], tuple[PackedCodeAttr, PayloadOp]])
+    #: (packed code, the member's addends) -> the member's packed code, and the block
+    #: that holds the instructions it does not share with its family.
+    variants: dict[tuple[int, int], tuple[PackedCodeAttr, Block]] = field(
+        default_factory=dict[tuple[int, int], tuple[PackedCodeAttr, Block]])
     #: How many variants were made.
     made: int = 0
     #: What the ids of :attr:`variants`' keys name, kept alive with them.
@@ -127,7 +133,7 @@ class Specializer:
         block = payload.body.first_block
         first = block.first_op if block is not None else None
         if isinstance(first, PackedCodeOp):
-            first.properties["code"] = self._variant(first.code, payload, addends)
+            first.properties["code"] = self._variant(first.code, addends)
             return
         for op in payload.body.walk():
             if is_instruction_class(type(op)):
@@ -137,22 +143,26 @@ class Specializer:
                 if changed != operands:
                     instruction.properties["mc_operands"] = operand_array(changed)
 
-    def _variant(self, code: PackedCodeAttr, payload: PayloadOp,
-                 addends: Addends) -> PackedCodeAttr:
+    def _variant(self, code: PackedCodeAttr, addends: Addends) -> PackedCodeAttr:
         key = (id(code), id(addends))
         found = self.variants.get(key)
         if found is not None:
             return found[0]
-        copies = copy_machine_ops(code.data.ops)
-        instructions: list[InstructionOpBase] = []
-        for copy in copies:
-            instruction = cast(InstructionOpBase, copy)
-            instruction.properties["mc_operands"] = operand_array(
-                _substituted(instruction.mc_operands.data, addends))
-            instructions.append(instruction)
-        holder = PayloadOp.empty(payload.hook, payload.args)
-        holder.body.add_block(block_of([*copies, ReturnOp.create()]))
-        variant = PackedCodeAttr(PackedCode(instructions))
+        # Only the instructions with a symbolic operand can change; the others are the
+        # code's own ops (packed instructions are never edited, so they may be shared).
+        instructions = list(code.data.ops)
+        copies: list[Operation] = []
+        for index in code.data.shared("symbolic instructions", _symbolic_instructions):
+            operands = instructions[index].mc_operands.data
+            if any(attr in addends for attr in operands
+                   if isinstance(attr, SymbolOperandAttr)):
+                copy = cast(InstructionOpBase, copy_machine_ops([instructions[index]])[0])
+                copy.properties["mc_operands"] = operand_array(_substituted(operands, addends))
+                instructions[index] = copy
+                copies.append(copy)
+        # The copies, like every packed instruction, stay in a block (a detached one).
+        holder = block_of(copies)
+        variant = PackedCodeAttr(PackedCode(instructions, variant_of=code.data))
         # The key holds ids: keep the code and the addends alive with the variant.
         self.variants[key] = (variant, holder)
         self._alive.append((code, addends))

@@ -168,16 +168,17 @@ def _payload_units(payload: PayloadOp, effects: EffectTable) -> int:
 
 
 def _packed_units(code: PackedCode, effects: EffectTable) -> int:
-    """Units the instructions of ``code`` touch (memoised in the shared code)."""
+    """Units the instructions of ``code`` touch (memoised in the code's family: an
+    addend touches no register)."""
 
-    def touched() -> int:
+    def touched(family: PackedCode) -> int:
         units = 0
-        for op in code.ops:
+        for op in family.ops:
             effect = effects.of(op)
             units |= effect.uses | effect.defs
         return units
 
-    return code.derived(("touched units", effects.isa.name), touched)
+    return code.shared(("touched units", effects.isa.name), touched)
 
 
 def _grown(count: int, application: int, instrumented: int, file_mask: int,

@@ -280,7 +280,7 @@ class _Function:
         settled: dict[PackedCode, tuple[bool, ...]] = {}
         for code in codes:
             view = _code_view(code, model, tuple(self.rules))
-            ids = view.ids
+            ids = tuple(map(id, code.ops))
             self.writes.update(zip(ids, view.writes, strict=True))
             self.sensitive.update(zip(ids, view.sensitive, strict=True))
             self.inserted.update(ids)
@@ -386,26 +386,25 @@ def _near(cfg: FunctionCFG, flags: list[list[bool]], forward: bool) -> list[list
 @dataclass(frozen=True, slots=True)
 class _CodeView:
     """What the wait-state walk needs of a packed code's instructions, for one set of
-    rules that can fire: their ids, writer masks, the (rule, units) each reads, and which
-    need no wait state wherever the code is (:func:`_settled_inside`)."""
+    rules that can fire: their writer masks, the (rule, units) each reads, and which
+    need no wait state wherever the code is (:func:`_settled_inside`). None of it reads
+    an addend: it is found once per family of codes (:meth:`~.packed.PackedCode.shared`)."""
 
-    ids: tuple[int, ...]
     writes: tuple[tuple[int, ...], ...]
     sensitive: tuple[list[tuple[int, int]], ...]
     settled: tuple[bool, ...]
 
 
 def _code_view(code: PackedCode, model: HazardModel, rules: tuple[int, ...]) -> _CodeView:
-    """The code's :class:`_CodeView` for ``rules`` (memoised in the shared code)."""
+    """The code's :class:`_CodeView` for ``rules`` (memoised in the code's family)."""
 
-    def view() -> _CodeView:
-        masks = _code_masks(code, model)
+    def view(family: PackedCode) -> _CodeView:
+        masks = _code_masks(family, model)
         sensitive = tuple([(k, both[1][k]) for k in rules if both[1][k]] for both in masks)
         writes = tuple(both[0] for both in masks)
-        return _CodeView(tuple(map(id, code.ops)), writes, sensitive,
-                         _settled_inside(writes, sensitive, code, model))
+        return _CodeView(writes, sensitive, _settled_inside(writes, sensitive, family, model))
 
-    return code.derived(("hazard view", model.isa.name, rules), view)
+    return code.shared(("hazard view", model.isa.name, rules), view)
 
 
 def _settled_inside(writes: tuple[tuple[int, ...], ...],
@@ -439,22 +438,23 @@ def _settled_inside(writes: tuple[tuple[int, ...], ...],
 def _code_writers(code: PackedCode, model: HazardModel) -> int:
     """Bit ``k`` set when an instruction of ``code`` writes under rule ``k``."""
 
-    def writers() -> int:
+    def writers(family: PackedCode) -> int:
         found = 0
-        for both in _code_masks(code, model):
+        for both in _code_masks(family, model):
             for k, units in enumerate(both[0]):
                 if units:
                     found |= 1 << k
         return found
 
-    return code.derived(("hazard writers", model.isa.name), writers)
+    return code.shared(("hazard writers", model.isa.name), writers)
 
 
 def _code_masks(code: PackedCode, model: HazardModel) -> tuple[
         tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    """The masks of each instruction of ``code`` (memoised in the shared code)."""
-    return code.derived(("hazard masks", model.isa.name),
-                        lambda: tuple(model.masks(op) for op in code.ops))
+    """The masks of each instruction of ``code`` (memoised in the code's family: they
+    read registers, never an addend)."""
+    return code.shared(("hazard masks", model.isa.name),
+                       lambda family: tuple(model.masks(op) for op in family.ops))
 
 
 def insert_wait_states(cfg: FunctionCFG, model: HazardModel,

@@ -12,13 +12,16 @@ import re
 from io import StringIO
 from pathlib import Path
 
+import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCodeOp
+from luthier.amdgpu_dialects.amdgpu_mc.layout import packed_encoding
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.instr.attributes import ConstArgAttr
 from luthier.amdgpu_dialects.instr.ops import PayloadOp
+from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.drivers.opt_main import load_hooks, merge_hooks
 from luthier.drivers.pipeline import pipeline_context
 from luthier.frontend.codeobj import read_code_object
@@ -142,3 +145,28 @@ def test_every_point_keeps_its_own_opcode() -> None:
             assert _addends(payload) == [
                 f"opcode_histogram@rel32@lo+{4 + 8 * value}",
                 f"opcode_histogram@rel32@hi+{12 + 8 * value}"]
+
+
+def test_variants_share_their_family_but_for_the_addends() -> None:
+    """Packed, a member's code is a variant of its leader's: the instructions without a
+    symbolic operand are the leader's own ops, the bytes (symbolic operands are zero
+    literals) are found once for the family, and the relocations come from the variant's
+    own instructions."""
+    module, _, _ = _histogram(True)
+    isa = load_target("gfx90a")
+    codes = {id(op.code.data): op.code.data for op in module.walk()
+             if isinstance(op, PackedCodeOp)}
+    variants = [code for code in codes.values() if code.family is not code]
+    assert len(variants) >= 10
+    for code in variants:
+        family = code.family
+        assert family.family is family
+        encoding = packed_encoding(code, isa)
+        assert encoding.data == packed_encoding(family, isa).data
+        symbolic = {id(op) for _, op in encoding.symbolic}
+        assert len(symbolic) == 2 and symbolic <= {id(op) for op in code.ops}
+        for op, theirs in zip(code.ops, family.ops, strict=True):
+            assert (op is theirs) == (id(op) not in symbolic)
+            assert op.opcode == theirs.opcode
+    with pytest.raises(ValueError, match="one for one"):
+        PackedCode(variants[0].ops[1:], variant_of=variants[0])
