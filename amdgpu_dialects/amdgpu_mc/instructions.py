@@ -132,6 +132,10 @@ class InstructionOpBase(IRDLOperation):
     #: The op's role in the CFG: "", "call", "terminator" or "branch".
     KIND: ClassVar[str] = ""
 
+    #: Identity hashing, as ``IRDLOperation.__hash__`` (``id(self)``) but without a Python
+    #: call: passes key dicts by instruction op for every instruction of a library.
+    __hash__ = object.__hash__
+
     opcode = prop_def(StringAttr)
     mc_operands = prop_def(ArrayAttr[Attribute])
     #: Where the word's bits that the record leaves undefined differ from their canonical

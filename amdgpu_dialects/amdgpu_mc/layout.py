@@ -31,7 +31,7 @@ from xdsl.ir import Attribute, Block, Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import NotMCOperandError, SymbolOperandAttr
-from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
+from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeAttr, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.structure import FallthroughOp, FunctionLikeOp, LabelOp
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import target_key
 from luthier.amdgpu_dialects.isa.target import InstrDef, TargetISA
@@ -261,34 +261,43 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     packed_ops: dict[PackedCodeOp, PackedEncoding] = {}
     offset = 0
     target = isa.name
+    encoding_key = ("encoding", target)
+    # This loop runs for every op of every function, several times per pipeline: the
+    # memos (instruction_encoding's, each packed code's) are looked up here, and the ops
+    # are read through their properties and links rather than xDSL's accessors.
     for block in blocks:
         block_offsets[block] = offset
-        for op in block.ops:
+        op = block.first_op
+        while op is not None:
             offsets[op] = offset
             kind = type(op)
             if is_instruction_class(kind):
-                op = cast(InstructionOpBase, op)
-                # instruction_encoding's memo, looked up here: this loop runs for every
-                # instruction of every function, several times per pipeline.
-                opcode, operands = op.opcode, op.mc_operands
-                known = _encodings.get((target, op.KIND == "branch", id(opcode), id(operands)))
+                instruction = cast(InstructionOpBase, op)
+                properties = op.properties
+                opcode, operands = properties["opcode"], properties["mc_operands"]
+                known = _encodings.get((target, instruction.KIND == "branch", id(opcode),
+                                        id(operands)))
                 if known is not None and known[0] is opcode and known[1] is operands:
                     data, has_symbol = known[2], known[3]
                 else:
-                    data, has_symbol = instruction_encoding(op, isa)
-                encodings[op] = data
-                sizes[op] = len(data)
-                offset += len(data)
+                    data, has_symbol = instruction_encoding(instruction, isa)
+                encodings[instruction] = data
+                size = sizes[instruction] = len(data)
+                offset += size
                 if has_symbol:
-                    symbolic.add(op)
+                    symbolic.add(instruction)
             elif kind is PackedCodeOp:
                 if not packed:
                     raise UnsizedError(op, f"'{op.name}' is packed code (this consumer reads "
                                            "instructions one by one: unpack it first)")
-                assert isinstance(op, PackedCodeOp)
-                encoding = packed_ops[op] = packed_encoding(op.code.data, isa)
+                code = cast(PackedCodeAttr, op.properties["code"]).data
+                encoding = cast(PackedEncoding | None, code.memo.get(encoding_key))
+                if encoding is None:
+                    encoding = packed_encoding(code, isa)
+                packed_ops[cast(PackedCodeOp, op)] = encoding
                 offset += len(encoding.data)
-            elif not isinstance(op, FallthroughOp | LabelOp) and not payloads_take_no_room:
+            elif not payloads_take_no_room and not isinstance(op, FallthroughOp | LabelOp):
                 raise UnsizedError(op, f"'{op.name}' is not an instruction")
+            op = op.next_op
     return FunctionLayout(blocks, block_offsets, offsets, sizes, offset, encodings, symbolic,
                           packed_ops)

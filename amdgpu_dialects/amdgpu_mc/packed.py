@@ -83,7 +83,10 @@ class PackedCode:
         once per family: for facts that read no addend of a symbolic operand (they are the
         same for every variant)."""
         family = self.family
-        return family.derived(key, lambda: compute(family))
+        memo = family.memo
+        if key not in memo:
+            memo[key] = compute(family)
+        return cast(_Fact, memo[key])
 
     @staticmethod
     def of_block(block: Block) -> PackedCode | None:
@@ -130,6 +133,9 @@ class PackedCodeOp(IRDLOperation):
     name = "amdgpu_mc.packed"
 
     code = prop_def(PackedCodeAttr)
+
+    #: Identity hashing without a Python call (as :class:`~.instructions.InstructionOpBase`).
+    __hash__ = object.__hash__
 
     @classmethod
     def of(cls, code: PackedCodeAttr) -> PackedCodeOp:

@@ -463,7 +463,19 @@ def _verify(payload: PayloadOp, site: Site, target: TargetKey) -> None:
 
 
 def _strings(names: list[str]) -> ArrayAttr[StringAttr]:
-    return ArrayAttr([StringAttr(name) for name in names])
+    """The names as an array attribute, shared between records that list the same names
+    (attributes are immutable; a library's allocations repeat a few lists thousands of
+    times, and building an attribute checks it)."""
+    key = tuple(names)
+    found = _STRING_ARRAYS.get(key)
+    if found is None:
+        if len(_STRING_ARRAYS) >= 1 << 16:
+            _STRING_ARRAYS.clear()
+        found = _STRING_ARRAYS[key] = ArrayAttr([StringAttr(name) for name in names])
+    return found
+
+
+_STRING_ARRAYS: dict[tuple[str, ...], ArrayAttr[StringAttr]] = {}
 
 
 def _register_order(name: str) -> tuple[int, int]:

@@ -135,21 +135,25 @@ def _kernel_entries(metadata: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {str(entry.get(".name")): entry for entry in kernels}
 
 
-def _touched(code_object: CodeObjectOp, usage: RegisterUsage, kernel: str,
-             effects: EffectTable) -> tuple[int, int]:
+def _touched(functions: dict[str, FunctionLikeOp], usage: RegisterUsage, kernel: str,
+             effects: EffectTable, payloads: dict[str, int]) -> tuple[int, int]:
     """Units the code of ``kernel`` and the functions it may call touch: the application's
     instructions alone (what the register usage found per function), and with the
     payloads' (from the instructions: a call to unknown code cannot make us raise counts
-    we cannot know)."""
-    functions = {op.sym_name.data: op for op in code_object.body.ops
-                 if isinstance(op, FunctionLikeOp)}
+    we cannot know). ``payloads`` holds the units of each function's payloads found so
+    far (a function that several kernels call is looked at once)."""
     application = instrumented = 0
     for name in usage.kernel(kernel).functions:
         application |= usage.function_units[name]
-        for block in functions[name].body.blocks:
-            for op in block.ops:
-                if type(op) is PayloadOp:
-                    instrumented |= _payload_units(op, effects)
+        units = payloads.get(name)
+        if units is None:
+            units = 0
+            for block in functions[name].body.blocks:
+                for op in block.ops:
+                    if type(op) is PayloadOp:
+                        units |= _payload_units(op, effects)
+            payloads[name] = units
+        instrumented |= units
     return application, application | instrumented
 
 
@@ -209,12 +213,15 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         raise PassFailedException(f"update-descriptors: {error}") from None
     updates: list[DescriptorUpdate] = []
     metadata_changed = False
+    functions = {op.sym_name.data: op for op in code_object.body.ops
+                 if isinstance(op, FunctionLikeOp)}
+    payload_units: dict[str, int] = {}
     for kernel in (op for op in code_object.body.ops if isinstance(op, KernelOp)):
         name = kernel.sym_name.data
         descriptor = kernel.descriptor.data
         rsrc1 = descriptor.compute_pgm_rsrc1
         granule, unified = vector_granule(processor, descriptor)
-        application, instrumented = _touched(code_object, usage, name, effects)
+        application, instrumented = _touched(functions, usage, name, effects, payload_units)
         entry = entries.get(name, {})
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
         old_agprs = int(entry.get(".agpr_count", 0))
