@@ -485,12 +485,20 @@ def _register_order(name: str) -> tuple[int, int]:
 
 def _record(code: PayloadCode, result: Assignment, plan: SpillPlan,
             pools: Pools) -> DictionaryAttr:
-    homes = sorted(set(result.homes.values()), key=_register_order)
-    coalesced = sorted({result.homes[n] for n in result.coalesced}, key=_register_order)
     used = result.used
     for name in plan.registers:
         used |= units_of(name)
     growth = (used | code.physical_units) & ~pools.budget & _ALLOCATABLE
+    homes_set = frozenset(result.homes.values())
+    coalesced_set = frozenset(result.homes[n] for n in result.coalesced)
+    # Without spills the record is these three sets: allocations of a library repeat a
+    # few thousand records tens of thousands of times (attributes are immutable: shared).
+    key = None if plan.registers or plan.memory or plan.spilled \
+        else (homes_set, coalesced_set, growth)
+    if key is not None and (known := _RECORDS.get(key)) is not None:
+        return known
+    homes = sorted(homes_set, key=_register_order)
+    coalesced = sorted(coalesced_set, key=_register_order)
     record: dict[str, Attribute] = {
         "registers": _strings(homes),
         "coalesced": _strings(coalesced),
@@ -502,7 +510,16 @@ def _record(code: PayloadCode, result: Assignment, plan: SpillPlan,
         record[STACK_BYTES_KEY] = IntegerAttr(plan.stack_bytes, 64)
         record[STACK_OFFSET_KEY] = IntegerAttr(plan.stack_offset, 64)
         record[STACK_SAVED_KEY] = _strings(plan.memory)
-    return DictionaryAttr(record)
+    found = DictionaryAttr(record)
+    if key is not None:
+        if len(_RECORDS) >= 1 << 16:
+            _RECORDS.clear()
+        _RECORDS[key] = found
+    return found
+
+
+#: Allocation records without spills, by (homes, coalesced homes, budget growth).
+_RECORDS: dict[tuple[frozenset[str], frozenset[str], int], DictionaryAttr] = {}
 
 
 _SCARCE_FILES = file_range("s", 0, 106) | file_range("v", 0, 256) | file_range("a", 0, 256)
