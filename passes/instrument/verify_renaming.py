@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Attribute
 
+from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
@@ -100,25 +101,18 @@ def renamable(code: PackedCode, effects: EffectTable) -> Renamable | None:
     order: dict[int, int] = {}
     signature: list[Hashable] = []
     touched = 0
-    try:
-        for op in code.ops:
-            operands: list[Hashable] = []
-            for attr in op.mc_operands.data:
-                if type(attr) is SymbolOperandAttr:
-                    operands.append(_SYMBOL)
-                    continue
-                general = _general(attr.data) if type(attr) is PhysRegAttr else None
-                if general is None:
-                    operands.append(_hashable(attr))
-                    continue
-                form, units = general
-                operands.append((form, tuple(order.setdefault(unit, len(order))
-                                             for unit in units)))
-            signature.append((op.opcode.data, tuple(operands)))
-            effect = effects.of(op)
-            touched |= effect.uses | effect.defs
-    except (EffectError, TypeError):
-        return None  # executed on its own: its error names its own registers
+    for op in code.ops:
+        reading = _reading(op, effects)
+        if reading is None:
+            return None  # executed on its own: its error names its own registers
+        mnemonic, parts, touches = reading
+        operands: list[Hashable] = []
+        for part, general in parts:
+            operands.append(part if general is None else
+                            (part, tuple(order.setdefault(unit, len(order))
+                                         for unit in general)))
+        signature.append((mnemonic, tuple(operands)))
+        touched |= touches
     units = tuple(order)
     named = 0
     for unit in units:
@@ -126,6 +120,45 @@ def renamable(code: PackedCode, effects: EffectTable) -> Renamable | None:
     if touched & RENAMED_UNITS & ~named:
         return None
     return Renamable(tuple(signature), units)
+
+
+#: An operand in a signature: a part that stays as it is (a symbol marker, an attribute),
+#: with None; or a general-purpose register's form, with its units (renamed per body).
+_Part = tuple[Hashable, tuple[int, ...] | None]
+#: What a signature needs of one instruction: its opcode, its operands, the units its effect
+#: touches.
+_Reading = tuple[str, tuple[_Part, ...], int]
+#: (effects, op class, opcode, operands, by identity) -> (those, the reading, or None when
+#: a body holding the instruction is executed on its own). Thousands of bodies repeat a
+#: few hundred instructions (operand arrays are interned).
+_READINGS: dict[tuple[int, type, int, int],
+                tuple[EffectTable, Attribute, Attribute, _Reading | None]] = {}
+
+
+def _reading(op: InstructionOpBase, effects: EffectTable) -> _Reading | None:
+    opcode, operands = op.opcode, op.mc_operands
+    key = (id(effects), type(op), id(opcode), id(operands))
+    known = _READINGS.get(key)
+    if known is not None and known[0] is effects and known[1] is opcode \
+            and known[2] is operands:
+        return known[3]
+    reading: _Reading | None
+    try:
+        parts: list[_Part] = []
+        for attr in operands.data:
+            if type(attr) is SymbolOperandAttr:
+                parts.append((_SYMBOL, None))
+                continue
+            general = _general(attr.data) if type(attr) is PhysRegAttr else None
+            parts.append((_hashable(attr), None) if general is None else general)
+        effect = effects.of(op)
+        reading = (opcode.data, tuple(parts), effect.uses | effect.defs)
+    except (EffectError, TypeError):
+        reading = None
+    if len(_READINGS) >= 1 << 16:
+        _READINGS.clear()
+    _READINGS[key] = (effects, opcode, operands, reading)
+    return reading
 
 
 def _hashable(attr: Attribute) -> Hashable:
