@@ -20,6 +20,7 @@ code objects when fetched, else the corpus fat binaries) with ``--jobs 1`` and `
         --hook instr_count
     python bench/bench_instrumentation.py --batch --runs 1
     python bench/bench_instrumentation.py --hook instr_count --profile   # where the time goes
+    python bench/bench_instrumentation.py --hook opcode_histogram --runs 3 --against 1fa214d
 
 Input: the rocRAND gfx90a ``xnack-`` object fetched by ``test/corpus/thirdparty/fetch.sh``
 (about 54,700 instructions), else the bench kernels. A measurement: it never asserts a speed.
@@ -29,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -146,10 +149,13 @@ class Result:
     rss_mb: float
 
 
-def _run(path: Path, hooks: Path, profile: bool = False) -> Result:
+def _run(path: Path, hooks: Path, profile: bool = False, tree: Path | None = None) -> Result:
+    """One worker run; with ``tree``, of the sources in that checkout (``--against``)."""
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(_package_of(tree))}
     result = subprocess.run([sys.executable, "-c", _WORKER, str(path), str(hooks),
                              *(["profile"] if profile else [])],
-                            capture_output=True, text=True, check=False)
+                            capture_output=True, text=True, check=False, env=env,
+                            cwd=tree)
     if result.returncode:
         # The worker's own error (an import that fails, a refused input) says why.
         sys.exit(f"bench_instrumentation: the worker for {path.name} with {hooks.name} "
@@ -183,6 +189,52 @@ def measure(path: Path, hook: str, runs: int, profile: bool = False) -> None:
           f"{last.allocated} allocations run, {last.reused} reused")
     print(f"    llvm-objdump-19 -d: {objdump:.3f} s CPU; luthier / objdump = "
           f"{times['total'] / objdump:.0f}x")
+
+
+#: The project's folders that are subpackages of ``luthier`` (as setup.py maps them).
+_SUBPACKAGES = ("amdgpu_dialects", "frontend", "lowering", "passes", "drivers", "conformance",
+                "emulator")
+
+
+def _package_of(tree: Path) -> Path:
+    """A folder holding ``luthier`` as the checkout ``tree`` lays it out (``api/`` is the
+    package, the other folders its subpackages), as symlinks, so that a worker imports
+    that checkout's code whatever is installed."""
+    root = tree / ".bench-package"
+    package = root / "luthier"
+    if not package.is_dir():
+        package.mkdir(parents=True)
+        (package / "__init__.py").symlink_to(tree / "api" / "__init__.py")
+        for name in _SUBPACKAGES:
+            if (tree / name / "__init__.py").is_file():
+                (package / name).symlink_to(tree / name)
+    return root
+
+
+def compare(path: Path, hook: str, runs: int, revision: str) -> None:
+    """The worker on ``revision`` and on this checkout, alternately, ``runs`` pairs: on a
+    machine whose speed drifts from one minute to the next, only pairs taken close
+    together show a change of a few percent. Prints each pair's CPU time and peak memory,
+    and whether the outputs have the same size."""
+    hooks = HOOKS / f"{hook}.mlir"
+    with tempfile.TemporaryDirectory() as scratch:
+        other = Path(scratch) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
+                        str(other), revision], check=True)
+        try:
+            pairs = [(_run(path, hooks, tree=other), _run(path, hooks, tree=ROOT))
+                     for _ in range(runs)]
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(other)], check=True)
+            shutil.rmtree(ROOT / ".bench-package", ignore_errors=True)
+    for before, after in pairs:
+        print(f"{hook}: {revision} {before.times['total']:.2f} s, {before.rss_mb:.0f} MB; "
+              f"this tree {after.times['total']:.2f} s, {after.rss_mb:.0f} MB; output "
+              f"{'same size' if before.bytes == after.bytes else 'SIZE DIFFERS'}")
+    print(f"{hook}: median of {runs} pairs: {revision} "
+          f"{statistics.median(b.times['total'] for b, _ in pairs):.2f} s, this tree "
+          f"{statistics.median(a.times['total'] for _, a in pairs):.2f} s CPU")
 
 
 def batch(inputs: list[Path], runs: int) -> None:
@@ -262,9 +314,16 @@ def main() -> int:
                         help="also time luthier-opt --jobs 1 and 2 on the input (one code "
                              "object, its functions split between two workers), by wall "
                              "time: run it on an otherwise idle machine")
+    parser.add_argument("--against", metavar="REVISION", default=None,
+                        help="instead: run the worker on REVISION (a temporary git worktree) "
+                             "and on this checkout alternately, --runs pairs per hook")
     args = parser.parse_args()
     path: Path = args.input or (ROCRAND if ROCRAND.exists() else FALLBACK)
     print(f"input: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    if args.against is not None:
+        for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
+            compare(path, hook, args.runs, args.against)
+        return 0
     for hook in args.hook or ["instr_count", "opcode_histogram", "memory_trace"]:
         measure(path, hook, args.runs, args.profile)
     if args.split:
