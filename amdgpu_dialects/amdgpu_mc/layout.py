@@ -186,7 +186,13 @@ def packed_encoding(code: PackedCode, isa: TargetISA) -> PackedEncoding:
             data += encoded
         return bytes(data), tuple(positions)
 
-    return code.derived(("encoding", isa.name), encode)
+    return code.derived(_packed_encoding_key(isa), encode)
+
+
+def _packed_encoding_key(isa: TargetISA) -> tuple[str, str]:
+    """Where a code's :class:`PackedEncoding` for ``isa`` sits in its memo (the layout
+    looks it up there directly)."""
+    return ("encoding", isa.name)
 
 
 def instruction_size(op: InstructionOpBase, isa: TargetISA) -> int:
@@ -261,7 +267,7 @@ def function_layout(function: FunctionLikeOp, isa: TargetISA, *,
     packed_ops: dict[PackedCodeOp, PackedEncoding] = {}
     offset = 0
     target = isa.name
-    encoding_key = ("encoding", target)
+    encoding_key = _packed_encoding_key(isa)
     # This loop runs for every op of every function, several times per pipeline: the
     # memos (instruction_encoding's, each packed code's) are looked up here, and the ops
     # are read through their properties and links rather than xDSL's accessors.

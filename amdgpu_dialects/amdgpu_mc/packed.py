@@ -37,6 +37,7 @@ from xdsl.printer import Printer
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
+from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
 
 _Fact = TypeVar("_Fact")
@@ -87,6 +88,13 @@ class PackedCode:
         if key not in memo:
             memo[key] = compute(family)
         return cast(_Fact, memo[key])
+
+    def symbolic_positions(self) -> tuple[int, ...]:
+        """The positions of the instructions with a symbolic operand: the only ones a
+        variant may hold in place of its family's (found once per family)."""
+        return self.shared("symbolic positions", lambda family: tuple(
+            index for index, op in enumerate(family.ops)
+            if any(isinstance(attr, SymbolOperandAttr) for attr in op.mc_operands.data)))
 
     @staticmethod
     def of_block(block: Block) -> PackedCode | None:

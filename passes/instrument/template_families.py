@@ -106,12 +106,6 @@ def _substituted(operands: tuple[Attribute, ...], addends: Addends) -> tuple[Att
                  for attr in operands)
 
 
-def _symbolic_instructions(code: PackedCode) -> tuple[int, ...]:
-    """The positions in ``code`` of the instructions with a symbolic operand."""
-    return tuple(index for index, op in enumerate(code.ops)
-                 if any(isinstance(attr, SymbolOperandAttr) for attr in op.mc_operands.data))
-
-
 @dataclass
 class Specializer:
     """Gives a member's point its own addends, once per (packed code, member)."""
@@ -152,7 +146,7 @@ class Specializer:
         # code's own ops (packed instructions are never edited, so they may be shared).
         instructions = list(code.data.ops)
         copies: list[Operation] = []
-        for index in code.data.shared("symbolic instructions", _symbolic_instructions):
+        for index in code.data.symbolic_positions():
             operands = instructions[index].mc_operands.data
             if any(attr in addends for attr in operands
                    if isinstance(attr, SymbolOperandAttr)):
