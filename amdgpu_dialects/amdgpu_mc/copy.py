@@ -1,4 +1,4 @@
-"""Copying machine code regions at the rate instrumentation needs.
+"""Copying and walking machine code regions at the rate instrumentation needs.
 
 Instrumenting every instruction of a library copies an allocated payload body into tens of
 thousands of points. xDSL's ``Region.clone_into`` is general: it maps SSA values, clones
@@ -9,15 +9,47 @@ properties, attributes and successor blocks inside the region. :func:`copy_machi
 copies such a region by filling those fields and linking the ops directly (about 1 µs per
 op); any other region goes through ``clone_into``.
 
+Walking is the same: an instrumented library's functions hold a hundred thousand ops, and
+the analyses and layout stages walk them a few dozen times in all. ``Block.ops`` goes
+through an iterator object whose every step reads the ``next_op`` property;
+:func:`block_ops` and :func:`region_ops` follow the links themselves, about 40% faster per
+op, in the same order and with the same semantics (the next op is read before the caller
+sees the current one: the caller may detach the op it is given, and an op it inserts
+right after that one is not visited).
+
 This relies on the layout of xDSL's ``Operation`` and ``Block`` (the version is pinned in
-``pyproject.toml``); ``test_copy.py`` checks the copy against ``clone_into``.
+``pyproject.toml``); ``test_copy.py`` checks the copy against ``clone_into`` and the walks
+against ``Block.ops``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.ir import Block, Operation, Region
+
+
+def block_ops(block: Block) -> Iterator[Operation]:
+    """The ops of ``block`` in order, as ``block.ops`` gives them (see the module's
+    docstring)."""
+    op = block._first_op  # pyright: ignore[reportPrivateUsage]
+    while op is not None:
+        following = op._next_op  # pyright: ignore[reportPrivateUsage]
+        yield op
+        op = following
+
+
+def region_ops(region: Region) -> Iterator[Operation]:
+    """The ops of every block of ``region``, block after block (not nested regions')."""
+    block = region._first_block  # pyright: ignore[reportPrivateUsage]
+    while block is not None:
+        following_block = block._next_block  # pyright: ignore[reportPrivateUsage]
+        op = block._first_op  # pyright: ignore[reportPrivateUsage]
+        while op is not None:
+            following = op._next_op  # pyright: ignore[reportPrivateUsage]
+            yield op
+            op = following
+        block = following_block
 
 
 def _is_flat(region: Region) -> bool:
@@ -26,7 +58,7 @@ def _is_flat(region: Region) -> bool:
     for block in region.blocks:
         if block.args:
             return False
-        for op in block.ops:
+        for op in block_ops(block):
             if op._operands or op.results or op.regions:  # pyright: ignore[reportPrivateUsage]
                 return False
     return True

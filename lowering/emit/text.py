@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     ZERO_LITERAL,
@@ -206,7 +207,7 @@ class TextEncoder:
             return
         offsets, sizes, packed = layout.offsets, layout.sizes, layout.packed
         for block in layout.blocks:
-            for op in block.ops:
+            for op in block_ops(block):
                 if op in sizes:
                     assert isinstance(op, InstructionOpBase)
                     yield op, offsets[op]

@@ -37,6 +37,7 @@ from typing import Protocol, cast
 from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Attribute, Block, Operation
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, branch_label
 from luthier.amdgpu_dialects.amdgpu_mc.layout import FunctionLayout, literal_offset
 from luthier.amdgpu_dialects.amdgpu_mc.operands import (
@@ -437,7 +438,7 @@ def find_call_sites(view: FunctionView) -> list[CallSite]:
     which may be one)."""
     sites: list[CallSite] = []
     for index, block in enumerate(view.blocks):
-        for position, op in enumerate(block.ops):
+        for position, op in enumerate(block_ops(block)):
             if not isinstance(op, InstructionOpBase):
                 continue
             if op.KIND == "call":

@@ -21,6 +21,7 @@ from typing import cast
 from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
@@ -48,24 +49,23 @@ def _references(function: FunctionLikeOp, names: frozenset[str],
     found: set[str] = set()
     count = 0
     calls = False
-    for block in function.body.blocks:
-        for op in block.ops:
-            count += 1
-            if not is_instruction_class(type(op)):
-                continue
-            instruction = cast(InstructionOpBase, op)
-            if instruction.KIND and not calls:
-                calls = may_call(instruction)
-            operands = instruction.mc_operands
-            known = seen.get(id(operands))
-            if known is None or known[0] is not operands:
-                named = frozenset(
-                    attr.data.reference.symbol for attr in operands.data
-                    if isinstance(attr, SymbolOperandAttr) and attr.data.reference is not None
-                    and attr.data.reference.symbol in names)
-                known = seen[id(operands)] = (operands, named)
-            if known[1]:
-                found |= known[1]
+    for op in region_ops(function.body):
+        count += 1
+        if not is_instruction_class(type(op)):
+            continue
+        instruction = cast(InstructionOpBase, op)
+        if instruction.KIND and not calls:
+            calls = may_call(instruction)
+        operands = instruction.mc_operands
+        known = seen.get(id(operands))
+        if known is None or known[0] is not operands:
+            named = frozenset(
+                attr.data.reference.symbol for attr in operands.data
+                if isinstance(attr, SymbolOperandAttr) and attr.data.reference is not None
+                and attr.data.reference.symbol in names)
+            known = seen[id(operands)] = (operands, named)
+        if known[1]:
+            found |= known[1]
     return found, count, calls
 
 

@@ -50,6 +50,7 @@ from typing import cast
 
 from xdsl.ir import Block
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops, region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     InstructionOpBase,
     branch_label,
@@ -305,7 +306,8 @@ class Liveness:
         infos: list[_Block] = []
         calls: list[tuple[int, int, frozenset[str] | None]] = []
         for block_index, block in enumerate(cfg.blocks):
-            instructions = [op for op in block.ops if isinstance(op, InstructionOpBase)]
+            instructions = [cast(InstructionOpBase, op) for op in block_ops(block)
+                            if is_instruction_class(type(op))]
             for position, op in enumerate(instructions):
                 if op.KIND != "call":
                     continue
@@ -621,7 +623,6 @@ def analyze(code_object: CodeObjectOp, resolve: CallResolver | None = None) -> L
 
 def instructions(function: FunctionLikeOp) -> Iterable[InstructionOpBase]:
     """The instructions of ``function`` in layout order."""
-    for block in function.body.blocks:
-        for op in block.ops:
-            if is_instruction_class(type(op)):
-                yield cast(InstructionOpBase, op)
+    for op in region_ops(function.body):
+        if is_instruction_class(type(op)):
+            yield cast(InstructionOpBase, op)

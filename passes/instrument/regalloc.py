@@ -56,7 +56,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from luthier.amdgpu_dialects.amdgpu_mc.copy import successor_blocks
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops, successor_blocks
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     InstructionOpBase,
     is_instruction_class,
@@ -129,7 +129,7 @@ def payload_sites(function: FunctionLikeOp) -> list[tuple[PayloadOp, Site]]:
     found: list[tuple[PayloadOp, Site]] = []
     for block in function.body.blocks:
         pending: list[PayloadOp] = []
-        for op in block.ops:
+        for op in block_ops(block):
             if isinstance(op, PayloadOp):
                 pending.append(op)
             elif isinstance(op, InstructionOpBase) and pending:

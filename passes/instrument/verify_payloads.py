@@ -34,6 +34,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
@@ -292,7 +293,7 @@ def _check_function(function: FunctionLikeOp, liveness: Liveness,
     violations: list[Violation] = []
     for block in function.body.blocks:
         pending: list[PayloadOp] = []
-        for op in block.ops:
+        for op in block_ops(block):
             if isinstance(op, PayloadOp):
                 pending.append(op)
                 continue

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
@@ -148,10 +149,9 @@ def _touched(functions: dict[str, FunctionLikeOp], usage: RegisterUsage, kernel:
         units = payloads.get(name)
         if units is None:
             units = 0
-            for block in functions[name].body.blocks:
-                for op in block.ops:
-                    if type(op) is PayloadOp:
-                        units |= _payload_units(op, effects)
+            for op in region_ops(functions[name].body):
+                if type(op) is PayloadOp:
+                    units |= _payload_units(op, effects)
             payloads[name] = units
         instrumented |= units
     return application, application | instrumented

@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import IntAttr
 from xdsl.ir import Operation
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp, unpack
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
@@ -229,7 +230,7 @@ class _Function:
             owners: list[PackedCodeOp | None] = []
             block_items: list[InstructionOpBase | PackedCodeOp] = []
             block_flags: list[bool] = []
-            for op in block.ops:
+            for op in block_ops(block):
                 kind = type(op)
                 if is_instruction_class(kind):
                     op = cast(InstructionOpBase, op)

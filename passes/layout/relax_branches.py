@@ -52,6 +52,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.copy import block_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     InstructionOpBase,
     branch_label,
@@ -217,7 +218,7 @@ class _FunctionRelaxer:
         position = {block: index for index, block in enumerate(blocks)}
         for index, block in enumerate(blocks):
             following = blocks[index + 1] if index + 1 < len(blocks) else None
-            for op in block.ops:
+            for op in block_ops(block):
                 kind = type(op)  # by class first: ``isinstance`` goes through ABCMeta
                 if not (is_instruction_class(kind) or kind is FallthroughOp
                         or kind is PackedCodeOp or kind is LabelOp):

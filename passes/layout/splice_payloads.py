@@ -42,6 +42,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import InstBuilder
+from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.layout import (
     FunctionLayout,
@@ -246,8 +247,7 @@ def _merge_into_predecessor(block: Block, predecessor: Block, branching: list[Bl
 def splice_function(function: FunctionLikeOp, isa: TargetISA,
                     hazards: HazardModel | None = None) -> int:
     """Splice every payload of ``function``; returns how many there were."""
-    payloads = [op for block in function.body.blocks for op in block.ops
-                if isinstance(op, PayloadOp)]
+    payloads = [op for op in region_ops(function.body) if isinstance(op, PayloadOp)]
     if not payloads:
         return 0
     inserted: set[InstructionOpBase] = set()

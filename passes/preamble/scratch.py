@@ -50,6 +50,7 @@ from typing import Any
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg
+from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
 from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
@@ -245,16 +246,21 @@ def payload_stack(payload: PayloadOp) -> PayloadStack | None:
 
 
 def _payloads(function: FunctionLikeOp) -> Iterator[PayloadOp]:
-    for block in function.body.blocks:
-        for op in block.ops:
-            if type(op) is PayloadOp:  # by class: ``isinstance`` goes through ABCMeta
-                yield op
+    for op in region_ops(function.body):
+        if type(op) is PayloadOp:  # by class: ``isinstance`` goes through ABCMeta
+            yield op
 
 
 def function_stack_top(function: FunctionLikeOp) -> int:
     """The highest stack byte (exclusive) any payload of ``function`` uses; 0 if none."""
     top = 0
+    # Payloads that reuse an allocation share its record: each distinct one is read once.
+    read: set[int] = set()
     for payload in _payloads(function):
+        record = payload.attributes.get("allocation")
+        if record is None or id(record) in read:
+            continue
+        read.add(id(record))  # the payload holds it: no other record takes its id here
         stack = payload_stack(payload)
         if stack is not None:
             top = max(top, stack.top)
