@@ -22,7 +22,15 @@ from luthier.amdgpu_dialects.target.subtarget import subtarget_for
 from luthier.emulator.operands import half_reader, half_target
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
-from luthier.emulator.semantics.vop import base_name, is_dpp, mask_source
+from luthier.emulator.semantics.vop import (
+    ABS,
+    NEG,
+    OP_SEL_0,
+    OP_SEL_1,
+    base_name,
+    is_dpp,
+    mask_source,
+)
 from luthier.emulator.state import Vec, Wave
 
 F16 = np.float16
@@ -30,10 +38,6 @@ U16 = np.uint16
 I16 = np.int16
 U32 = np.uint32
 
-NEG = 1
-ABS = 2
-OP_SEL_0 = 4
-OP_SEL_1 = 8
 
 
 def fma16(a: Vec, b: Vec, c: Vec) -> Vec:

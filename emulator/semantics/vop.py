@@ -3,7 +3,8 @@ output modifiers, SDWA selection, lane-mask destinations (VCC or an SGPR pair).
 
 Input modifiers are applied to the bits: ``abs`` clears and ``neg`` flips the sign bit of
 the operand's width, which is what the hardware does for every type (also for
-``v_cndmask_b32``, whose modifiers LLVM uses to fold ``fabs``/``fneg``). ``clamp`` and
+``v_cndmask_b32``, whose modifiers LLVM uses to fold ``fabs``/``fneg``); a 16-bit operand's
+sign is bit 15 of its half (:func:`half_source`). ``clamp`` and
 ``omod`` of float results are applied in the float domain before the write.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from luthier.amdgpu_dialects.amdgpu_mc.registers import vgpr_half
 from luthier.emulator.operands import VectorRead
 from luthier.emulator.semantics.dpp import dpp_lanes
 from luthier.emulator.semantics.registry import Instruction
@@ -21,6 +23,10 @@ from luthier.emulator.state import VCC, Vec, Wave, bits_of
 
 NEG = 1
 ABS = 2
+#: In a VOP3 source's modifiers (GFX9): the high half of a 16-bit source (OP_SEL_0), of the
+#: destination (OP_SEL_1, on src0's).
+OP_SEL_0 = 4
+OP_SEL_1 = 8
 SEXT = 8
 
 _SIGN = {32: np.uint32(0x80000000), 64: np.uint64(1 << 63)}
@@ -78,6 +84,37 @@ def source(inst: Instruction, name: str, bits: int | None = None) -> VectorRead:
             return lambda wave: inner(wave) & magnitude
         return lambda wave: inner(wave) ^ sign
     return read
+
+
+def half_source(inst: Instruction, name: str, index: int, float_modifiers: bool) -> VectorRead:
+    """Slot ``name`` as a 16-bit operand: uint32 lanes holding its 16 bits. The half is the
+    one a real-true16 operand names (``v0.h``), the SDWA select, or the high one where the
+    VOP3 form's op_sel bit ``index`` (or OP_SEL_0 of the slot's modifiers) says so; DPP
+    moves src0's lanes first. With ``float_modifiers``, ``abs``/``neg`` act on bit 15 (they
+    would act on bit 31 of the register, which the operand does not hold)."""
+    read = inst.vector(name, 32)
+    if name == "src0" and is_dpp(inst):
+        read = _dpp_read(inst, read)
+    modifiers = inst.get(f"{name}_modifiers", 0) if inst.desc.has(f"{name}_modifiers") else 0
+    selection = inst.get(f"{name}_sel", 6) if inst.desc.has(f"{name}_sel") else 6
+    value = inst.get(name)
+    named = isinstance(value, str) and vgpr_half(value) is not None
+    shift = np.uint32(0)
+    if selection != 6:
+        read = _select(read, selection, bool(modifiers & SEXT))
+    elif not named and (modifiers & OP_SEL_0 or (inst.op_sel() >> index) & 1):
+        shift = np.uint32(16)
+    low = np.uint32(0xFFFF)
+    inner = read
+
+    def half(wave: Wave) -> Vec:
+        return (np.asarray(inner(wave), np.uint32) >> shift) & low
+
+    if not float_modifiers or not modifiers & (ABS | NEG):
+        return half
+    clear = np.uint32(0x7FFF) if modifiers & ABS else low
+    flip = np.uint32(0x8000) if modifiers & NEG else np.uint32(0)
+    return lambda wave: (half(wave) & clear) ^ flip
 
 
 def _select(read: VectorRead, selection: int, sign_extend: bool) -> VectorRead:

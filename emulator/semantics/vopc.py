@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
-from luthier.emulator.semantics.vop import base_name, mask_destination, source
+from luthier.emulator.semantics.vop import base_name, half_source, mask_destination, source
 from luthier.emulator.state import EXEC, Vec, Wave, bits_of
 
 Relation = Callable[[Vec, Vec], Vec]
@@ -100,15 +100,23 @@ def _compare(inst: Instruction) -> Step:
     _, prefix, relation, kind = name.split("_")
     writes_exec = prefix == "cmpx"
     bits, view, relations = _TYPES[kind]
+    # A 16-bit operand is a half of its register, with its own sign bit (half_source).
+    half = kind in ("f16", "i16", "u16")
     if relation == "class":
-        read0, read1 = source(inst, "src0", bits), source(inst, "src1", 32)
+        read0 = half_source(inst, "src0", 0, True) if half else source(inst, "src0", bits)
+        read1 = source(inst, "src1", 32)
         width = 16 if kind == "f16" else bits
 
         def test(wave: Wave) -> Vec:
             return _class(read0(wave), read1(wave), width)
     else:
         fn = relations[relation]
-        read0, read1 = source(inst, "src0", bits), source(inst, "src1", bits)
+        if half:
+            floats = kind == "f16"
+            read0 = half_source(inst, "src0", 0, floats)
+            read1 = half_source(inst, "src1", 1, floats)
+        else:
+            read0, read1 = source(inst, "src0", bits), source(inst, "src1", bits)
 
         def test(wave: Wave) -> Vec:
             return fn(view(read0(wave)), view(read1(wave)))

@@ -96,3 +96,23 @@ def test_gfx11_d16_loads_fill_one_half() -> None:
         s_waitcnt vmcnt(0)
     """, setup, target="gfx1100", lanes=32, memory=memory)
     assert int(wave.v[0][0]) == (_h(-2.0) << 16) | _h(1.5)
+
+
+def test_op_sel_in_undefined_bits_picks_the_halves_a_compare_reads() -> None:
+    """A VOP3 f16 compare of GFX11 reads the halves its OPSEL field names (LLVM 19's fake16
+    record has no op_sel; 0x800 is op_sel[0], src0 high), with neg on that half."""
+    def setup(wave: Wave) -> None:
+        wave.v[0] = U32((_h(5.0) << 16) | _h(0.5))
+        wave.v[1] = U32(_h(1.0))
+
+    def compare(modifiers: int) -> int:
+        wave = execute(
+            'v_cmp_gt_f16_e64 <{opcode = "V_CMP_GT_F16_t16_e64_gfx11", mc_operands = ['
+            f'#amdgpu_mc.reg<s0>, #builtin.int<{modifiers}>, #amdgpu_mc.reg<v0>, '
+            '#builtin.int<0>, #amdgpu_mc.reg<v1>, #builtin.int<0>], '
+            'unmodelled_bits = #builtin.int<2048>}>',
+            setup, target="gfx1100", lanes=32)
+        return int(wave.s[0])
+
+    assert compare(0) == 0xFFFFFFFF  # v0.h = 5 > 1 (v0.l = 0.5 is not)
+    assert compare(1) == 0  # -5 > 1 is false

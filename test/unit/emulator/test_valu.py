@@ -314,3 +314,27 @@ def test_class_of_halves() -> None:
 
     wave = execute("v_cmp_class_f16_e64 s[0:1], v0, v1", setup)
     assert (wave.s[0], wave.s[1]) == (0b01111, 0)
+
+
+def _h(value: float) -> int:
+    return int(np.float16(value).view(np.uint16))
+
+
+def test_half_compares_take_abs_and_neg_on_the_half() -> None:
+    """abs/neg of a 16-bit compare's source act on bit 15 of the half it reads, not on bit
+    31 of the register (which the f16 operand does not hold)."""
+    def setup(wave: Wave) -> None:
+        wave.v[0] = U32(_h(2.0))
+        wave.v[1] = U32(_h(1.0))
+        wave.v[2] = U32(_h(-2.0))
+
+    wave = execute("""
+        v_cmp_lt_f16_e64 s[0:1], -v0, v1
+        v_cmp_lt_f16_e64 s[2:3], |v2|, v1
+        v_cmp_lt_f16_e64 s[4:5], -|v2|, v1
+        v_cmp_class_f16_e64 s[6:7], -v0, 8
+    """, setup)
+    assert (wave.s[0], wave.s[1]) == (0xFFFFFFFF, 0xFFFFFFFF)  # -2 < 1
+    assert (wave.s[2], wave.s[3]) == (0, 0)  # |-2| < 1 is false
+    assert (wave.s[4], wave.s[5]) == (0xFFFFFFFF, 0xFFFFFFFF)  # -|-2| < 1
+    assert (wave.s[6], wave.s[7]) == (0xFFFFFFFF, 0xFFFFFFFF)  # -2 is a negative normal
