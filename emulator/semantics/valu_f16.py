@@ -2,8 +2,10 @@
 ``v_pack_b32_f16``.
 
 A 16-bit operand is the low half of its 32-bit register (or the high half where
-``op_sel`` asks). On GFX9 the VOP1/VOP2 16-bit operations (and their VOP3 forms, and the
-``_legacy`` VOP3 ones) zero the upper half of the destination; the VOP3 operations with
+``op_sel`` asks, or the word an SDWA ``src*_sel`` names: :func:`.vop.half_source`). On GFX9
+the VOP1/VOP2 16-bit operations (and their VOP3 forms, and the ``_legacy`` VOP3 ones) zero
+the upper half of the destination (an SDWA form then places that 32-bit result as
+``dst_sel``/``dst_unused`` say); the VOP3 operations with
 ``op_sel`` (``v_fma_f16``, ``v_mad_u16``...) keep the other half and write the half
 ``op_sel[3]`` names. From GFX10 every 16-bit operation keeps the other half (the target's
 ``zeroes_high_16_bits``). Half-precision results are rounded once: NumPy computes float16
@@ -28,8 +30,12 @@ from luthier.emulator.semantics.vop import (
     OP_SEL_0,
     OP_SEL_1,
     base_name,
+    destination,
+    half_source,
     is_dpp,
+    is_sdwa,
     mask_source,
+    source,
 )
 from luthier.emulator.state import Vec, Wave
 
@@ -142,41 +148,15 @@ _DTYPES = {"h": F16, "u": U16, "i": I16}
 
 
 def _half_reader(inst: Instruction, slot: str, kind: str, index: int) -> Callable[[Wave], Vec]:
-    modifiers = int(inst.get(f"{slot}_modifiers", 0)) if inst.desc.has(f"{slot}_modifiers") \
-        else 0
-    named = vgpr_half(value) if isinstance(value := inst.get(slot), str) else None
-    if named is not None:
-        # A real-true16 operand names its half (``v0.h``).
-        vgpr, high = named
-        read: Callable[[Wave], Vec] = lambda wave: wave.v[vgpr]  # noqa: E731
-    else:
-        read = inst.vector(slot, 32)
-        high = bool(modifiers & OP_SEL_0) or bool((inst.op_sel() >> index) & 1)
+    """Source ``slot`` (operand ``index``) as ``kind``: a 32-bit float ("f", as
+    :func:`.vop.source` reads it) or a 16-bit value of the half :func:`.vop.half_source`
+    picks (a true16 name, SDWA select or op_sel), abs/neg on its own sign for "h"."""
     if kind == "f":
-        sign = U32(0x80000000)
-
-        def full(wave: Wave) -> Vec:
-            bits = np.asarray(read(wave), U32)
-            if modifiers & ABS:
-                bits = bits & ~sign
-            if modifiers & NEG:
-                bits = bits ^ sign
-            return bits.view(np.float32)
-        return full
-    shift = U32(16 if high else 0)
+        read = source(inst, slot, 32)
+        return lambda wave: np.asarray(read(wave), U32).view(np.float32)
+    bits = half_source(inst, slot, index, kind == "h")
     dtype = _DTYPES[kind]
-    sign16 = U16(0x8000)
-
-    def half(wave: Wave) -> Vec:
-        bits = ((np.asarray(read(wave), U32) >> shift) & U32(0xFFFF)).astype(U16)
-        if kind == "h":
-            if modifiers & ABS:
-                bits = bits & ~sign16
-            if modifiers & NEG:
-                bits = bits ^ sign16
-        return bits.view(dtype)
-
-    return half
+    return lambda wave: bits(wave).astype(U16).view(dtype)
 
 
 def _half_destination(inst: Instruction, name: str) -> tuple[int, bool, bool]:
@@ -209,6 +189,8 @@ def _op16(inst: Instruction) -> Step:
     clamp = bool(inst.get("clamp", 0)) if inst.desc.has("clamp") else False
     if clamp:
         raise inst.unsupported("clamp of 16-bit operations is not modelled")
+    # SDWA (GFX9): the 32-bit result, its upper half zero, goes where dst_sel says.
+    sdwa = destination(inst) if is_sdwa(inst) else None
     following = inst.next_pc
 
     def compute(wave: Wave) -> Vec:
@@ -224,13 +206,16 @@ def _op16(inst: Instruction) -> Step:
             bits = value.astype(np.float32).view(U32)
         else:
             half = value.astype(_DTYPES[result]).view(U16).astype(U32)
-            if not keep:
+            if sdwa is not None or not keep:
                 bits = half
             elif write_high:
                 bits = (wave.v[target] & U32(0xFFFF)) | (half << U32(16))
             else:
                 bits = (wave.v[target] & U32(0xFFFF0000)) | half
-        wave.write_v(target, bits)
+        if sdwa is not None:
+            sdwa(wave, bits)
+        else:
+            wave.write_v(target, bits)
         return following
 
     return step

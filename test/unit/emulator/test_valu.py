@@ -338,3 +338,29 @@ def test_half_compares_take_abs_and_neg_on_the_half() -> None:
     assert (wave.s[2], wave.s[3]) == (0, 0)  # |-2| < 1 is false
     assert (wave.s[4], wave.s[5]) == (0xFFFFFFFF, 0xFFFFFFFF)  # -|-2| < 1
     assert (wave.s[6], wave.s[7]) == (0xFFFFFFFF, 0xFFFFFFFF)  # -2 is a negative normal
+
+
+def test_sdwa_16_bit_operations_select_their_halves_and_place_their_result() -> None:
+    """GFX9 SDWA forms of 16-bit operations read the word src*_sel names and write the
+    result where dst_sel says, the rest as dst_unused says (what clang emits for scalar
+    ``half`` code on gfx90a)."""
+    def setup(wave: Wave) -> None:
+        wave.v[1] = U32((_h(3.0) << 16) | _h(1.0))
+        wave.v[2] = U32(f32(2.5))
+        for index in (3, 4, 5, 6, 7):
+            wave.v[index] = U32(0x12345678)
+
+    preserve = "dst_unused:UNUSED_PRESERVE"
+    wave = execute(f"""
+        v_cvt_f32_f16_sdwa v3, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1
+        v_cvt_f16_f32_sdwa v4, v2 dst_sel:WORD_1 {preserve} src0_sel:DWORD
+        v_mul_f16_sdwa v5, v1, v1 dst_sel:WORD_1 {preserve} src0_sel:WORD_1 src1_sel:WORD_0
+        v_max_f16_sdwa v6, -v1, v1 dst_sel:WORD_0 {preserve} src0_sel:WORD_1 src1_sel:WORD_0
+        v_add_u16_sdwa v7, v1, v1 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_1 \
+src1_sel:WORD_1
+    """, setup)
+    assert int(wave.v[3][0]) == f32(3.0)
+    assert int(wave.v[4][0]) == (_h(2.5) << 16) | 0x5678
+    assert int(wave.v[5][0]) == (_h(3.0) << 16) | 0x5678  # 3 * 1
+    assert int(wave.v[6][0]) == 0x1234_0000 | _h(1.0)  # max(-3, 1)
+    assert int(wave.v[7][0]) == ((2 * _h(3.0)) & 0xFFFF) << 16
