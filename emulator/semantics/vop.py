@@ -4,8 +4,9 @@ output modifiers, SDWA selection, lane-mask destinations (VCC or an SGPR pair).
 Input modifiers are applied to the bits: ``abs`` clears and ``neg`` flips the sign bit of
 the operand's width, which is what the hardware does for every type (also for
 ``v_cndmask_b32``, whose modifiers LLVM uses to fold ``fabs``/``fneg``); a 16-bit operand's
-sign is bit 15 of its half (:func:`half_source`). ``clamp`` and
-``omod`` of float results are applied in the float domain before the write.
+sign is bit 15 of its half (:func:`half_source`). An integer operand's modifiers (SDWA's
+``sext``) are another field: bit 0 sign-extends the selected bits and nothing is negated.
+``clamp`` and ``omod`` of float results are applied in the float domain before the write.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ ABS = 2
 #: destination (OP_SEL_1, on src0's).
 OP_SEL_0 = 4
 OP_SEL_1 = 8
-SEXT = 8
+#: In an integer source's modifiers (SDWA ``sext(v1)``), bit 0 sign-extends the selected
+#: field; it is the bit a float source's ``neg`` takes (LLVM's SISrcMods::SEXT).
+SEXT = 1
 
 _SIGN = {32: np.uint32(0x80000000), 64: np.uint64(1 << 63)}
 _MAGNITUDE = {32: np.uint32(0x7FFFFFFF), 64: np.uint64((1 << 63) - 1)}
@@ -71,11 +74,11 @@ def source(inst: Instruction, name: str, bits: int | None = None) -> VectorRead:
     read = inst.vector(name, width)
     if name == "src0" and is_dpp(inst):
         read = _dpp_read(inst, read)
-    modifiers = inst.get(f"{name}_modifiers", 0) if inst.desc.has(f"{name}_modifiers") else 0
+    modifiers, integer = _modifiers(inst, name)
     selection = inst.get(f"{name}_sel", 6) if inst.desc.has(f"{name}_sel") else 6
     if selection != 6:
-        read = _select(read, selection, bool(modifiers & SEXT))
-    if modifiers & (ABS | NEG) and width in (32, 64):
+        read = _select(read, selection, integer and bool(modifiers & SEXT))
+    if not integer and modifiers & (ABS | NEG) and width in (32, 64):
         sign, magnitude = _SIGN[width], _MAGNITUDE[width]
         inner = read
         if modifiers & ABS and modifiers & NEG:
@@ -95,14 +98,14 @@ def half_source(inst: Instruction, name: str, index: int, float_modifiers: bool)
     read = inst.vector(name, 32)
     if name == "src0" and is_dpp(inst):
         read = _dpp_read(inst, read)
-    modifiers = inst.get(f"{name}_modifiers", 0) if inst.desc.has(f"{name}_modifiers") else 0
+    modifiers, integer = _modifiers(inst, name)
     selection = inst.get(f"{name}_sel", 6) if inst.desc.has(f"{name}_sel") else 6
     value = inst.get(name)
     named = isinstance(value, str) and vgpr_half(value) is not None
     shift = np.uint32(0)
     if selection != 6:
-        read = _select(read, selection, bool(modifiers & SEXT))
-    elif not named and (modifiers & OP_SEL_0 or (inst.op_sel() >> index) & 1):
+        read = _select(read, selection, integer and bool(modifiers & SEXT))
+    elif not named and not integer and (modifiers & OP_SEL_0 or (inst.op_sel() >> index) & 1):
         shift = np.uint32(16)
     low = np.uint32(0xFFFF)
     inner = read
@@ -110,11 +113,24 @@ def half_source(inst: Instruction, name: str, index: int, float_modifiers: bool)
     def half(wave: Wave) -> Vec:
         return (np.asarray(inner(wave), np.uint32) >> shift) & low
 
-    if not float_modifiers or not modifiers & (ABS | NEG):
+    if integer or not float_modifiers or not modifiers & (ABS | NEG):
         return half
     clear = np.uint32(0x7FFF) if modifiers & ABS else low
     flip = np.uint32(0x8000) if modifiers & NEG else np.uint32(0)
     return lambda wave: (half(wave) & clear) ^ flip
+
+
+def _modifiers(inst: Instruction, name: str) -> tuple[int, bool]:
+    """Slot ``name``'s modifiers, and whether they are an integer operand's (``sext``, bit 0)
+    rather than a float operand's (``neg``, ``abs``, ``op_sel``): the record's slot says,
+    by how LLVM prints it."""
+    slot = f"{name}_modifiers"
+    if not inst.desc.has(slot):
+        return 0, False
+    integer = any(operand.name == slot
+                  and operand.kind.print_method == "printOperandAndIntInputMods"
+                  for operand in inst.desc.operands)
+    return int(inst.get(slot, 0) or 0), integer
 
 
 def _select(read: VectorRead, selection: int, sign_extend: bool) -> VectorRead:

@@ -364,3 +364,22 @@ src1_sel:WORD_1
     assert int(wave.v[5][0]) == (_h(3.0) << 16) | 0x5678  # 3 * 1
     assert int(wave.v[6][0]) == 0x1234_0000 | _h(1.0)  # max(-3, 1)
     assert int(wave.v[7][0]) == ((2 * _h(3.0)) & 0xFFFF) << 16
+
+
+def test_sdwa_sext_sign_extends_an_integer_field_and_negates_nothing() -> None:
+    """An integer SDWA source's ``sext`` is bit 0 of its modifiers (the bit a float
+    source's ``neg`` takes): the selected field is sign-extended, and no sign bit flips."""
+    def setup(wave: Wave) -> None:
+        wave.v[1] = U32(0x8000_7FFF)
+        wave.v[2] = U32(15)
+        wave.v[3] = U32(0x0000_FFFF)
+
+    pad = "dst_sel:DWORD dst_unused:UNUSED_PAD"
+    wave = execute(f"""
+        v_cmp_gt_i32_sdwa vcc, sext(v1), sext(v1) src0_sel:WORD_0 src1_sel:WORD_1
+        v_ashrrev_i32_sdwa v4, v2, sext(v3) {pad} src0_sel:DWORD src1_sel:WORD_0
+        v_add_u32_sdwa v5, sext(v1), v1 {pad} src0_sel:WORD_1 src1_sel:WORD_0
+    """, setup)
+    assert wave.vcc_bits == wave.full  # 32767 > -32768
+    assert int(wave.v[4][0]) == 0xFFFF_FFFF  # -1 >> 15
+    assert int(wave.v[5][0]) == (0x7FFF - 0x8000) & 0xFFFF_FFFF

@@ -1,15 +1,20 @@
-"""Scalar half-precision code as clang-19 compiles it, run in the emulator on every target,
-against the same arithmetic in NumPy.
+"""16-bit code as clang-19 compiles it, run in the emulator on every target, against the
+same arithmetic in NumPy.
 
-The kernels read pairs of halves and compute with either half: sums, products, a compare
-of a negated half and one of an absolute value, ``fmax`` of a negated operand, conversions
-to and from ``float``, and a negated half put back into its pair. On gfx9 clang turns these
-into the forms whose 16-bit semantics are easy to get wrong: ``v_cmp_lt_f16_e64 vcc, -v0,
-v1`` (source modifiers act on bit 15 of a half), ``v_cvt_f32_f16_sdwa ... src0_sel:WORD_1``
-and SDWA selects on other operations, ``v_pk_*`` with ``op_sel``; on RDNA, VOP3 forms and
-true16 halves. Every operation here is one IEEE rounding of exact inputs (contraction is
-off), so NumPy's float16 results are the answers bit for bit. NaN inputs are left out:
-which NaN an operation returns is not pinned down.
+**Half precision.** Two kernels read pairs of halves and compute with either half: sums,
+products, a compare of a negated half and one of an absolute value, ``fmax`` of a negated
+operand, conversions to and from ``float``, and a negated half put back into its pair. On
+gfx9 clang turns these into the forms whose 16-bit semantics are easy to get wrong:
+``v_cmp_lt_f16_e64 vcc, -v0, v1`` (source modifiers act on bit 15 of a half),
+``v_cvt_f32_f16_sdwa ... src0_sel:WORD_1`` and SDWA selects on other operations, ``v_pk_*``
+with ``op_sel``; on RDNA, VOP3 forms and true16 halves. Every operation here is one IEEE
+rounding of exact inputs (contraction is off), so NumPy's float16 results are the answers
+bit for bit. NaN inputs are left out: which NaN an operation returns is not pinned down.
+
+**Short and byte integers.** Sums, products, shifts, signed and unsigned min/max and byte
+sums of the halves of a word: on gfx9 and gfx10 clang reads the halves through SDWA selects
+with ``sext(...)`` (``v_cmp_gt_i32_sdwa vcc, sext(v1), sext(v1) src0_sel:WORD_0
+src1_sel:WORD_1``), whose modifier bit is the one a float operand's ``neg`` takes.
 """
 
 from __future__ import annotations
@@ -51,6 +56,21 @@ extern "C" __global__ void halves(const unsigned *in, u16 *out16, float *out32) 
   for (int k = 0; k < 8; ++k) out16[8 * i + k] = __builtin_bit_cast(u16, r[k]);
   out32[2 * i] = (float)hi;
   out32[2 * i + 1] = (float)lo + (float)hi;
+}
+
+extern "C" __global__ void shorts(const unsigned *in, u16 *out) {
+  unsigned i = __builtin_amdgcn_workitem_id_x();
+  unsigned w = in[i];
+  u16 a = w & 0xffff, b = w >> 16;
+  short sa = (short)a, sb = (short)b;
+  out[8 * i + 0] = (u16)(a + b);
+  out[8 * i + 1] = (u16)(a * b);
+  out[8 * i + 2] = (u16)(sa >> (b & 15));
+  out[8 * i + 3] = (u16)(a << (b & 15));
+  out[8 * i + 4] = (u16)(sa > sb ? sa : sb);
+  out[8 * i + 5] = (u16)(a < b ? a : b);
+  out[8 * i + 6] = (u16)(b - a);
+  out[8 * i + 7] = (u16)((unsigned char)(w >> 8) + (unsigned char)(w >> 24));
 }
 
 extern "C" __global__ void pairs(const half2 *in, half2 *out, float *out32) {
@@ -133,3 +153,31 @@ def test_half_precision_code_computes_what_numpy_does(kernels: dict[str, Path],
         assert [int(v) for v in got32[lane]] == _bits(want32[lane]), where
         assert [int(v) for v in got_pairs[lane]] == _bits(want_pairs[lane]), where
         assert [int(v) for v in got_pairs32[lane]] == _bits(want_pairs32[lane]), where
+
+
+def _words(rng: np.random.Generator) -> npt.NDArray[np.uint32]:
+    """Edge pairs of halves (signs, the extremes, zero), then random words."""
+    words = rng.integers(0, 1 << 32, LANES, dtype=np.uint64).astype(np.uint32)
+    words[:10] = [0, 0xFFFF_FFFF, 0x8000_7FFF, 0x7FFF_8000, 0x0001_0001, 0xFFFF_0001,
+                  0x0000_FFFF, 0x1234_5678, 0x80FF_7F80, 0x000F_8000]
+    return words
+
+
+@pytest.mark.parametrize("target", SUPPORTED_TARGETS)
+def test_short_and_byte_code_computes_what_numpy_does(kernels: dict[str, Path],
+                                                      target: str) -> None:
+    words = _words(np.random.default_rng(17))
+    a, b = (words & 0xFFFF).astype(np.uint32), words >> 16
+    signed_a = a.astype(np.uint16).view(np.int16).astype(np.int32)
+    signed_b = b.astype(np.uint16).view(np.int16).astype(np.int32)
+    want = np.stack([a + b, a * b, signed_a >> (b & 15), a << (b & 15),
+                     np.maximum(signed_a, signed_b), np.minimum(a, b),
+                     b.astype(np.int64) - a, ((words >> 8) & 0xFF) + ((words >> 24) & 0xFF)],
+                    axis=1).astype(np.int64) & 0xFFFF
+    run = run_kernel(kernels[target], "shorts", 1, LANES, [words, np.zeros(8 * LANES, np.uint16)])
+    got = run.buffers[1]
+    assert got is not None
+    got = got.view(np.uint16).reshape(LANES, 8)
+    for lane in range(LANES):
+        assert [int(v) for v in got[lane]] == [int(v) for v in want[lane]], \
+            f"{target} lane {lane}: word {int(words[lane]):#010x}"
