@@ -391,7 +391,7 @@ def _half(inst: Instruction, slot: str, high: bool) -> Callable[[Wave], Vec]:
 
 @semantics(*_PACKED)
 def _packed(inst: Instruction) -> Step:
-    fn = _PACKED[inst.mnemonic]
+    fn = _PACKED[base_name(inst.mnemonic)]
     slots = [slot for slot in ("src0", "src1", "src2") if inst.desc.has(slot)]
     low = [_half(inst, slot, False) for slot in slots]
     high = [_half(inst, slot, True) for slot in slots]
@@ -423,7 +423,7 @@ _WITH_K: dict[str, tuple[tuple[str, str, str], Ternary]] = {
 
 @semantics(*_WITH_K)
 def _with_k(inst: Instruction) -> Step:
-    slots, fn = _WITH_K[inst.mnemonic]
+    slots, fn = _WITH_K[base_name(inst.mnemonic)]
     a, b, c = (_typed(inst, slot, "f32") for slot in slots)
     write = destination(inst)
     following = inst.next_pc

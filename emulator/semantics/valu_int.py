@@ -263,7 +263,7 @@ def _carry(inst: Instruction) -> Step:
 
 @semantics("v_mad_u64_u32", "v_mad_i64_i32")
 def _mad64(inst: Instruction) -> Step:
-    signed = inst.mnemonic == "v_mad_i64_i32"
+    signed = base_name(inst.mnemonic) == "v_mad_i64_i32"
     r0, r1 = source(inst, "src0", 32), source(inst, "src1", 32)
     r2 = source(inst, "src2", 64)
     write = destination(inst, bits=64)

@@ -15,7 +15,7 @@ import numpy as np
 
 from luthier.emulator.semantics.registry import Instruction, Step, semantics
 from luthier.emulator.semantics.valu_float import _round_to_odd_sum  # pyright: ignore
-from luthier.emulator.semantics.vop import destination, source
+from luthier.emulator.semantics.vop import base_name, destination, source
 from luthier.emulator.state import Vec, Wave
 
 U32 = np.uint32
@@ -35,7 +35,7 @@ def _signed(read: Callable[[Wave], Vec]) -> Callable[[Wave], Vec]:
 @semantics("v_add_i32", "v_sub_i32")
 def _add_sub_i32(inst: Instruction) -> Step:
     a, b = _signed(source(inst, "src0")), _signed(source(inst, "src1"))
-    subtract = inst.mnemonic == "v_sub_i32"
+    subtract = base_name(inst.mnemonic) == "v_sub_i32"
     clamp = _clamp_flag(inst)
     write = destination(inst)
     following = inst.next_pc
@@ -63,7 +63,7 @@ def _half(read: Callable[[Wave], Vec], high: bool, signed: bool) -> Callable[[Wa
 @semantics("v_mad_u32_u16", "v_mad_i32_i16")
 def _mad_32_16(inst: Instruction) -> Step:
     """D = S0.16 * S1.16 + S2.32 (op_sel picks the halves of S0 and S1)."""
-    signed = inst.mnemonic == "v_mad_i32_i16"
+    signed = base_name(inst.mnemonic) == "v_mad_i32_i16"
     op_sel = int(inst.get("op_sel", 0) or 0)
     halves: list[Callable[[Wave], Vec]] = []
     for index, slot in enumerate(("src0", "src1")):
@@ -128,7 +128,7 @@ _PACKS: dict[str, tuple[str, Callable[[Vec, Vec], Vec]]] = {
 
 @semantics(*_PACKS)
 def _cvt_pack(inst: Instruction) -> Step:
-    view, fn = _PACKS[inst.mnemonic]
+    view, fn = _PACKS[base_name(inst.mnemonic)]
     a, b = source(inst, "src0"), source(inst, "src1")
     write = destination(inst)
     following = inst.next_pc
@@ -189,7 +189,7 @@ _INT_DOTS: dict[str, tuple[int, int, bool]] = {
 
 @semantics(*_INT_DOTS)
 def _int_dot(inst: Instruction) -> Step:
-    count, width, signed = _INT_DOTS[inst.mnemonic]
+    count, width, signed = _INT_DOTS[base_name(inst.mnemonic)]
     a, b = source(inst, "src0"), source(inst, "src1")
     c = source(inst, "src2")
     clamp = _clamp_flag(inst)
