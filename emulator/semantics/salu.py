@@ -140,6 +140,8 @@ SOP2: dict[str, tuple[int, Binary]] = {
     # GFX12: 64-bit adds that leave SCC alone.
     "s_add_nc_u64": (64, lambda a, b, c: ((a + b) & M64, KEEP)),
     "s_sub_nc_u64": (64, lambda a, b, c: ((a - b) & M64, KEEP)),
+    # GFX12: the low 64 bits of the product (the same for signed operands); SCC kept.
+    "s_mul_u64": (64, lambda a, b, c: ((a * b) & M64, KEEP)),
 }
 for _bits, _mask in ((32, M32), (64, M64)):
     _suffix = f"_b{_bits}"
