@@ -100,13 +100,22 @@ def hidden_value(kind: str, shape: LaunchShape) -> int:
     return 0
 
 
+#: The kernarg segment's size is rounded up to this many bytes: the widest scalar load
+#: (``s_load_dwordx16``), so a merged load that starts inside the segment stays inside it.
+SEGMENT_GRANULE = 64
+
+
 def build_segment(metadata: dict[str, Any], values: list[bytes], shape: LaunchShape,
                   kernel: str, descriptor_size: int = 0) -> bytes:
     """The bytes of the kernarg segment: ``values`` are the packed explicit arguments.
-    Its size is the metadata's, else the descriptor's ``kernarg_size``."""
+    Its size is the metadata's, else the descriptor's ``kernarg_size``, rounded up to
+    :data:`SEGMENT_GRANULE` bytes: compiled code loads its arguments in merged scalar
+    loads that may reach past the last one (``s_load_dwordx4`` at offset 8 of a 20-byte
+    segment), which the runtime's kernarg buffers allow."""
     specs = arg_specs(metadata)
     size = int(metadata.get(".kernarg_segment_size", descriptor_size))
     size = max([size] + [spec.offset + spec.size for spec in specs])
+    size = -(-size // SEGMENT_GRANULE) * SEGMENT_GRANULE
     segment = bytearray(size)
     explicit = [spec for spec in specs if not spec.hidden]
     if len(values) != len(explicit):

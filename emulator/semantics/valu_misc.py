@@ -90,7 +90,7 @@ def _mad_32_16(inst: Instruction) -> Step:
     return step
 
 
-def _f16_toward_zero(value: Vec) -> Vec:
+def f16_toward_zero(value: Vec) -> Vec:
     """float32 -> float16 rounded toward zero (the largest finite half for overflow)."""
     value = np.asarray(value, np.float32)
     nearest = value.astype(np.float16)
@@ -114,8 +114,8 @@ def _norm(value: Vec, signed: bool) -> Vec:
 
 _PACKS: dict[str, tuple[str, Callable[[Vec, Vec], Vec]]] = {
     # name -> (source view, packer of (S0, S1) into {S1: high, S0: low})
-    "v_cvt_pkrtz_f16_f32": ("f32", lambda a, b: _pack(_f16_toward_zero(a).view(np.uint16),
-                                                      _f16_toward_zero(b).view(np.uint16))),
+    "v_cvt_pkrtz_f16_f32": ("f32", lambda a, b: _pack(f16_toward_zero(a).view(np.uint16),
+                                                      f16_toward_zero(b).view(np.uint16))),
     "v_cvt_pknorm_i16_f32": ("f32", lambda a, b: _pack(_norm(a, True), _norm(b, True))),
     "v_cvt_pknorm_u16_f32": ("f32", lambda a, b: _pack(_norm(a, False), _norm(b, False))),
     "v_cvt_pk_u16_u32": ("u32", lambda a, b: _pack(np.minimum(a, 0xFFFF),

@@ -27,7 +27,9 @@ _ORDERED: dict[str, Relation] = {
 }
 _INTEGER: dict[str, Relation] = {**_ORDERED, "ne": lambda a, b: a != b,
                                  "lg": lambda a, b: a != b}
-_FLOAT: dict[str, Relation] = {
+#: Float relations by the name a compare carries (``lt``, ``nge``, ``o``...), IEEE on NaN;
+#: the SALU compares of GFX12 (:mod:`.salu_float`) use them too.
+FLOAT_RELATIONS: dict[str, Relation] = {
     **_ORDERED,
     "lg": lambda a, b: (a < b) | (a > b),
     "o": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
@@ -43,10 +45,10 @@ _TYPES: dict[str, tuple[int, Callable[[Vec], Vec], dict[str, Relation]]] = {
     "u32": (32, lambda x: np.asarray(x, np.uint32), _INTEGER),
     "i64": (64, lambda x: np.asarray(x, np.uint64).view(np.int64), _INTEGER),
     "u64": (64, lambda x: np.asarray(x, np.uint64), _INTEGER),
-    "f32": (32, lambda x: np.asarray(x, np.uint32).view(np.float32), _FLOAT),
-    "f64": (64, lambda x: np.asarray(x, np.uint64).view(np.float64), _FLOAT),
+    "f32": (32, lambda x: np.asarray(x, np.uint32).view(np.float32), FLOAT_RELATIONS),
+    "f64": (64, lambda x: np.asarray(x, np.uint64).view(np.float64), FLOAT_RELATIONS),
     "f16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(
-        np.uint16).view(np.float16), _FLOAT),
+        np.uint16).view(np.float16), FLOAT_RELATIONS),
     "i16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(
         np.uint16).view(np.int16), _INTEGER),
     "u16": (32, lambda x: (np.asarray(x, np.uint32) & np.uint32(0xFFFF)).astype(

@@ -3,6 +3,7 @@ SCC, bit operations, compares, EXEC manipulation."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from luthier.emulator.state import Wave
@@ -195,3 +196,56 @@ def test_gfx12_scalar_float_operations() -> None:
     assert wave.s[15] == 0xCE440000  # the bits 0xcf000000 as the integer -822083584
     assert (wave.s[16], wave.s[17]) == (0, 2)
     assert wave.scc == 1
+
+
+def _bits32(value: float) -> int:
+    return int(np.array([value], np.float32).view(np.uint32)[0])
+
+
+def _bits16(value: float) -> int:
+    return int(np.array([value], np.float16).view(np.uint16)[0])
+
+
+def test_gfx12_scalar_float_compares_fmas_roundings_and_halves() -> None:
+    """The GFX12 SALU float forms clang emits for uniform float code: compares set SCC as
+    IEEE says (NaN unordered), the FMAs round once, roundings and f16 conversions."""
+    def setup(wave: Wave) -> None:
+        wave.s[0], wave.s[1] = _bits32(2.5), _bits32(-1.5)
+        wave.s[2] = 0x7FC00000  # NaN
+        wave.s[3] = _bits32(1.0 + 2.0 ** -12)
+        wave.s[4] = _bits16(1.5) | _bits16(-3.0) << 16
+        wave.s[5] = _bits16(0.25)
+        wave.s[6] = _bits32(1.0)
+
+    def scc_of(line: str) -> int:
+        return execute(line, setup, target="gfx1200", lanes=32).scc
+
+    assert scc_of("s_cmp_gt_f32 s0, s1") == 1
+    assert scc_of("s_cmp_lt_f32 s0, s2") == 0  # NaN: unordered
+    assert scc_of("s_cmp_nge_f32 s0, s2") == 1
+    assert scc_of("s_cmp_u_f32 s2, s0") == 1
+    assert scc_of("s_cmp_lg_f16 s4, s5") == 1
+    wave = execute("""
+        s_fmaak_f32 s10, s3, s3, 0xbf800000
+        s_fmac_f32 s6, s0, s1
+        s_floor_f32 s11, s1
+        s_rndne_f32 s12, s0
+        s_cvt_f32_f16 s13, s4
+        s_cvt_hi_f32_f16 s14, s4
+        s_cvt_f16_f32 s15, s0
+        s_add_f16 s16, s4, s5
+        s_cvt_pk_rtz_f16_f32 s17, s3, s1
+        s_maximum_f32 s18, s0, s2
+        s_max_num_f32 s19, s0, s2
+    """, setup, target="gfx1200", lanes=32)
+    assert wave.s[10] == _bits32(2.0 ** -11 + 2.0 ** -24)  # (1+e)^2 - 1 rounded once, not twice
+    assert wave.s[6] == _bits32(1.0 - 3.75)  # s6 = 2.5 * -1.5 + s6
+    assert wave.s[11] == _bits32(-2.0)
+    assert wave.s[12] == _bits32(2.0)  # ties to even
+    assert wave.s[13] == _bits32(1.5)
+    assert wave.s[14] == _bits32(-3.0)
+    assert wave.s[15] == _bits16(2.5)  # zero-extended
+    assert wave.s[16] == _bits16(1.75)
+    assert wave.s[17] == _bits16(1.0) | _bits16(-1.5) << 16  # 1 + 2**-12 toward zero
+    assert wave.s[18] == 0x7FC00000  # NaN propagates through maximum
+    assert wave.s[19] == _bits32(2.5)  # max_num takes the number
