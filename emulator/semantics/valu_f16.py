@@ -113,7 +113,24 @@ BINARY: dict[str, tuple[str, str, Binary]] = {
     "v_or_b16": ("uu", "u", lambda a, b: a | b),
     "v_xor_b16": ("uu", "u", lambda a, b: a ^ b),
 }
+def div_fixup16(quotient: Vec, denominator: Vec, numerator: Vec) -> Vec:
+    """``v_div_fixup_f16``: the quotient S0 of numerator S2 over denominator S1 (what
+    clang's half division computes in f32 and converts), with the IEEE special cases put
+    back (a NaN operand, 0/0 and inf/inf give NaN; x/0 and inf/x infinity; 0/x and x/inf
+    zero) and the sign of S2/S1."""
+    negative = np.signbit(denominator) ^ np.signbit(numerator)
+    nan = np.isnan(numerator) | np.isnan(denominator) | ((denominator == 0) & (
+        numerator == 0)) | (np.isinf(denominator) & np.isinf(numerator))
+    infinite = ~nan & ((denominator == 0) | np.isinf(numerator))
+    zero = ~nan & ~infinite & (np.isinf(denominator) | (numerator == 0))
+    magnitude = np.abs(np.asarray(quotient, F16))
+    magnitude = np.where(infinite, F16(np.inf), np.where(zero, F16(0), magnitude))
+    result = np.where(negative, -magnitude, magnitude)
+    return np.where(nan, F16(np.nan), result).astype(F16)
+
+
 TERNARY: dict[str, tuple[str, str, Ternary]] = {
+    "v_div_fixup_f16": ("hhh", "h", div_fixup16),
     "v_min3_f16": ("hhh", "h", lambda a, b, c: np.fmin(np.fmin(a, b), c)),
     "v_max3_f16": ("hhh", "h", lambda a, b, c: np.fmax(np.fmax(a, b), c)),
     "v_med3_f16": ("hhh", "h", lambda a, b, c: np.fmax(np.fmin(a, b),

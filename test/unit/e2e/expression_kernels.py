@@ -21,8 +21,10 @@ TYPES: dict[str, tuple[int, bool, bool]] = {
     "uint16_t": (16, False, False), "int16_t": (16, True, False),
     "uint32_t": (32, False, False), "int32_t": (32, True, False),
     "uint64_t": (64, False, False), "int64_t": (64, True, False),
-    "float": (32, True, True), "double": (64, True, True),
+    "_Float16": (16, True, True), "float": (32, True, True), "double": (64, True, True),
 }
+#: The largest finite value of each float type, and its significand's bits.
+_FLOAT_LIMITS = {"_Float16": (65504, 11), "float": (1 << 62, 24), "double": (1 << 62, 53)}
 INPUTS = 4
 _UNSIGNED = {8: "uint32_t", 16: "uint32_t", 32: "uint32_t", 64: "uint64_t"}
 
@@ -41,6 +43,8 @@ class Generator:
 
     def leaf(self, kind: str) -> str:
         source = f"x{self.rng.randrange(INPUTS)}"
+        if kind == "_Float16":
+            return f"__builtin_bit_cast(_Float16, (uint16_t){source})"
         if kind == "float":
             return f"__builtin_bit_cast(float, (uint32_t){source})"
         if kind == "double":
@@ -95,19 +99,19 @@ class Generator:
             # conversion of a value out of range is undefined. The bounds are values the
             # float type holds exactly (2**32 - 1 is not a float: it rounds up, out of
             # range).
-            low = max(-(1 << (bits - 1)) if signed else 0, -(1 << 62))
+            largest, significand = _FLOAT_LIMITS[other]
+            low = max(-(1 << (bits - 1)) if signed else 0, -largest)
             high = _exact_below(min((1 << (bits - 1)) - 1 if signed else (1 << bits) - 1,
-                                    1 << 62), other)
+                                    largest), significand)
             clamp = (f"(({value}) >= ({other}){low}.0 ? (({value}) <= ({other}){high}.0 ? "
                      f"({value}) : ({other}){high}.0) : ({other}){low}.0)")
             return f"(({kind})({clamp}))"
         return f"(({kind})({value}))"
 
 
-def _exact_below(value: int, kind: str) -> int:
-    """The largest integer of at most ``value`` that ``kind`` (float, double) holds."""
-    mantissa = 24 if kind == "float" else 53
-    drop = max(value.bit_length() - mantissa, 0)
+def _exact_below(value: int, significand: int) -> int:
+    """The largest integer of at most ``value`` that a float of ``significand`` bits holds."""
+    drop = max(value.bit_length() - significand, 0)
     return value >> drop << drop
 
 
@@ -126,7 +130,8 @@ def _body(found: list[Expression]) -> str:
     for index, expression in enumerate(found):
         kind = expression.type
         bits, _, is_float = TYPES[kind]
-        unsigned = "uint32_t" if bits <= 32 else "uint64_t"
+        unsigned = {16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}.get(bits, "uint32_t") \
+            if is_float else ("uint32_t" if bits <= 32 else "uint64_t")
         value = f"(({kind})({expression.text}))"
         stored = f"__builtin_bit_cast({unsigned}, {value})" if is_float \
             else f"({unsigned})({value})"

@@ -5,10 +5,18 @@ A differential test of the emulator's semantics on the instruction sequences cla
 really emits for C (:mod:`.expression_kernels` says how every result is made defined):
 8- to 64-bit integer arithmetic, shifts, division and remainder (the GPU has no integer
 divider: clang expands them), comparisons and selections, conversions between every pair
-of types (``uint64_t`` to ``float`` is a software sequence on the GPU), and ``float`` and
-``double`` arithmetic with correctly rounded division (``v_div_scale``/``v_div_fmas``/
-``v_div_fixup``). Inputs are random 64-bit words with edge values mixed in; a NaN result
+of types (``uint64_t`` to ``float`` is a software sequence on the GPU), and ``_Float16``,
+``float`` and ``double`` arithmetic with correctly rounded division (``v_div_scale``/
+``v_div_fmas``/``v_div_fixup``; halves are divided in f32 and fixed up by
+``v_div_fixup_f16``).
+
+Inputs are random 64-bit words with edge values mixed in; a NaN result
 matches any NaN (which NaN is not pinned down).
+
+One difference is known and is not the emulator's: at -O2, LLVM 19 compiles ``urem i64
+(select C1, C2), d`` with two negative constants and a divisor below 2**16 to the 32-bit
+remainder of the low words (the same emulator gives the right remainder for the -O0
+code); this seed does not generate it.
 """
 
 from __future__ import annotations
@@ -60,8 +68,10 @@ def case(tmp_path_factory: pytest.TempPathFactory
     found = expressions(SEED, COUNT, DEPTH)
     kernels = compile_kernels(folder, "expressions", hip_source(found))
     (folder / "host.cpp").write_text(host_source(found, LANES))
-    subprocess.run([clang, "-x", "c++", "-O1", "-ffp-contract=off", "-o",
-                    str(folder / "host"), str(folder / "host.cpp")], check=True)
+    # Each _Float16 operation rounds to half, as the GPU's do (not computed in float).
+    subprocess.run([clang, "-x", "c++", "-O1", "-ffp-contract=off", "-Xclang",
+                    "-ffloat16-excess-precision=none", "-o", str(folder / "host"),
+                    str(folder / "host.cpp")], check=True)
     done = subprocess.run([str(folder / "host")], input=_inputs().tobytes(),
                           capture_output=True, check=True)
     host = np.frombuffer(done.stdout, np.uint64).reshape(LANES, COUNT)
@@ -70,6 +80,8 @@ def case(tmp_path_factory: pytest.TempPathFactory
 
 def _is_nan(kind: str, bits: int) -> bool:
     width = TYPES[kind][0]
+    if width == 16:
+        return (bits >> 10) & 0x1F == 0x1F and bits & 0x3FF != 0
     if width == 32:
         return (bits >> 23) & 0xFF == 0xFF and bits & 0x7F_FFFF != 0
     return (bits >> 52) & 0x7FF == 0x7FF and bits & ((1 << 52) - 1) != 0

@@ -383,3 +383,26 @@ def test_sdwa_sext_sign_extends_an_integer_field_and_negates_nothing() -> None:
     assert wave.vcc_bits == wave.full  # 32767 > -32768
     assert int(wave.v[4][0]) == 0xFFFF_FFFF  # -1 >> 15
     assert int(wave.v[5][0]) == (0x7FFF - 0x8000) & 0xFFFF_FFFF
+
+
+def test_div_fixup_f16_puts_back_the_special_cases_of_a_half_division() -> None:
+    """clang divides halves in f32 and ends with v_div_fixup_f16 quotient, denominator,
+    numerator: the quotient with the numerator's over the denominator's sign, and IEEE's
+    answers for NaN, 0/0, inf/inf, x/0, inf/x, 0/x and x/inf."""
+    cases = [  # (quotient, denominator, numerator) -> result
+        ((2.0, -4.0, 8.0), -2.0), ((0.5, 0.0, 1.0), np.inf), ((0.5, -0.0, 1.0), -np.inf),
+        ((0.5, 0.0, 0.0), np.nan), ((0.5, np.inf, -np.inf), np.nan),
+        ((0.5, 2.0, np.inf), np.inf), ((0.5, np.inf, 3.0), 0.0), ((0.5, -3.0, 0.0), -0.0),
+        ((0.5, 2.0, np.nan), np.nan)]
+
+    def setup(wave: Wave) -> None:
+        for lane, ((q, d, n), _) in enumerate(cases):
+            wave.v[0][lane], wave.v[1][lane], wave.v[2][lane] = _h(q), _h(d), _h(n)
+
+    wave = execute("v_div_fixup_f16 v3, v0, v1, v2", setup)
+    got = (wave.v[3][:len(cases)] & 0xFFFF).astype(np.uint16).view(np.float16)
+    for lane, (_, want) in enumerate(cases):
+        if np.isnan(want):
+            assert np.isnan(got[lane]), lane
+        else:
+            assert got[lane] == want and np.signbit(got[lane]) == np.signbit(want), lane
