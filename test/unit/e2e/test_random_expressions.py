@@ -13,10 +13,12 @@ of types (``uint64_t`` to ``float`` is a software sequence on the GPU), and ``_F
 Inputs are random 64-bit words with edge values mixed in; a NaN result
 matches any NaN (which NaN is not pinned down).
 
-One difference is known and is not the emulator's: at -O2, LLVM 19 compiles ``urem i64
-(select C1, C2), d`` with two negative constants and a divisor below 2**16 to the 32-bit
-remainder of the low words (the same emulator gives the right remainder for the -O0
-code); this seed does not generate it.
+Differences known to be LLVM's, not the emulator's: at -O2, LLVM 19 compiles a 64-bit
+unsigned division or remainder whose operands are sign-extended from a narrow type
+(``(uint64_t)(int8_t)x / ((uint64_t)(int16_t)y | 1)``) or are negative constants to the
+24-bit float division of the low words (``v_rcp_iflag_f32`` ... ``v_and_b32 0x7fff``):
+wrong for such values, which are near 2**64. The -O0 code gives the right quotients in the
+same emulator. This seed does not generate the pattern.
 """
 
 from __future__ import annotations
