@@ -5,7 +5,8 @@ clang-19 for every GPU target and for the host, runs the kernel in the emulator 
 host function natively, and compares the results bit for bit. The expressions are written
 so that C defines every result the same way on both: signed arithmetic goes through the
 unsigned type (no overflow), shift amounts are masked, divisors are made non-zero (and
-positive for signed division), a float is clamped into range before it becomes an integer,
+positive for signed division), the bit-counting builtins get operands they are defined
+for, a float is clamped into range before it becomes an integer,
 floating-point contraction is off, and nothing calls a library function (whose GPU and
 host versions may round differently).
 """
@@ -75,7 +76,16 @@ class Generator:
 
     def integer(self, kind: str, bits: int, signed: bool, a: str, b: str) -> str:
         unsigned = _UNSIGNED[bits]
-        operator = self.rng.choice(["+", "-", "*", "&", "|", "^", "<<", ">>", "/", "%", "~"])
+        operator = self.rng.choice(["+", "-", "*", "&", "|", "^", "<<", ">>", "/", "%", "~",
+                                    "bits", "high"])
+        if operator == "bits":  # a bit-counting or -moving builtin, on the unsigned value
+            return f"(({kind}){self.bits(bits, a)})"
+        if operator == "high":  # the high half of a full product (v_mul_hi, v_mad_u64_u32)
+            wide = "uint64_t" if bits <= 32 else "unsigned __int128"
+            if bits == 64:
+                return f"(({kind})((({wide})({unsigned})({a}) * ({unsigned})({b})) >> 64))"
+            return (f"(({kind})((({wide})({unsigned})({a}) * ({wide})({unsigned})({b})) >> "
+                    f"{bits}))")
         if operator == "~":
             return f"(({kind})~({unsigned})({a}))"
         if operator in ("<<", ">>"):
@@ -90,6 +100,27 @@ class Generator:
                 return f"(({kind})(({a}) {operator} {divisor}))"
             return f"(({kind})(({a}) {operator} (({kind})(({b}) | 1u))))"
         return f"(({kind})(({unsigned})({a}) {operator} ({unsigned})({b})))"
+
+    def bits(self, bits: int, value: str) -> str:
+        """A builtin that counts or moves bits (every one defined for its operand: the
+        leading/trailing zero counts take an odd or top-set value)."""
+        width = 64 if bits == 64 else 32
+        unsigned = "uint64_t" if width == 64 else "uint32_t"
+        suffix = "ll" if width == 64 else ""
+        operand = f"(({unsigned})({value}))"
+        choice = self.rng.choice(["popcount", "clz", "ctz", "bitreverse", "bswap", "rotate"])
+        if choice == "popcount":
+            return f"__builtin_popcount{suffix}({operand})"
+        if choice == "clz":
+            return f"__builtin_clz{suffix}({operand} | 1u)"
+        if choice == "ctz":
+            return f"__builtin_ctz{suffix}({operand} | ((({unsigned})1) << {width - 1}))"
+        if choice == "bitreverse":
+            return f"__builtin_bitreverse{width}({operand})"
+        if choice == "bswap":
+            return f"__builtin_bswap{width}({operand})"
+        amount = self.rng.randrange(1, width)
+        return f"(({operand} << {amount}) | ({operand} >> {width - amount}))"
 
     def convert(self, kind: str, other: str, value: str) -> str:
         bits, signed, is_float = TYPES[kind]

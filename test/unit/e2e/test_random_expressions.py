@@ -4,7 +4,9 @@ the host: the kernel run in the emulator gives the host's results bit for bit.
 A differential test of the emulator's semantics on the instruction sequences clang
 really emits for C (:mod:`.expression_kernels` says how every result is made defined):
 8- to 64-bit integer arithmetic, shifts, division and remainder (the GPU has no integer
-divider: clang expands them), comparisons and selections, conversions between every pair
+divider: clang expands them), the high halves of full products, bit counts, reversals,
+byte swaps and rotates (``v_bcnt``, ``v_ffbh``/``v_ffbl``, ``v_bfrev``, ``v_perm``,
+``v_alignbit``), comparisons and selections, conversions between every pair
 of types (``uint64_t`` to ``float`` is a software sequence on the GPU), and ``_Float16``,
 ``float`` and ``double`` arithmetic with correctly rounded division (``v_div_scale``/
 ``v_div_fmas``/``v_div_fixup``; halves are divided in f32 and fixed up by
