@@ -40,9 +40,25 @@ def _preload() -> None:
         importlib.import_module(name)
 
 
+def _forget_import_locks() -> None:
+    """Drop the per-module import locks inherited from the parent.
+
+    The parent is multi-threaded (the worker's own threads, and the threads that run
+    these jobs): a thread of it importing a module when another forks leaves that
+    module's lock held in the child, by a thread the child does not have, and the child's
+    first import of the module waits for ever (CPython re-creates only the global import
+    lock after a fork). The child has one thread: fresh locks are made as needed."""
+    bootstrap = sys.modules["importlib._bootstrap"]
+    for table in ("_module_locks", "_blocking_on"):
+        locks = getattr(bootstrap, table, None)
+        if isinstance(locks, dict):
+            locks.clear()
+
+
 def _child(args: Sequence[str], stdin: int, stdout: int, stderr: int,
            env: Mapping[str, str] | None, cwd: str | os.PathLike[str] | None) -> int:
     """In the forked child: the run, with the child's own streams; its exit status."""
+    _forget_import_locks()
     for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
         os.dup2(fd, target)
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the child
