@@ -113,16 +113,21 @@ UNARY: dict[str, Callable[[int], int]] = {
 }
 
 
-@semantics(*BINARY)
+@semantics(*BINARY, *BINARY16)
 def _binary(inst: Instruction) -> Step:
-    fn = BINARY[inst.mnemonic]
+    """An f32 operation, or an f16 one computed in float32 and rounded to half once."""
+    half = inst.mnemonic in BINARY16
+    fn = BINARY16[inst.mnemonic] if half else BINARY[inst.mnemonic]
+    decode: Callable[[int], np.float32] = (lambda bits: F32(_f16(bits))) if half else _f32
+    encode: Callable[[np.float32], int] = (lambda value: _bits16(F16(value))) if half \
+        else _bits
     read0, read1 = inst.scalar("src0", 32), inst.scalar("src1", 32)
     index, _ = inst.sdst()
     following = inst.next_pc
 
     def step(wave: Wave) -> int:
         with np.errstate(all="ignore"):
-            wave.s[index] = _bits(fn(_f32(read0(wave)), _f32(read1(wave))))
+            wave.s[index] = encode(fn(decode(read0(wave)), decode(read1(wave))))
         return following
 
     return step
@@ -137,22 +142,6 @@ def _unary(inst: Instruction) -> Step:
 
     def step(wave: Wave) -> int:
         wave.s[index] = fn(read(wave))
-        return following
-
-    return step
-
-
-@semantics(*BINARY16)
-def _binary16(inst: Instruction) -> Step:
-    fn = BINARY16[inst.mnemonic]
-    read0, read1 = inst.scalar("src0", 32), inst.scalar("src1", 32)
-    index, _ = inst.sdst()
-    following = inst.next_pc
-
-    def step(wave: Wave) -> int:
-        with np.errstate(all="ignore"):
-            a, b = F32(_f16(read0(wave))), F32(_f16(read1(wave)))
-            wave.s[index] = _bits16(F16(fn(a, b)))
         return following
 
     return step
