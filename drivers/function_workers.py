@@ -3,18 +3,23 @@
 
 The functions of a code object fall into groups that share no call (see
 :mod:`~luthier.passes.analysis.function_groups`), cut into one run of neighbouring groups
-per worker, the largest run as small as it can be. Each worker is a process forked for its
-run after the lift (it starts with the lifted module and the tool's ops, and pays neither
-start-up nor a copy), drops the functions outside its run, and runs what the serial
-pipeline runs on the rest: ``insert-hooks``, ``lower-hooks``, then
-``finalize-instrumentation``; then it encodes its functions on their own
-(:class:`~luthier.lowering.emit.text.EncodedFunction`). Back here, the untouched module is
-finalized with what the workers send, which is what they changed: each function's
-properties (the kernel descriptor among them), each kernel's metadata entry, and the code,
-which the emitter writes as given. The tool's globals are exported here as a worker exports
-them; what every worker leaves in the code object besides its functions is checked to be
-that, so a stage that one day changes the code object as a whole cannot be dropped
-silently.
+per worker, the largest run as small as it can be, and each run into a few chunks. Each
+worker is a process forked after the lift (it starts with the lifted module and the tool's
+ops, and pays neither start-up nor a copy) that takes the functions out of its copy of the
+module and then lowers chunk after chunk, as the parent hands them out: its own run in
+layout order, then chunks of runs other workers have not reached
+(:mod:`~luthier.drivers.work_sharing`). A chunk is lowered in a module of its own, a copy of
+the rest of the module with the chunk's functions put back, through what the serial
+pipeline runs on the whole: ``insert-hooks``, ``lower-hooks``, then
+``finalize-instrumentation``; then its functions are encoded on their own
+(:class:`~luthier.lowering.emit.text.EncodedFunction`). The hook templates' allocations,
+their verification and the wait-state masks carry over from chunk to chunk within a
+worker. Back here, the untouched module is finalized with what the workers send, which is
+what they changed: each function's properties (the kernel descriptor among them), each
+kernel's metadata entry, and the code, which the emitter writes as given. The tool's
+globals are exported here as a worker exports them; what every chunk leaves in the code
+object besides its functions is checked to be that, so a stage that one day changes the
+code object as a whole cannot be dropped silently.
 
 The output bytes are those of ``--jobs 1``: lowering and finalizing a group reads nothing
 outside the group, and the hook templates' reuse of an allocation is exact (it never
@@ -23,7 +28,6 @@ depends on which points came before).
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 import signal
@@ -48,10 +52,19 @@ from luthier.amdgpu_dialects.instr.ops import InsertOp
 from luthier.amdgpu_dialects.isa.target import load_target
 from luthier.amdgpu_dialects.mc.encoder import encoder_for
 from luthier.drivers.opt_main import one_line
+from luthier.drivers.work_sharing import ChunkSchedule
 from luthier.lowering.emit.errors import EmitError
 from luthier.lowering.emit.text import EncodedFunction, TextEncoder
 from luthier.lowering.progress import Stage, reporting, stage, watched
-from luthier.lowering.timing import StageTime, Timings, adopt, is_recording, recording, timed
+from luthier.lowering.timing import (
+    StageTime,
+    Timings,
+    adopt,
+    cpu_seconds,
+    is_recording,
+    recording,
+    timed,
+)
 from luthier.passes.analysis.function_groups import FunctionGroup, balanced_bins, function_groups
 from luthier.passes.instrument.insert_hooks import InsertHooksPass, check_insertions
 from luthier.passes.layout.tool_globals import export_tool_globals
@@ -161,17 +174,43 @@ class _Shown:
 
 
 @dataclass(frozen=True)
+class SplitPlan:
+    """How a code object's functions go to worker processes: chunks of neighbouring
+    groups in layout order, and the chunk each worker starts its run with (see
+    :class:`~luthier.drivers.work_sharing.ChunkSchedule`)."""
+
+    #: Each chunk's functions, in layout order.
+    chunks: tuple[tuple[str, ...], ...]
+    #: Each chunk's instructions (the measure of its work).
+    weights: tuple[int, ...]
+    #: The first chunk of each worker's run.
+    starts: tuple[int, ...]
+
+    @property
+    def workers(self) -> int:
+        return len(self.starts)
+
+
+@dataclass(frozen=True)
 class _Job:
     """What the forked workers read (set before the pool forks, so never pickled)."""
 
     ctx: Context
     module: ModuleOp
-    bins: tuple[tuple[str, ...], ...]
+    chunks: tuple[tuple[str, ...], ...]
+    workers: int
     #: Where workers send their progress; None when nobody watches it.
     progress: SimpleQueue[_Message] | None
 
 
 _JOB: list[_Job] = []
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """A worker's last message: its stages, when the run records them."""
+
+    timings: StageTime | None
 
 
 def _code_object(module: ModuleOp) -> CodeObjectOp:
@@ -185,12 +224,13 @@ def _other_ops(code_object: CodeObjectOp) -> tuple[tuple[str, dict[str, Attribut
                  if not isinstance(op, FunctionLikeOp))
 
 
-def _child(index: int, sender: Connection) -> None:
-    """A worker's life: bin ``index``, its result sent back, and an exit that skips the
-    parent's clean-up (forked, it shares the parent's exit handlers and output buffers)."""
+def _child(worker: int, connection: Connection) -> None:
+    """A worker's life: the chunks the parent sends, each one's result sent back, then its
+    stages; and an exit that skips the parent's clean-up (forked, it shares the parent's
+    exit handlers and output buffers)."""
     try:
-        sender.send(_run_bin(index))
-        sender.close()
+        _serve(worker, connection)
+        connection.close()
     except KeyboardInterrupt:  # ^C reaches the whole process group: the parent reports it
         os._exit(130)
     except BaseException:
@@ -200,40 +240,81 @@ def _child(index: int, sender: Connection) -> None:
     os._exit(0)
 
 
-def _run_bin(index: int) -> BinResult:
-    """In a worker: lower, finalize and encode the functions of bin ``index``."""
+def _serve(worker: int, connection: Connection) -> None:
+    """In a worker: lower, finalize and encode each chunk the parent sends (an index of
+    :attr:`_Job.chunks`) until it sends None."""
     job = _JOB[0]
-    forwarding = _Forwarding(job.progress, index) if job.progress is not None else None
+    forwarding = _Forwarding(job.progress, worker) if job.progress is not None else None
     # The parent's reporter and recorder came along with the fork: its bars and its table
-    # are the parent's to draw; this worker's stages go back with its result.
+    # are the parent's to draw; this worker's stages go back in its last message.
     timings = Timings() if is_recording() else None
-    with reporting(forwarding), recording(timings):
-        result = _lower_bin(job, index)
-    if timings is None:
-        return result
-    timings.root.name = f"worker {index + 1}/{len(job.bins)}"
-    return dataclasses.replace(result, timings=timings.root)
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    with reporting(forwarding):
+        with recording(timings, wall, cpu), timed("prepare"):
+            skeleton = _Skeleton(job.module)
+        while (chunk := cast(int | None, connection.recv())) is not None:
+            with recording(timings, wall, cpu):
+                connection.send(_lower_bin(job, skeleton, chunk))
+    if timings is not None:
+        timings.root.name = f"worker {worker + 1}/{job.workers}"
+    connection.send(_Finished(None if timings is None else timings.root))
 
 
-def _lower_bin(job: _Job, index: int) -> BinResult:
-    with timed("prepare"):
+class _Skeleton:
+    """A worker's copy of the module, its functions taken out: each chunk is lowered in a
+    module of its own, a copy of the rest with the chunk's functions put back where they
+    were, so that what finalizing changes besides them (the tool's globals, the metadata)
+    starts afresh for each chunk. The allocations stay, for the points of later chunks
+    (:class:`~luthier.passes.instrument.templates.AllocationMemo`)."""
+
+    def __init__(self, module: ModuleOp) -> None:
         # Imported here, by each worker: the lowering and layout modules take a tenth of a
         # second to import, which the parent, waiting for the workers, need not spend first.
-        from luthier.passes.instrument.pipeline import lower_hooks
-        from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+        from luthier.passes.instrument.templates import AllocationMemo
 
-        names = set(job.bins[index])
-        code_object = _code_object(job.module)
+        self.module = module
+        self.memo = AllocationMemo()
+        #: Each function, and how many other ops of the code object come before it.
+        self.functions: dict[str, tuple[FunctionLikeOp, int]] = {}
+        code_object = _code_object(module)
+        others = 0
         for op in list(code_object.body.ops):
-            if isinstance(op, FunctionLikeOp) and op.sym_name.data not in names:
+            if isinstance(op, FunctionLikeOp):
                 code_object.body.block.detach_op(op)
+                self.functions[op.sym_name.data] = (op, others)
+            else:
+                others += 1
+
+    def module_of(self, names: Sequence[str]) -> ModuleOp:
+        """A copy of the rest of the module with the functions ``names`` put back (each
+        function is given once: its op moves into the copy)."""
+        module = self.module.clone()
+        block = _code_object(module).body.block
+        others = list(block.ops)
+        for name in names:
+            function, before = self.functions.pop(name)
+            if before < len(others):
+                block.insert_op_before(function, others[before])
+            else:
+                block.add_op(function)
+        return module
+
+
+def _lower_bin(job: _Job, skeleton: _Skeleton, chunk: int) -> BinResult:
+    """Lower, finalize and encode the functions of chunk ``chunk``."""
+    from luthier.passes.instrument.pipeline import lower_hooks
+    from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
+
+    with timed("prepare"):
+        module = skeleton.module_of(job.chunks[chunk])
+    code_object = _code_object(module)
     try:
         # The parent checked each insertion against the whole object: here one may rightly
         # match none of these functions.
         with timed("insert-hooks"):
-            InsertHooksPass(require_match=False).apply(job.ctx, job.module)
-        lower_hooks(job.ctx, job.module, packed=True)
-        FinalizeInstrumentationPass().apply(job.ctx, job.module)
+            InsertHooksPass(require_match=False).apply(job.ctx, module)
+        lower_hooks(job.ctx, module, packed=True, memo=skeleton.memo)
+        FinalizeInstrumentationPass().apply(job.ctx, module)
         with timed("encode"):
             encoder = TextEncoder(load_target(code_object.processor),
                                   encoder_for(code_object.processor))
@@ -248,87 +329,124 @@ def _lower_bin(job: _Job, index: int) -> BinResult:
     return BinResult(functions, dict(code_object.properties), _other_ops(code_object))
 
 
-def split_bins(module: ModuleOp, jobs: int,
-               min_instructions: int = MIN_INSTRUCTIONS) -> list[list[FunctionGroup]]:
-    """The bins ``jobs`` workers would take; fewer than two (nothing to split) when the
-    module is not one code object, inserts nothing (the tool's ``instr.insert`` ops sit
-    beside the code object), has one group, has fewer than ``min_instructions``, or this
-    process may not start workers (it is a daemon: a worker of a pool itself)."""
+#: Chunks each worker's run is cut into (see :mod:`~luthier.drivers.work_sharing`): more
+#: lets the workers finish closer together; each costs a copy of the rest of the module,
+#: the compilation of the hooks, and the allocations that a worker makes again because
+#: another worker took the chunk that made them.
+CHUNKS_PER_WORKER = 8
+
+
+def plan_split(module: ModuleOp, jobs: int,
+               min_instructions: int = MIN_INSTRUCTIONS) -> SplitPlan | None:
+    """How ``jobs`` workers would share ``module``'s functions; None (nothing to split)
+    when the module is not one code object, inserts nothing (the tool's ``instr.insert``
+    ops sit beside the code object), has one group, has fewer than ``min_instructions``,
+    or this process may not start workers (it is a daemon: a worker of a pool itself)."""
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
     if jobs < 2 or len(code_objects) != 1 or multiprocessing.current_process().daemon \
             or not any(isinstance(op, InsertOp) for op in module.ops):
-        return []
+        return None
     groups = function_groups(code_objects[0])
     if len(groups) < 2 or sum(group.instructions for group in groups) < min_instructions:
-        return []
-    return balanced_bins(groups, jobs)
+        return None
+    chunks: list[list[FunctionGroup]] = []
+    starts: list[int] = []
+    for run in balanced_bins(groups, jobs):
+        starts.append(len(chunks))
+        chunks += balanced_bins(run, CHUNKS_PER_WORKER)
+    return SplitPlan(
+        tuple(tuple(function for group in chunk for function in group.functions)
+              for chunk in chunks),
+        tuple(sum(group.instructions for group in chunk) for chunk in chunks),
+        tuple(starts))
 
 
-def instrument_in_workers(ctx: Context, module: ModuleOp, bins: Sequence[Sequence[FunctionGroup]],
+def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
                           name: str) -> dict[str, EncodedFunction]:
-    """Lower and finalize ``module``'s hooks (merged into it, not inserted yet) in one worker
-    per bin; ``module`` is then finalized (its functions' bodies are not changed: their
-    code is returned, to be emitted as given). Raises :class:`SplitError`."""
+    """Lower and finalize ``module``'s hooks (merged into it, not inserted yet) in
+    ``plan.workers`` worker processes, chunk by chunk as :class:`ChunkSchedule` hands them
+    out; ``module`` is then finalized (its functions' bodies are not changed: their code is
+    returned, to be emitted as given). Raises :class:`SplitError`."""
     try:
         with timed("check-insertions"):
             check_insertions(module)  # what insert-hooks says of the whole object
     except (DiagnosticException, VerifyException) as error:
         raise SplitError(one_line(error)) from None
-    functions = tuple(tuple(function for group in found for function in group.functions)
-                      for found in bins)
     context = multiprocessing.get_context("fork")
     progress: SimpleQueue[_Message] | None = context.SimpleQueue() if watched() else None
-    _JOB.append(_Job(ctx, module, functions, progress))
-    shown = _Shown(len(functions))
-    # One process per bin, each forked for it (a pool could hand a worker a second bin,
-    # whose functions that worker has already dropped from its copy of the module).
+    _JOB.append(_Job(ctx, module, plan.chunks, plan.workers, progress))
+    shown = _Shown(plan.workers)
+    schedule = ChunkSchedule(plan.weights, plan.starts)
+    done = stage("instrument", sum(plan.weights), "instruction")
     workers: list[BaseProcess] = []
-    pending: dict[Connection, int] = {}
-    results: list[BinResult | None] = [None] * len(functions)
+    connections: dict[Connection, int] = {}
+    working: dict[int, int] = {}  # worker -> its chunk
+    results: list[BinResult | None] = [None] * len(plan.chunks)
+    failed: int | None = None  # the first chunk whose result is an error
     try:
-        for index in range(len(functions)):
-            receiver, sender = context.Pipe(duplex=False)
-            worker = context.Process(target=_child, args=(index, sender), daemon=True)
-            worker.start()
-            sender.close()
-            workers.append(worker)
-            pending[receiver] = index
-        while pending:
-            for ready in wait(list(pending), timeout=PROGRESS_SECONDS):
+        # One process per worker, forked with the lifted module; a worker stops when it is
+        # sent None.
+        for worker in range(plan.workers):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_child, args=(worker, theirs), daemon=True)
+            process.start()
+            theirs.close()
+            workers.append(process)
+            connections[mine] = worker
+            working[worker] = schedule.first(worker)
+            mine.send(working[worker])
+        while connections:
+            for ready in wait(list(connections), timeout=PROGRESS_SECONDS):
                 assert isinstance(ready, Connection)
-                index = pending.pop(ready)
+                worker = connections[ready]
                 try:
-                    results[index] = cast(BinResult, ready.recv())
+                    message = ready.recv()
                 except EOFError:
-                    raise SplitError(f"{name}: a worker process {_death(workers[index])} "
-                                     f"while instrumenting @{functions[index][0]} and the "
-                                     "functions after it; try --jobs 1") from None
-                finally:
+                    chunk = working.get(worker)
+                    where = f"@{plan.chunks[chunk][0]} and the functions after it" \
+                        if chunk is not None else "its chunks"
+                    raise SplitError(f"{name}: a worker process {_death(workers[worker])} "
+                                     f"while instrumenting {where}; try --jobs 1") from None
+                if isinstance(message, _Finished):
+                    if message.timings is not None:
+                        adopt(message.timings)
+                    del connections[ready]
                     ready.close()
+                    continue
+                chunk = working.pop(worker)
+                result = results[chunk] = cast(BinResult, message)
+                done.advance(plan.weights[chunk])
+                if result.error is not None and (failed is None or chunk < failed):
+                    failed = chunk
+                following = schedule.next(chunk)
+                # After a failure only the chunks before it matter: the first failure in
+                # layout order is the one a single process reports.
+                while following is not None and failed is not None and following > failed:
+                    following = schedule.next(following)
+                if following is not None:
+                    working[worker] = following
+                ready.send(following)
             while progress is not None and not progress.empty():
                 shown.show(progress.get())
     finally:
         _JOB.clear()
         shown.close()
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-            worker.join()
-        for receiver in pending:
-            receiver.close()
+        done.close()
+        for process in workers:
+            if process.is_alive():
+                process.kill()
+            process.join()
+        for connection in connections:
+            connection.close()
         if progress is not None:
             progress.close()
     finished = [result for result in results if result is not None]
+    if failed is not None:
+        raise SplitError(f"{name}: {next(result.error for result in finished if result.error)}")
     assert len(finished) == len(results)
-    for result in finished:
-        if result.timings is not None:
-            adopt(result.timings)
-    for result in finished:
-        if result.error is not None:
-            raise SplitError(f"{name}: {result.error}")
     with timed("merge"):
         export_tool_globals(module)
-        return _merge(_code_object(module), functions, finished, name)
+        return _merge(_code_object(module), plan.chunks, finished, name)
 
 
 def _death(worker: BaseProcess) -> str:

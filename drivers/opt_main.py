@@ -480,17 +480,17 @@ class LuthierOptMain(xDSLOptMain):
             MIN_INSTRUCTIONS,
             SplitError,
             instrument_in_workers,
-            split_bins,
+            plan_split,
         )
 
         # Asked for, workers split any object; by default, one worth the start of workers.
         with timed("function-groups"):
-            bins = split_bins(prog, jobs, 0 if self.args.jobs is not None else MIN_INSTRUCTIONS)
-        if len(bins) < 2:
+            plan = plan_split(prog, jobs, 0 if self.args.jobs is not None else MIN_INSTRUCTIONS)
+        if plan is None:
             return False
         try:
-            with timed(f"instrument in {len(bins)} workers"):
-                self._encoded = instrument_in_workers(self.ctx, prog, bins,
+            with timed(f"instrument in {plan.workers} workers"):
+                self._encoded = instrument_in_workers(self.ctx, prog, plan,
                                                       self.get_input_name())
         except SplitError as error:
             raise UserError(str(error)) from None

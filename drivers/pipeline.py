@@ -83,7 +83,7 @@ def lower_and_emit(ctx: Context, module: ModuleOp, name: str, hooks: ModuleOp | 
     ``instr`` module, named ``hooks_name``) merged, inserted, lowered and finalized, as the
     bytes of a code object; without hooks, the lifted object emitted again. What the
     insertions skip and what the output leaves out are appended to ``warnings``."""
-    from luthier.drivers.function_workers import instrument_in_workers, split_bins
+    from luthier.drivers.function_workers import instrument_in_workers, plan_split
     from luthier.drivers.opt_main import merge_hooks
     from luthier.passes.instrument.insert_hooks import insertion_remarks
     from luthier.passes.instrument.pipeline import lower_hooks
@@ -93,9 +93,9 @@ def lower_and_emit(ctx: Context, module: ModuleOp, name: str, hooks: ModuleOp | 
         merge_hooks(module, hooks, name, hooks_name)
         if warnings is not None:
             warnings += insertion_remarks(module)
-        bins = split_bins(module, jobs, 0)
-        if len(bins) >= 2:
-            return emit_code_object(module, instrument_in_workers(ctx, module, bins, name),
+        plan = plan_split(module, jobs, 0)
+        if plan is not None:
+            return emit_code_object(module, instrument_in_workers(ctx, module, plan, name),
                                     warnings=warnings)
         # Emitted right after finalizing: shared payload code can stay packed.
         lower_hooks(ctx, module, packed=True)

@@ -29,7 +29,11 @@ from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.lower_intrinsics import LowerIntrinsicsPass
 from luthier.passes.instrument.payload_state import SavePayloadStatePass
 from luthier.passes.instrument.regalloc import AllocatePayloadRegistersPass
-from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
+from luthier.passes.instrument.templates import (
+    AllocationMemo,
+    AllocationOptions,
+    lower_hooks_with_templates,
+)
 from luthier.passes.instrument.verify_payloads import VerifyPayloadsPass
 from luthier.passes.instrument.virtualize import VirtualizePhysRegsPass
 from luthier.passes.preamble.sva import PlaceSVAPass
@@ -65,7 +69,8 @@ class LowerHooksPass(ModulePass):
 
 
 def lower_hooks(ctx: Context, module: ModuleOp,
-                options: AllocationOptions | None = None, packed: bool = False) -> bool:
+                options: AllocationOptions | None = None, packed: bool = False,
+                memo: AllocationMemo | None = None) -> bool:
     """What :class:`LowerHooksPass` does. With ``packed``, straight-line payload code
     that many points share is packed (see
     :func:`~luthier.passes.instrument.templates.lower_hooks_with_templates`): for drivers
@@ -75,7 +80,8 @@ def lower_hooks(ctx: Context, module: ModuleOp,
     verified once and every allocated body's operands checked, so a driver that built the
     rest of the module from verified parts need not verify it all again; the passes'
     path (hooks that read the kernel's entry state, payloads that had bodies) is verified
-    by the caller as any pass's output."""
+    by the caller as any pass's output. ``memo`` keeps the hook templates' allocations
+    for a later call (:class:`~luthier.passes.instrument.templates.AllocationMemo`)."""
     with collector_paused():
         # The tool's ops sit beside the code objects (whose bodies hold an op per
         # instruction): only they are walked.
@@ -85,7 +91,7 @@ def lower_hooks(ctx: Context, module: ModuleOp,
                 InsertHooksPass().apply(ctx, module)
         options = AllocationOptions() if options is None else options
         with timed("lower-hooks"):
-            if lower_hooks_with_templates(ctx, module, options, packed) is not None:
+            if lower_hooks_with_templates(ctx, module, options, packed, memo) is not None:
                 return True
             for stage in over("lower-hooks", lowering_passes(
                     options.allow_budget_growth, options.spill, options.spill_vgprs_to_agprs,

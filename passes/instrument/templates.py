@@ -252,6 +252,37 @@ def _pack(payload: PayloadOp,
 
 
 @dataclass
+class AllocationMemo:
+    """The allocations :func:`lower_hooks_with_templates` made, kept for its next call.
+
+    A worker that lowers a code object's functions a few at a time (``luthier-opt
+    --jobs``, :mod:`~luthier.drivers.function_workers`) gives every call one memo, so that
+    a point reuses an allocation made for a function of an earlier call as it would one
+    made in the same call. That is exact for the same reason reuse within a call is: an
+    allocation is reused only for pools that agree with it on every unit the allocator
+    examined, and the code it allocates is the shape's, whichever call compiled it (the
+    key is the shape, target included, and the saves). A memo holds for one set of
+    allocation options: a call with other options starts it afresh."""
+
+    options: AllocationOptions | None = None
+    codes: dict[tuple[Shape, tuple[str, ...]], _Code] = field(
+        default_factory=dict[tuple[Shape, tuple[str, ...]], _Code])
+    packed_codes: dict[Hashable, PackedCodeAttr] = field(
+        default_factory=dict[Hashable, PackedCodeAttr])
+    #: The verifier's symbolic executions of the allocated bodies, by the same keys.
+    bodies: BodyCache = field(default_factory=lambda: BodyCache(keys={}))
+
+    def for_options(self, options: AllocationOptions) -> AllocationMemo:
+        """This memo, emptied first when it was kept for other options."""
+        if self.options != options:
+            self.options = options
+            self.codes.clear()
+            self.packed_codes.clear()
+            self.bodies = BodyCache(keys={})
+        return self
+
+
+@dataclass
 class TemplateStats:
     """What the templates saved: payloads, shapes compiled, allocations run and reused."""
 
@@ -266,7 +297,8 @@ class TemplateStats:
 
 
 def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: AllocationOptions,
-                               packed: bool = False) -> TemplateStats | None:
+                               packed: bool = False,
+                               memo: AllocationMemo | None = None) -> TemplateStats | None:
     """Lower every payload of ``module`` (inserted, not inlined yet) through templates;
     None, doing nothing, when some payload already has a body (the passes handle that).
 
@@ -274,7 +306,11 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
     op of it (:mod:`~luthier.amdgpu_dialects.amdgpu_mc.packed`) instead of a copy: every
     point that reuses one allocation shares its code. For callers that go on to
     ``finalize-instrumentation`` and emission, which take packed ops; other passes and
-    the IR printer need the copies."""
+    the IR printer need the copies.
+
+    ``memo`` keeps the allocations for later calls (see :class:`AllocationMemo`); by
+    default they last for this call."""
+    memo = (AllocationMemo() if memo is None else memo).for_options(options)
     code_objects = [op for op in module.ops if isinstance(op, CodeObjectOp)]
     found = [(code_object, _function_payloads(code_object)) for code_object in code_objects]
     if any(payload.body.blocks for _, members in found for payload in members):
@@ -299,7 +335,9 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
             if shape not in stateful:
                 lower_payload_intrinsics(first)
                 _verify_template(first)
-    bodies = BodyCache(keys={})
+    # The payloads and liveness of this call, the executions of every call.
+    bodies = BodyCache(keys={}, executions=memo.bodies.executions,
+                       classes=memo.bodies.classes)
     templated: list[tuple[CodeObjectOp, dict[Shape, Template]]] = []
     by_passes: list[CodeObjectOp] = []
     for code_object, members in found:
@@ -326,7 +364,8 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
                 _lower_by_passes(code_object, options)
     with timed("allocate-points"):
         for code_object, templates in templated:
-            _PointLowering(code_object, templates, options, bodies, stats, packed).run()
+            _PointLowering(code_object, templates, options, bodies, stats, packed,
+                           memo).run()
     with timed("verify-payloads"):
         check_payloads(module, bodies)
     return stats
@@ -383,7 +422,7 @@ class _PointLowering:
 
     def __init__(self, code_object: CodeObjectOp, templates: dict[Shape, Template],
                  options: AllocationOptions, bodies: BodyCache, stats: TemplateStats,
-                 packed: bool = False) -> None:
+                 packed: bool = False, memo: AllocationMemo | None = None) -> None:
         self.code_object = code_object
         self.packed = packed
         self.stats = stats
@@ -397,10 +436,11 @@ class _PointLowering:
         self.members = families((shape, template.body) for shape, template in templates.items())
         stats.members += len(self.members)
         self.specializer = Specializer()
-        self.codes: dict[tuple[Shape, tuple[str, ...]], _Code] = {}
+        memo = AllocationMemo() if memo is None else memo
+        self.codes = memo.codes
         #: Packed code per body (:func:`~.regalloc.body_key`): allocations that gave the
         #: same code share it, so later stages derive its facts once.
-        self.packed_codes: dict[Hashable, PackedCodeAttr] = {}
+        self.packed_codes = memo.packed_codes
 
     def run(self) -> None:
         # Per point, not per function: one kernel of a library can hold most of its points.

@@ -35,10 +35,11 @@ descriptor and in the metadata's ``.private_segment_fixed_size``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -131,9 +132,47 @@ class DescriptorUpdate:
         return self.before != self.after
 
 
-def _kernel_entries(metadata: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    kernels: list[dict[str, Any]] = metadata.get("amdhsa.kernels", [])
-    return {str(entry.get(".name")): entry for entry in kernels}
+class _KernelEntries:
+    """The metadata's kernel entries, edited as attributes: only the entries of kernels
+    whose counts change are rebuilt (converting a library's whole metadata to Python
+    values and back cost more than the rest of the pass, once per worker's chunk)."""
+
+    def __init__(self, metadata: DictionaryAttr | None) -> None:
+        self.metadata = metadata
+        kernels = metadata.data.get(_KERNELS) if metadata is not None else None
+        self.kernels: list[Attribute] = list(cast(ArrayAttr[Attribute], kernels).data) \
+            if isinstance(kernels, ArrayAttr) else []
+        #: Each kernel's entry (the last, if several have its name): its index, its fields.
+        self.found: dict[str, tuple[int, DictionaryAttr]] = {}
+        for index, entry in enumerate(self.kernels):
+            if isinstance(entry, DictionaryAttr):
+                name = entry.data.get(".name")
+                self.found[str(attr_to_metadata(name)) if name is not None else "None"] = \
+                    (index, entry)
+        self.changed = False
+
+    def get(self, kernel: str) -> dict[str, Attribute] | None:
+        found = self.found.get(kernel)
+        return None if found is None else dict(found[1].data)
+
+    def put(self, kernel: str, fields: dict[str, Attribute]) -> None:
+        self.kernels[self.found[kernel][0]] = DictionaryAttr(fields)
+        self.changed = True
+
+    def result(self) -> DictionaryAttr | None:
+        """The metadata with the entries put; None when none was."""
+        if not self.changed or self.metadata is None:
+            return None
+        return DictionaryAttr({key: ArrayAttr(self.kernels) if key == _KERNELS else value
+                               for key, value in self.metadata.data.items()})
+
+
+_KERNELS = "amdhsa.kernels"
+
+
+def _count(entry: dict[str, Attribute] | None, key: str, default: int) -> int:
+    value = entry.get(key) if entry is not None else None
+    return default if value is None else int(attr_to_metadata(value))
 
 
 def _touched(functions: dict[str, FunctionLikeOp], usage: RegisterUsage, kernel: str,
@@ -203,16 +242,13 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
     effects = EffectTable.shared(isa)
     with payloads_set_aside(code_object):  # what the application itself may call
         usage = RegisterUsage(code_object, effects=effects)
-    metadata: dict[str, Any] = dict(attr_to_metadata(code_object.metadata)) \
-        if code_object.metadata is not None else {}
-    entries = _kernel_entries(metadata)
+    entries = _KernelEntries(code_object.metadata)
     fixed_sgprs = subtarget_for(processor).has_fixed_sgpr_allocation
     try:
         stack_tops = kernel_stack_tops(code_object)
     except StackError as error:
         raise PassFailedException(f"update-descriptors: {error}") from None
     updates: list[DescriptorUpdate] = []
-    metadata_changed = False
     functions = {op.sym_name.data: op for op in code_object.body.ops
                  if isinstance(op, FunctionLikeOp)}
     payload_units: dict[str, int] = {}
@@ -222,19 +258,17 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         rsrc1 = descriptor.compute_pgm_rsrc1
         granule, unified = vector_granule(processor, descriptor)
         application, instrumented = _touched(functions, usage, name, effects, payload_units)
-        entry = entries.get(name, {})
+        entry = entries.get(name)
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
-        old_agprs = int(entry.get(".agpr_count", 0))
+        old_agprs = _count(entry, ".agpr_count", 0)
+        encoded_vgprs = (rsrc1.granulated_workitem_vgpr_count + 1) * granule
         if unified:
             accum = descriptor.compute_pgm_rsrc3.accum_offset_vgprs
-            old_vgprs = accum if old_agprs else int(entry.get(".vgpr_count",
-                                                              (rsrc1.granulated_workitem_vgpr_count
-                                                               + 1) * granule))
+            old_vgprs = accum if old_agprs else _count(entry, ".vgpr_count", encoded_vgprs)
         else:
-            old_vgprs = int(entry.get(".vgpr_count", (rsrc1.granulated_workitem_vgpr_count
-                                                      + 1) * granule))
+            old_vgprs = _count(entry, ".vgpr_count", encoded_vgprs)
         private = descriptor.private_segment_fixed_size
-        before = RegisterCounts(int(entry.get(".sgpr_count", encoded_sgprs)), old_vgprs,
+        before = RegisterCounts(_count(entry, ".sgpr_count", encoded_sgprs), old_vgprs,
                                 old_agprs, private)
         after = RegisterCounts(
             _grown(before.sgprs, application, instrumented, SGPR_MASK, "s")
@@ -265,17 +299,16 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
             fields["rsrc1__granulated_workitem_vgpr_count"] = vgpr_blocks
         if fields:
             kernel.descriptor = kernel.descriptor.with_fields(**fields)
-        if entry:
+        if entry is not None:
             if after.private != private:
-                entry[".private_segment_fixed_size"] = after.private
-            entry[".sgpr_count"] = after.sgprs
-            entry[".vgpr_count"] = vector_count if unified else after.vgprs
-            entry[".agpr_count"] = after.agprs
-            metadata_changed = True
-    if metadata_changed:
-        attr = metadata_to_attr(metadata)
-        assert isinstance(attr, DictionaryAttr)
-        code_object.metadata = attr
+                entry[".private_segment_fixed_size"] = metadata_to_attr(after.private)
+            entry[".sgpr_count"] = metadata_to_attr(after.sgprs)
+            entry[".vgpr_count"] = metadata_to_attr(vector_count if unified else after.vgprs)
+            entry[".agpr_count"] = metadata_to_attr(after.agprs)
+            entries.put(name, entry)
+    metadata = entries.result()
+    if metadata is not None:
+        code_object.metadata = metadata
     return updates
 
 

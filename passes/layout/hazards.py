@@ -155,6 +155,18 @@ class HazardModel:
             object, object, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         self._kinds: dict[tuple[type, str], Kind] = {}
 
+    @staticmethod
+    def shared(isa: TargetISA) -> HazardModel:
+        """The process's model for ``isa``: a worker that splices a library's functions a
+        few at a time (``luthier-opt --jobs``) finds each distinct instruction's masks
+        once, as one call over all of them would (the memo is bounded, as the effect
+        table's is: it keeps the operand arrays it has seen alive)."""
+        key = (isa.name, isa.wavefront_size)
+        model = _SHARED_MODELS.get(key)
+        if model is None or model.isa is not isa:
+            model = _SHARED_MODELS[key] = HazardModel(isa)
+        return model
+
     def masks(self, op: InstructionOpBase) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """``(writes, reads)``: per rule, the units ``op`` makes unsafe and reads."""
         opcode, operands = op.opcode, op.mc_operands
@@ -166,6 +178,8 @@ class HazardModel:
         effect = self.effects.of(op)
         found = (tuple(rule.writes(op, kind, effect) for rule in self.rules),
                  tuple(rule.reads(op, kind, effect) for rule in self.rules))
+        if len(self._masks) >= _MASKS_LIMIT:
+            self._masks.clear()
         self._masks[key] = (opcode, operands, found)
         return found
 
@@ -434,6 +448,12 @@ def _settled_inside(writes: tuple[tuple[int, ...], ...],
                 break
         marks.append(inside and not needed)
     return tuple(marks)
+
+
+_SHARED_MODELS: dict[tuple[str, int], HazardModel] = {}
+
+#: Distinct instructions whose masks a model keeps (then it starts again).
+_MASKS_LIMIT = 1 << 18
 
 
 def _code_writers(code: PackedCode, model: HazardModel) -> int:

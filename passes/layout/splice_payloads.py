@@ -262,7 +262,7 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
     for payload in payloads:
         _splice(payload, builder)
     cfg = FunctionCFG.build(function, isa)
-    insert_wait_states(cfg, hazards or HazardModel(isa), inserted)
+    insert_wait_states(cfg, hazards or HazardModel.shared(isa), inserted)
     if isa.subtarget.has_no_data_dep_hazard:
         insert_mitigations(cfg, isa, inserted)
     if found:
@@ -273,7 +273,7 @@ def splice_function(function: FunctionLikeOp, isa: TargetISA,
 def splice_payloads(code_object: CodeObjectOp) -> int:
     """Splice the payloads of every function of ``code_object``; returns their number."""
     isa = load_target(*code_object.target_key)
-    hazards = HazardModel(isa)  # one effect table for every function
+    hazards = HazardModel.shared(isa)  # one memo for every function
     return sum(splice_function(op, isa, hazards)
                for op in over("splice-payloads", [op for op in code_object.body.ops
                                                    if isinstance(op, FunctionLikeOp)], "function"))

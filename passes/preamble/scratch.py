@@ -45,9 +45,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+from xdsl.ir import Attribute
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
@@ -95,9 +96,20 @@ def round_up(value: int, granule: int) -> int:
 
 
 def metadata_entries(code_object: CodeObjectOp) -> dict[str, dict[str, Any]]:
-    metadata: dict[str, Any] = attr_to_metadata(code_object.metadata) \
-        if code_object.metadata is not None else {}
-    return {str(entry.get(".name")): entry for entry in metadata.get("amdhsa.kernels", [])}
+    """The metadata entries of the kernels in ``code_object``'s body, by name (only
+    those are converted: a worker's chunk of a library holds a few of its kernels, and its
+    metadata all of them)."""
+    metadata = code_object.metadata
+    kernels = metadata.data.get("amdhsa.kernels") if metadata is not None else None
+    if not isinstance(kernels, ArrayAttr):
+        return {}
+    present = {op.sym_name.data for op in code_object.body.ops if isinstance(op, KernelOp)}
+    entries: dict[str, dict[str, Any]] = {}
+    for entry in cast(ArrayAttr[Attribute], kernels).data:
+        name = entry.data.get(".name") if isinstance(entry, DictionaryAttr) else None
+        if name is not None and (key := str(attr_to_metadata(name))) in present:
+            entries[key] = attr_to_metadata(entry)
+    return entries
 
 
 def uses_dynamic_stack(kernel: KernelOp, entry: dict[str, Any] | None = None) -> bool:

@@ -19,14 +19,21 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from luthier.drivers import function_workers
-from luthier.drivers.function_workers import SplitError, instrument_in_workers, split_bins
+from luthier.drivers.function_workers import (
+    SplitError,
+    SplitPlan,
+    instrument_in_workers,
+    plan_split,
+)
 from luthier.drivers.luthier_opt import main
 from luthier.drivers.opt_main import load_hooks, merge_hooks
 from luthier.drivers.pipeline import instrument_bytes, pipeline_context
 from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
+from luthier.lowering.emit import emit_code_object
 from luthier.lowering.progress import reporting
 from luthier.passes.instrument.pipeline import lower_hooks
+from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
 
 ROOT = Path(__file__).resolve().parents[3]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
@@ -64,7 +71,9 @@ def test_workers_give_the_bytes_of_one_process(source: str, hook: str, tmp_path:
     real = function_workers.instrument_in_workers
 
     def counting(*args: object, **kwargs: object) -> object:
-        split.append(len(args[2]))  # type: ignore[arg-type]
+        plan = args[2]
+        assert isinstance(plan, SplitPlan)
+        split.append(plan.workers)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(function_workers, "instrument_in_workers", counting)
@@ -120,15 +129,15 @@ def _lifted_with_hooks(source: Path, hooks: Path) -> ModuleOp:
     return module
 
 
-def _killed(job: object, index: int) -> None:
+def _killed(job: object, skeleton: object, chunk: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer does
 
 
-def _exits(job: object, index: int) -> None:
+def _exits(job: object, skeleton: object, chunk: int) -> None:
     os._exit(3)
 
 
-def _raises(job: object, index: int) -> None:
+def _raises(job: object, skeleton: object, chunk: int) -> None:
     raise RuntimeError("a bug of ours")
 
 
@@ -139,7 +148,7 @@ def _raises(job: object, index: int) -> None:
 ], ids=["killed", "exits", "raises"])
 def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
                                         capfd: pytest.CaptureFixture[str],
-                                        lower_bin: Callable[[object, int], None],
+                                        lower_bin: Callable[[object, object, int], None],
                                         how: str) -> None:
     source = KERNELS / "atomics.gfx90a.co"
     module = _lifted_with_hooks(source, HOOKS / "instr_count.mlir")
@@ -147,8 +156,9 @@ def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(SplitError, match=rf"/atomics\.gfx90a\.co: a worker process {how} "
                                          r"while instrumenting @\S+ and the functions after "
                                          r"it; try --jobs 1$"):
-        instrument_in_workers(pipeline_context(), module, split_bins(module, 2, 0),
-                              str(source))
+        plan = plan_split(module, 2, 0)
+        assert plan is not None
+        instrument_in_workers(pipeline_context(), module, plan, str(source))
     errors = capfd.readouterr().err
     assert ("RuntimeError: a bug of ours" in errors) == (lower_bin is _raises)
 
@@ -156,7 +166,8 @@ def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
 def test_the_workers_stages_show_here() -> None:
     source = KERNELS / "control_flow.gfx90a.co"
     module = _lifted_with_hooks(source, HOOKS / "instr_count.mlir")
-    opened: dict[str, int] = {}
+    opened: dict[str, int] = {}  # each stage's units, over the chunks that opened it
+    opens: list[str] = []
     done: dict[str, int] = {}
     closed: list[str] = []
 
@@ -172,18 +183,22 @@ def test_the_workers_stages_show_here() -> None:
 
     class Recorder:
         def stage(self, name: str, total: int, unit: str) -> Stage:
-            opened[name] = total
+            opened[name] = opened.get(name, 0) + total
+            opens.append(name)
             return Stage(name)
 
-    bins = split_bins(module, 2, 0)
+    plan = plan_split(module, 2, 0)
+    assert plan is not None
     with reporting(Recorder()):
-        encoded = instrument_in_workers(pipeline_context(), module, bins, str(source))
+        encoded = instrument_in_workers(pipeline_context(), module, plan, str(source))
     assert len(encoded) == 8
     for worker in ("1/2", "2/2"):
         name = f"lower-hooks [worker {worker}]"
         assert opened[name] > 0 and done[name] == opened[name]
         assert f"splice-payloads [worker {worker}]" in opened
-    assert sorted(closed) == sorted(opened)
+    # Here, the whole: every instruction of the object, done as each chunk comes back.
+    assert opened["instrument"] == done["instrument"] == sum(plan.weights) > 0
+    assert sorted(closed) == sorted(opens)
     # Every point, counted once by the worker that lowered it: as many as in one process.
     parallel = sum(total for name, total in opened.items() if name.startswith("lower-hooks"))
     opened.clear()
@@ -191,6 +206,28 @@ def test_the_workers_stages_show_here() -> None:
         lower_hooks(pipeline_context(), _lifted_with_hooks(source, HOOKS / "instr_count.mlir"),
                     packed=True)
     assert parallel == opened["lower-hooks"] > 0
+
+
+@pytest.mark.parametrize(("source", "hook"), [
+    ("control_flow.gfx90a.co", "instr_count.mlir"),
+    ("lds.gfx942.co", "opcode_histogram.mlir"),
+])
+def test_a_worker_that_takes_anothers_chunks_gives_the_same_bytes(
+        source: str, hook: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One function per chunk, and the second worker's run only the last chunk: it then
+    takes chunks from the middle of the first worker's run (see ``work_sharing``), each
+    lowered in a module of its own with the allocations of the chunks before."""
+    monkeypatch.setattr(function_workers, "CHUNKS_PER_WORKER", 1000)
+    module = _lifted_with_hooks(KERNELS / source, HOOKS / hook)
+    plan = plan_split(module, 2, 0)
+    assert plan is not None and len(plan.chunks) >= 4
+    lopsided = SplitPlan(plan.chunks, plan.weights, (0, len(plan.chunks) - 1))
+    parallel = emit_code_object(
+        module, instrument_in_workers(pipeline_context(), module, lopsided, source))
+    serial = _lifted_with_hooks(KERNELS / source, HOOKS / hook)
+    lower_hooks(pipeline_context(), serial, packed=True)
+    FinalizeInstrumentationPass().apply(pipeline_context(), serial)
+    assert parallel == emit_code_object(serial)
 
 
 def test_the_bytes_api_splits_too() -> None:
