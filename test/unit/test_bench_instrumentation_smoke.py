@@ -29,10 +29,12 @@ def test_bench_instrumentation_split_times_both_job_counts() -> None:
         [sys.executable, str(ROOT / "bench" / "bench_instrumentation.py"), "--input",
          str(ROOT / "test" / "corpus" / "kernels" / "lds.gfx90a.co"), "--hook", "instr_count",
          "--split"], capture_output=True, text=True, check=True)
-    line = result.stdout.splitlines()[-1]
+    line, ceiling = result.stdout.splitlines()[-2:]
     assert line.startswith("luthier-opt instr_count on one object")
     assert "--jobs 1" in line and "--jobs 2" in line and "speed-up" in line
     assert line.endswith("(same bytes)")
+    assert ceiling.strip().startswith("two CPU-bound Python processes on this machine")
+    assert "the throughput of one" in ceiling
 
 
 def test_bench_templates_reports_both_ways_and_the_same_ir() -> None:
