@@ -25,7 +25,11 @@ from luthier.frontend.codeobj import read_code_object
 from luthier.frontend.lift import lift_code_object
 from luthier.passes.instrument.insert_hooks import InsertHooksPass
 from luthier.passes.instrument.pipeline import LowerHooksPass, lowering_passes
-from luthier.passes.instrument.templates import AllocationOptions, lower_hooks_with_templates
+from luthier.passes.instrument.templates import (
+    AllocationMemo,
+    AllocationOptions,
+    lower_hooks_with_templates,
+)
 
 ROOT = Path(__file__).resolve().parents[4]
 KERNELS = ROOT / "test" / "corpus" / "kernels"
@@ -131,3 +135,35 @@ def test_templates_leave_lowered_payloads_to_the_passes() -> None:
     before = _text(module)
     assert lower_hooks_with_templates(ctx, module, AllocationOptions()) is None
     assert _text(module) == before
+
+
+@pytest.mark.parametrize("hook", ["instr_count", "opcode_histogram"])
+def test_a_memo_carries_allocations_to_the_next_call(hook: str) -> None:
+    """Two lowerings of one object given one memo (as a ``--jobs`` worker lowers its
+    chunks): the second runs no allocation the first made, and both print the IR a fresh
+    memo gives; other allocator options start the memo afresh."""
+    ctx = _context()
+    path, hooks = KERNELS / "control_flow.gfx90a.co", HOOKS / f"{hook}.mlir"
+    memo = AllocationMemo()
+    texts: list[str] = []
+    allocated: list[int] = []
+    for options in (AllocationOptions(), AllocationOptions(), AllocationOptions(spill=False)):
+        module = _instrumented(path, hooks, ctx)
+        InsertHooksPass().apply(ctx, module)
+        stats = lower_hooks_with_templates(ctx, module, options, memo=memo)
+        assert stats is not None
+        texts.append(_text(module))
+        allocated.append(stats.allocated)
+    fresh: list[str] = []
+    fresh_allocated: list[int] = []
+    for options in (AllocationOptions(), AllocationOptions(spill=False)):
+        module = _instrumented(path, hooks, ctx)
+        InsertHooksPass().apply(ctx, module)
+        stats = lower_hooks_with_templates(ctx, module, options)
+        assert stats is not None
+        fresh.append(_text(module))
+        fresh_allocated.append(stats.allocated)
+    assert texts[0] == texts[1] == fresh[0] and texts[2] == fresh[1]
+    assert allocated[0] == fresh_allocated[0] > 0 and allocated[1] == 0
+    assert allocated[2] == fresh_allocated[1]  # other options: nothing carried over
+    assert memo.options == AllocationOptions(spill=False)
