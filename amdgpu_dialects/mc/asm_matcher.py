@@ -535,6 +535,14 @@ class Matcher:
                     raise MatchError("literal operands are not supported", item.column, 3)
                 _add_literal(literals, literal_dword(value, operand_type), item.column)
             return value
+        if operand_type == "OPERAND_INLINE_SPLIT_BARRIER_INT32":
+            # GFX12's named-barrier id (LLVM's ``isSplitBarrier``): any inline constant of
+            # a 32-bit operand, an integer or a float one (``s_barrier_signal -2.0``), and
+            # never a literal.
+            value = _source_immediate(item, operand_type) if not item.symbolic else None
+            if value is None or not encoding_inline(value, operand_type):
+                raise MatchError("invalid operand for instruction", item.column, 2)
+            return value
         if item.real is not None:
             raise MatchError("invalid operand for instruction", item.column, 2)
         method = kind.print_method

@@ -71,7 +71,7 @@ class AsmParser:
         if self.matcher.lookup(mnemonic) is None:
             raise AsmParseError(self._unknown_mnemonic(mnemonic), column)
         try:
-            self.validator.check_items(items)
+            self.validator.check_items(items, mnemonic)
             matched = self.matcher.match(mnemonic, items)
             self.validator.check(matched.inst, matched.columns)
             return matched

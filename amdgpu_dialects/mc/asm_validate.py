@@ -37,6 +37,10 @@ class ValidationError(Exception):
     column: int
 
 
+#: Mnemonics whose first operand is an export target, not a register.
+_EXPORTS = frozenset({"exp", "export"})
+
+
 class Validator:
     """The whole-instruction rules of one target."""
 
@@ -47,9 +51,14 @@ class Validator:
         #: VOPD instruction name -> its components' operand indices.
         self._vopd: dict[str, _Components] = {}
 
-    def check_items(self, items: list[Item]) -> None:
-        """Rules about what was written, whatever instruction it matched."""
-        for item in items:
+    def check_items(self, items: list[Item], mnemonic: str = "") -> None:
+        """Rules about what was written, whatever instruction it matched (of
+        ``mnemonic``: an export's first operand is its target, where ``null`` names target
+        9 on every generation that has it, as LLVM's own parser of that operand reads it)."""
+        exports = mnemonic.lower() in _EXPORTS
+        for index, item in enumerate(items):
+            if exports and index == 0:
+                continue
             text = item.text.lower()
             if item.kind == "reg" and (text in _TRAP_REGISTERS or (
                     text in _GFX9_TOP_REGISTERS and self.isa.generation >= 10)):

@@ -358,3 +358,42 @@ def test_wave32_lane_masks_are_one_sgpr(line: str) -> None:
     parser_for("gfx1100", 64).parse(line.replace("vcc_lo", "vcc"))
     parser_for("gfx1100").parse("v_add_co_u32 v2, null, s4, v0")
     parser_for("gfx1100", 64).parse("v_add_co_u32 v2, null, s4, v0")
+
+
+# GFX12's named-barrier id takes any 32-bit inline constant, floats too, and no literal
+# (llvm-mc-19's ``isSplitBarrier``); found re-assembling llvm-mc's disassembly of random
+# words.
+@pytest.mark.parametrize(("line", "encoding"), [
+    ("s_barrier_signal -2.0", "f54e80be"),
+    ("s_barrier_signal 0.5", "f04e80be"),
+    ("s_barrier_signal 0.15915494", "f84e80be"),
+    ("s_barrier_signal 0x3e22f983", "f84e80be"),
+    ("s_barrier_signal -16", "d04e80be"),
+    ("s_barrier_signal 0xffffffff", "c14e80be"),
+    ("s_barrier_signal_isfirst -2.0", "f54f80be"),
+    ("s_barrier_init -2.0", "f55180be"),
+])
+def test_gfx1200_barrier_ids_are_inline_constants(line: str, encoding: str) -> None:
+    inst = parser_for("gfx1200").parse(line)
+    assert encoder_for("gfx1200").encode(inst).hex() == encoding
+
+
+@pytest.mark.parametrize("line", ["s_barrier_signal 0x1234", "s_barrier_signal -17",
+                                  "s_barrier_signal 65", "s_barrier_signal 2.5",
+                                  "s_barrier_signal 0x100000000"])
+def test_gfx1200_barrier_ids_take_no_literal(line: str) -> None:
+    with pytest.raises(AsmParseError, match="invalid operand for instruction"):
+        parser_for("gfx1200").parse(line)
+
+
+@pytest.mark.parametrize("target", ["gfx908", "gfx1030"])
+def test_the_null_export_target_is_not_the_null_register(target: str) -> None:
+    """``exp null`` names export target 9 before GFX11, on GFX9 too, where the register
+    ``null`` does not exist (and stays refused as a source)."""
+    inst = parser_for(target).parse("exp null v214, off, off, off done")
+    assert printer_for(target).print(inst) == "exp null v214, off, off, off done"
+    word = "c4" if target == "gfx908" else "f8"
+    assert encoder_for(target).encode(inst).hex() == f"910800{word}d6000000"
+    if target == "gfx908":
+        with pytest.raises(AsmParseError, match="'null' operand is not supported"):
+            parser_for(target).parse("exp mrt0 null, off, off, off")
