@@ -13,7 +13,7 @@ from pathlib import Path
 from luthier.conformance.batching import Mode, Outcome
 from luthier.conformance.corpus import assembler_corpus, disassembler_corpus
 from luthier.conformance.expectation_cache import ExpectationCache, cache_key, tool_version
-from luthier.conformance.harness import asm_inputs, disasm_inputs
+from luthier.conformance.harness import asm_inputs, disasm_inputs, random_inputs
 from luthier.conformance.runner import BatchRunner, ToolCommand
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -51,3 +51,14 @@ def assembled(mcpu: str) -> list[tuple[str, Outcome]]:
     inputs = asm_inputs(statements)
     outcomes = _outcomes(Mode.ASSEMBLE, mcpu, [i.line for i in inputs])
     return [(s, outcome) for (s, _), outcome in zip(statements, outcomes, strict=True)]
+
+
+def reassembled(mcpu: str, count_per_class: int, seed: int) -> list[tuple[str, Outcome]]:
+    """The lines llvm-mc prints for seeded random words of every encoding class of
+    ``mcpu`` (the conformance harness's ``random`` inputs), each with llvm-mc's outcome
+    when it assembles the line again."""
+    inputs = random_inputs(count_per_class, seed, mcpu)
+    printed = _outcomes(Mode.DISASSEMBLE, mcpu, [i.line for i in inputs])
+    lines = sorted({outcome.instructions[0].text for outcome in printed
+                    if outcome.instructions and outcome.instructions[0].text})
+    return list(zip(lines, _outcomes(Mode.ASSEMBLE, mcpu, lines), strict=True))
