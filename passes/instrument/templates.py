@@ -318,8 +318,9 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
     stats = TemplateStats(points=sum(len(members) for _, members in found))
     firsts: dict[Shape, PayloadOp] = {}
     for code_object, members in found:
+        processor = code_object.processor  # parsed from the target id at each read
         for payload in members:
-            firsts.setdefault(shape_of(payload, code_object.processor), payload)
+            firsts.setdefault(shape_of(payload, processor), payload)
     leaders = list(firsts.values())
     stats.shapes = len(leaders)
     with timed("compile-shapes"):
@@ -343,16 +344,17 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
     for code_object, members in found:
         if not members:
             continue
-        shapes = {shape_of(payload, code_object.processor) for payload in members}
+        processor = code_object.processor
+        shapes = {shape_of(payload, processor) for payload in members}
         if shapes & stateful:
             for payload in members:
                 if not payload.body.blocks:
-                    _replace_body(payload, selected[shape_of(payload, code_object.processor)])
-                    _copy_writes(payload, selected[shape_of(payload, code_object.processor)])
+                    _replace_body(payload, selected[shape_of(payload, processor)])
+                    _copy_writes(payload, selected[shape_of(payload, processor)])
             by_passes.append(code_object)
         else:
             # In payload order: a family's first shape is the same in every run.
-            ordered = dict.fromkeys(shape_of(payload, code_object.processor)
+            ordered = dict.fromkeys(shape_of(payload, processor)
                                     for payload in members)
             templated.append((code_object, {shape: _template(firsts[shape], code_object)
                                             for shape in ordered}))
@@ -424,6 +426,7 @@ class _PointLowering:
                  options: AllocationOptions, bodies: BodyCache, stats: TemplateStats,
                  packed: bool = False, memo: AllocationMemo | None = None) -> None:
         self.code_object = code_object
+        self.processor = code_object.processor
         self.packed = packed
         self.stats = stats
         self.templates = templates
@@ -458,7 +461,7 @@ class _PointLowering:
         state_reads = allocation_reads = 0
         planned: list[tuple[PayloadOp, Site, Template, _Code, int, Member[Shape] | None]] = []
         for payload, site in reversed(group):
-            shape = shape_of(payload, self.code_object.processor)
+            shape = shape_of(payload, self.processor)
             member = self.members.get(shape)
             if member is not None:
                 shape = member.leader
