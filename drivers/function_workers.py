@@ -383,6 +383,7 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
     working: dict[int, int] = {}  # worker -> its chunk
     results: list[BinResult | None] = [None] * len(plan.chunks)
     failed: int | None = None  # the first chunk whose result is an error
+    timings: list[StageTime | None] = [None] * plan.workers
     try:
         # One process per worker, forked with the lifted module; a worker stops when it is
         # sent None.
@@ -408,8 +409,7 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
                     raise SplitError(f"{name}: a worker process {_death(workers[worker])} "
                                      f"while instrumenting {where}; try --jobs 1") from None
                 if isinstance(message, _Finished):
-                    if message.timings is not None:
-                        adopt(message.timings)
+                    timings[worker] = message.timings
                     del connections[ready]
                     ready.close()
                     continue
@@ -440,6 +440,9 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
             connection.close()
         if progress is not None:
             progress.close()
+    for stages in timings:  # in worker order, whichever finished first
+        if stages is not None:
+            adopt(stages)
     finished = [result for result in results if result is not None]
     if failed is not None:
         raise SplitError(f"{name}: {next(result.error for result in finished if result.error)}")
