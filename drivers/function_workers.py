@@ -90,8 +90,8 @@ class FunctionResult:
 
 
 @dataclass(frozen=True)
-class BinResult:
-    """A worker's answer for one bin of groups: every function's result and what it left
+class ChunkResult:
+    """A worker's answer for one chunk of groups: every function's result and what it left
     in the code object besides functions; or one line saying why there is none."""
 
     functions: dict[str, FunctionResult]
@@ -100,8 +100,6 @@ class BinResult:
     #: The other ops of the code object (variables, the tool's globals): name, properties.
     others: tuple[tuple[str, dict[str, Attribute]], ...]
     error: str | None = None
-    #: The worker's stages, when the run records them (``--time-passes``).
-    timings: StageTime | None = None
 
 
 #: Seconds between a worker's progress messages for one stage.
@@ -254,7 +252,7 @@ def _serve(worker: int, connection: Connection) -> None:
             skeleton = _Skeleton(job.module)
         while (chunk := cast(int | None, connection.recv())) is not None:
             with recording(timings, wall, cpu):
-                connection.send(_lower_bin(job, skeleton, chunk))
+                connection.send(_lower_chunk(job, skeleton, chunk))
     if timings is not None:
         timings.root.name = f"worker {worker + 1}/{job.workers}"
     connection.send(_Finished(None if timings is None else timings.root))
@@ -300,7 +298,7 @@ class _Skeleton:
         return module
 
 
-def _lower_bin(job: _Job, skeleton: _Skeleton, chunk: int) -> BinResult:
+def _lower_chunk(job: _Job, skeleton: _Skeleton, chunk: int) -> ChunkResult:
     """Lower, finalize and encode the functions of chunk ``chunk``."""
     from luthier.passes.instrument.pipeline import lower_hooks
     from luthier.passes.layout.pipeline import FinalizeInstrumentationPass
@@ -323,10 +321,10 @@ def _lower_bin(job: _Job, skeleton: _Skeleton, chunk: int) -> BinResult:
                                                           encoder.encode_apart(op))
                          for op in code_object.body.ops if isinstance(op, FunctionLikeOp)}
     except EmitError as error:
-        return BinResult({}, {}, (), str(error))
+        return ChunkResult({}, {}, (), str(error))
     except (DiagnosticException, VerifyException) as error:
-        return BinResult({}, {}, (), one_line(error))
-    return BinResult(functions, dict(code_object.properties), _other_ops(code_object))
+        return ChunkResult({}, {}, (), one_line(error))
+    return ChunkResult(functions, dict(code_object.properties), _other_ops(code_object))
 
 
 #: Chunks each worker's run is cut into (see :mod:`~luthier.drivers.work_sharing`): more
@@ -381,7 +379,7 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
     workers: list[BaseProcess] = []
     connections: dict[Connection, int] = {}
     working: dict[int, int] = {}  # worker -> its chunk
-    results: list[BinResult | None] = [None] * len(plan.chunks)
+    results: list[ChunkResult | None] = [None] * len(plan.chunks)
     failed: int | None = None  # the first chunk whose result is an error
     timings: list[StageTime | None] = [None] * plan.workers
     try:
@@ -414,7 +412,7 @@ def instrument_in_workers(ctx: Context, module: ModuleOp, plan: SplitPlan,
                     ready.close()
                     continue
                 chunk = working.pop(worker)
-                result = results[chunk] = cast(BinResult, message)
+                result = results[chunk] = cast(ChunkResult, message)
                 done.advance(plan.weights[chunk])
                 if result.error is not None and (failed is None or chunk < failed):
                     failed = chunk
@@ -468,7 +466,7 @@ def _death(worker: BaseProcess) -> str:
 
 
 def _merge(code_object: CodeObjectOp, functions: Sequence[Sequence[str]],
-           results: Sequence[BinResult], name: str) -> dict[str, EncodedFunction]:
+           results: Sequence[ChunkResult], name: str) -> dict[str, EncodedFunction]:
     """Give ``code_object`` what the workers changed; their code, by function."""
     others = _other_ops(code_object)
     properties = dict(code_object.properties)
@@ -513,7 +511,7 @@ def _kernel_entries(metadata: Attribute) -> dict[str, Attribute]:
 
 
 def _merged_metadata(metadata: DictionaryAttr, functions: Sequence[Sequence[str]],
-                     results: Sequence[BinResult], name: str) -> DictionaryAttr:
+                     results: Sequence[ChunkResult], name: str) -> DictionaryAttr:
     """The metadata with each kernel's entry as its worker left it; the rest of it must be
     what every worker left."""
     entries: dict[str, Attribute] = {}

@@ -141,18 +141,18 @@ def _raises(job: object, skeleton: object, chunk: int) -> None:
     raise RuntimeError("a bug of ours")
 
 
-@pytest.mark.parametrize(("lower_bin", "how"), [
+@pytest.mark.parametrize(("lower_chunk", "how"), [
     (_killed, r"was killed by SIGKILL \(out of memory\?\)"),
     (_exits, r"exited with status 3"),
     (_raises, r"failed with an internal error \(its traceback is above\)"),
 ], ids=["killed", "exits", "raises"])
 def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
                                         capfd: pytest.CaptureFixture[str],
-                                        lower_bin: Callable[[object, object, int], None],
+                                        lower_chunk: Callable[[object, object, int], None],
                                         how: str) -> None:
     source = KERNELS / "atomics.gfx90a.co"
     module = _lifted_with_hooks(source, HOOKS / "instr_count.mlir")
-    monkeypatch.setattr(function_workers, "_lower_bin", lower_bin)
+    monkeypatch.setattr(function_workers, "_lower_chunk", lower_chunk)
     with pytest.raises(SplitError, match=rf"/atomics\.gfx90a\.co: a worker process {how} "
                                          r"while instrumenting @\S+ and the functions after "
                                          r"it; try --jobs 1$"):
@@ -160,7 +160,7 @@ def test_a_worker_that_dies_is_one_line(monkeypatch: pytest.MonkeyPatch,
         assert plan is not None
         instrument_in_workers(pipeline_context(), module, plan, str(source))
     errors = capfd.readouterr().err
-    assert ("RuntimeError: a bug of ours" in errors) == (lower_bin is _raises)
+    assert ("RuntimeError: a bug of ours" in errors) == (lower_chunk is _raises)
 
 
 def test_the_workers_stages_show_here() -> None:
