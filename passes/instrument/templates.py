@@ -271,6 +271,9 @@ class AllocationMemo:
         default_factory=dict[Hashable, PackedCodeAttr])
     #: The verifier's symbolic executions of the allocated bodies, by the same keys.
     bodies: BodyCache = field(default_factory=lambda: BodyCache(keys={}))
+    #: Each compiled shape's template (stateful shapes, lowered by the passes, are not kept):
+    #: a hook with a shape per opcode compiled hundreds of them per call.
+    templates: dict[Shape, Template] = field(default_factory=dict[Shape, Template])
 
     def for_options(self, options: AllocationOptions) -> AllocationMemo:
         """This memo, emptied first when it was kept for other options."""
@@ -279,6 +282,7 @@ class AllocationMemo:
             self.codes.clear()
             self.packed_codes.clear()
             self.bodies = BodyCache(keys={})
+            self.templates.clear()
         return self
 
 
@@ -288,6 +292,8 @@ class TemplateStats:
 
     points: int = 0
     shapes: int = 0
+    #: Shapes compiled in this call (the others, an earlier call's: :class:`AllocationMemo`).
+    compiled: int = 0
     #: Shapes lowered as another shape's code with other addends (:mod:`.template_families`),
     #: and the codes made for them.
     members: int = 0
@@ -321,21 +327,25 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
         processor = code_object.processor  # parsed from the target id at each read
         for payload in members:
             firsts.setdefault(shape_of(payload, processor), payload)
-    leaders = list(firsts.values())
-    stats.shapes = len(leaders)
+    stats.shapes = len(firsts)
+    # Shapes an earlier call compiled (never stateful ones) are not compiled again.
+    fresh = {shape: first for shape, first in firsts.items() if shape not in memo.templates}
     with timed("compile-shapes"):
         # Stage by stage over the leaders, so that a failing hook fails as the passes fail.
-        inline_payloads(module, leaders)
-        select_payloads(leaders)
-        virtualize_payloads(leaders)
-        stateful = {shape for shape, first in firsts.items() if _reads_entry_state(first)}
+        _select(module, list(fresh.values()))
+        stateful = {shape for shape, first in fresh.items() if _reads_entry_state(first)}
+        if stateful and len(fresh) < len(firsts):
+            # The passes start from every shape's selected code: the known ones too.
+            _select(module, [first for shape, first in firsts.items() if shape not in fresh])
+            fresh = firsts
         # What code objects lowered by the passes start from (those with stateful hooks).
         selected = {shape: first.clone() for shape, first in firsts.items()} if stateful \
             else {}
-        for shape, first in firsts.items():
+        for shape, first in fresh.items():
             if shape not in stateful:
                 lower_payload_intrinsics(first)
                 _verify_template(first)
+        stats.compiled = len(fresh)
     # The payloads and liveness of this call, the executions of every call.
     bodies = BodyCache(keys={}, executions=memo.bodies.executions,
                        classes=memo.bodies.classes)
@@ -356,7 +366,8 @@ def lower_hooks_with_templates(ctx: Context, module: ModuleOp, options: Allocati
             # In payload order: a family's first shape is the same in every run.
             ordered = dict.fromkeys(shape_of(payload, processor)
                                     for payload in members)
-            templated.append((code_object, {shape: _template(firsts[shape], code_object)
+            templated.append((code_object, {shape: _known_template(memo, shape, firsts[shape],
+                                                                   code_object)
                                             for shape in ordered}))
     if by_passes:
         with timed("lower-by-passes"):
@@ -400,6 +411,23 @@ def _copy_writes(payload: PayloadOp, source: PayloadOp) -> None:
     writes = source.attributes.get("writes")
     if writes is not None:
         payload.attributes["writes"] = writes
+
+
+def _select(module: ModuleOp, leaders: list[PayloadOp]) -> None:
+    """Inline, select and virtualize the leaders' hooks (stage by stage over them all)."""
+    inline_payloads(module, leaders)
+    select_payloads(leaders)
+    virtualize_payloads(leaders)
+
+
+def _known_template(memo: AllocationMemo, shape: Shape, first: PayloadOp,
+                    code_object: CodeObjectOp) -> Template:
+    """The template of ``shape``: an earlier call's, or made from ``first`` (compiled in
+    this call) and kept for later calls."""
+    template = memo.templates.get(shape)
+    if template is None:
+        template = memo.templates[shape] = _template(first, code_object)
+    return template
 
 
 def _template(first: PayloadOp, code_object: CodeObjectOp) -> Template:

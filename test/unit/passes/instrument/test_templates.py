@@ -140,13 +140,14 @@ def test_templates_leave_lowered_payloads_to_the_passes() -> None:
 @pytest.mark.parametrize("hook", ["instr_count", "opcode_histogram"])
 def test_a_memo_carries_allocations_to_the_next_call(hook: str) -> None:
     """Two lowerings of one object given one memo (as a ``--jobs`` worker lowers its
-    chunks): the second runs no allocation the first made, and both print the IR a fresh
-    memo gives; other allocator options start the memo afresh."""
+    chunks): the second compiles no shape and runs no allocation the first made, and both
+    print the IR a fresh memo gives; other allocator options start the memo afresh."""
     ctx = _context()
     path, hooks = KERNELS / "control_flow.gfx90a.co", HOOKS / f"{hook}.mlir"
     memo = AllocationMemo()
     texts: list[str] = []
     allocated: list[int] = []
+    compiled: list[int] = []
     for options in (AllocationOptions(), AllocationOptions(), AllocationOptions(spill=False)):
         module = _instrumented(path, hooks, ctx)
         InsertHooksPass().apply(ctx, module)
@@ -154,6 +155,7 @@ def test_a_memo_carries_allocations_to_the_next_call(hook: str) -> None:
         assert stats is not None
         texts.append(_text(module))
         allocated.append(stats.allocated)
+        compiled.append(stats.compiled)
     fresh: list[str] = []
     fresh_allocated: list[int] = []
     for options in (AllocationOptions(), AllocationOptions(spill=False)):
@@ -165,5 +167,6 @@ def test_a_memo_carries_allocations_to_the_next_call(hook: str) -> None:
         fresh_allocated.append(stats.allocated)
     assert texts[0] == texts[1] == fresh[0] and texts[2] == fresh[1]
     assert allocated[0] == fresh_allocated[0] > 0 and allocated[1] == 0
+    assert compiled[0] > 0 and compiled[1] == 0 and compiled[2] == compiled[0]
     assert allocated[2] == fresh_allocated[1]  # other options: nothing carried over
     assert memo.options == AllocationOptions(spill=False)
