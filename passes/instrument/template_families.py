@@ -78,27 +78,46 @@ def _addend_free(payload: PayloadOp) -> tuple[Hashable, list[SymbolOperandAttr]]
     return tuple(key), symbols
 
 
+class FamilyIndex(Generic[ShapeT]):
+    """The families of the shapes added so far, in the order they were added: a shape's
+    family depends only on the shapes before it, so a ``--jobs`` worker adds each chunk's
+    new shapes and keeps every earlier decision (and its :class:`Member`, whose addends
+    key the :class:`Specializer`'s variants)."""
+
+    def __init__(self) -> None:
+        self._leaders: dict[Hashable, tuple[ShapeT, list[SymbolOperandAttr]]] = {}
+        self._seen: set[ShapeT] = set()
+        #: The shapes that are an earlier shape's code up to addends.
+        self.members: dict[ShapeT, Member[ShapeT]] = {}
+
+    def add(self, shape: ShapeT, body: PayloadOp) -> None:
+        """``shape``, whose lowered code is ``body`` (nothing if it was added before)."""
+        if shape in self._seen:
+            return
+        self._seen.add(shape)
+        key, symbols = _addend_free(body)
+        found = self._leaders.get(key)
+        if found is None:
+            self._leaders[key] = (shape, symbols)
+            return
+        leader, theirs = found
+        addends: dict[SymbolOperandAttr, SymbolOperandAttr] = {}
+        if all(addends.setdefault(old, new) == new
+               for old, new in zip(theirs, symbols, strict=True)):
+            self.members[shape] = Member(leader, {old: new for old, new in addends.items()
+                                                  if old != new})
+
+
 def families(
         templates: Iterable[tuple[ShapeT, PayloadOp]]) -> dict[ShapeT, Member[ShapeT]]:
     """The shapes of ``templates`` (in order) that are an earlier shape's code up to
     addends, each with that shape (the family's first) and the addends to put back. A
     shape whose addends do not map one to one (the leader has one addend where the member
     has two) stays alone."""
-    leaders: dict[Hashable, tuple[ShapeT, list[SymbolOperandAttr]]] = {}
-    members: dict[ShapeT, Member[ShapeT]] = {}
+    index = FamilyIndex[ShapeT]()
     for shape, body in templates:
-        key, symbols = _addend_free(body)
-        found = leaders.get(key)
-        if found is None:
-            leaders[key] = (shape, symbols)
-            continue
-        leader, theirs = found
-        addends: dict[SymbolOperandAttr, SymbolOperandAttr] = {}
-        if all(addends.setdefault(old, new) == new
-               for old, new in zip(theirs, symbols, strict=True)):
-            members[shape] = Member(leader, {old: new for old, new in addends.items()
-                                             if old != new})
-    return members
+        index.add(shape, body)
+    return index.members
 
 
 def _substituted(operands: tuple[Attribute, ...], addends: Addends) -> tuple[Attribute, ...]:

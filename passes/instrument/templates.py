@@ -78,7 +78,7 @@ from luthier.passes.instrument.regalloc import (
 )
 from luthier.passes.instrument.regalloc_assign import Pools
 from luthier.passes.instrument.regalloc_model import PayloadCode
-from luthier.passes.instrument.template_families import Member, Specializer, families
+from luthier.passes.instrument.template_families import FamilyIndex, Member, Specializer
 from luthier.passes.instrument.verify_payloads import BodyCache, check_payloads
 from luthier.passes.instrument.virtualize import virtualize_payloads
 from luthier.passes.preamble.sva import STATE_INTRINSICS, place_sva
@@ -274,6 +274,10 @@ class AllocationMemo:
     #: Each compiled shape's template (stateful shapes, lowered by the passes, are not kept):
     #: a hook with a shape per opcode compiled hundreds of them per call.
     templates: dict[Shape, Template] = field(default_factory=dict[Shape, Template])
+    #: The families of the shapes seen so far (:mod:`.template_families`), and the
+    #: members' codes made from their leaders' allocations.
+    families: FamilyIndex[Shape] = field(default_factory=FamilyIndex[Shape])
+    specializer: Specializer = field(default_factory=Specializer)
 
     def for_options(self, options: AllocationOptions) -> AllocationMemo:
         """This memo, emptied first when it was kept for other options."""
@@ -283,6 +287,8 @@ class AllocationMemo:
             self.packed_codes.clear()
             self.bodies = BodyCache(keys={})
             self.templates.clear()
+            self.families = FamilyIndex[Shape]()
+            self.specializer = Specializer()
         return self
 
 
@@ -457,17 +463,25 @@ class _PointLowering:
         self.processor = code_object.processor
         self.packed = packed
         self.stats = stats
-        self.templates = templates
+        self.templates = dict(templates)
         self.isa = load_target(*code_object.target_key)
         self.builder = InstBuilder(*code_object.target_key)
         self.liveness = bodies.liveness[code_object] = Liveness(code_object)
         self.allocator = options.allocator(code_object, self.liveness)
         self.bodies = bodies
-        #: Shapes lowered as an earlier shape's code, and what gives them their addends.
-        self.members = families((shape, template.body) for shape, template in templates.items())
-        stats.members += len(self.members)
-        self.specializer = Specializer()
         memo = AllocationMemo() if memo is None else memo
+        #: Shapes lowered as an earlier shape's code (this call's or an earlier one's: the
+        #: memo's templates hold every leader), and what gives them their addends.
+        for shape, template in templates.items():
+            memo.families.add(shape, template.body)
+        self.members = {shape: member for shape in templates
+                        if (member := memo.families.members.get(shape)) is not None}
+        for member in self.members.values():
+            if member.leader not in self.templates:
+                self.templates[member.leader] = memo.templates[member.leader]
+        stats.members += len(self.members)
+        self.specializer = memo.specializer
+        self.variants_before = memo.specializer.made
         self.codes = memo.codes
         #: Packed code per body (:func:`~.regalloc.body_key`): allocations that gave the
         #: same code share it, so later stages derive its facts once.
@@ -480,7 +494,7 @@ class _PointLowering:
                   for group in _points(payload_sites(function))]
         for group in over("lower-hooks", points, "point"):
             self._lower_point(group)
-        self.stats.variants += self.specializer.made
+        self.stats.variants += self.specializer.made - self.variants_before
 
     def _lower_point(self, group: Sequence[tuple[PayloadOp, Site]]) -> None:
         """The payloads in front of one instruction: what a later one reads, an earlier
