@@ -42,10 +42,15 @@ from multiprocessing.queues import SimpleQueue
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import (
+    KERNELS_KEY,
+    kernel_entries,
+    with_kernel_entries,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.structure import CodeObjectOp, FunctionLikeOp
 from luthier.amdgpu_dialects.errors import LuthierError
 from luthier.amdgpu_dialects.instr.ops import InsertOp
@@ -495,43 +500,21 @@ def _merge(code_object: CodeObjectOp, functions: Sequence[Sequence[str]],
     return {function: found.encoded for function, found in owner.items()}
 
 
-def _kernel_entries(metadata: Attribute) -> dict[str, Attribute]:
-    if not isinstance(metadata, DictionaryAttr):
-        return {}
-    kernels = metadata.data.get("amdhsa.kernels")
-    if not isinstance(kernels, ArrayAttr):
-        return {}
-    found: dict[str, Attribute] = {}
-    for entry in cast(ArrayAttr[Attribute], kernels).data:
-        if isinstance(entry, DictionaryAttr):
-            kernel = entry.data.get(".name")
-            if isinstance(kernel, StringAttr):
-                found[kernel.data] = entry
-    return found
-
-
 def _merged_metadata(metadata: DictionaryAttr, functions: Sequence[Sequence[str]],
                      results: Sequence[ChunkResult], name: str) -> DictionaryAttr:
     """The metadata with each kernel's entry as its worker left it; the rest of it must be
     what every worker left."""
     entries: dict[str, Attribute] = {}
-    rest = {key: value for key, value in metadata.data.items() if key != "amdhsa.kernels"}
+    rest = {key: value for key, value in metadata.data.items() if key != KERNELS_KEY}
     for names, result in zip(functions, results, strict=True):
         theirs = result.code_object["metadata"]
         assert isinstance(theirs, DictionaryAttr)
         if {key: value for key, value in theirs.data.items()
-                if key != "amdhsa.kernels"} != rest:
+                if key != KERNELS_KEY} != rest:
             raise SplitError(f"{name}: the workers changed the metadata beyond their "
                              "kernels; try --jobs 1")
-        found = _kernel_entries(theirs)
-        entries.update({kernel: found[kernel] for kernel in names if kernel in found})
-    kernels = metadata.data.get("amdhsa.kernels")
-    if not isinstance(kernels, ArrayAttr):
-        return metadata
-    merged: list[Attribute] = []
-    for entry in cast(ArrayAttr[Attribute], kernels).data:
-        kernel = entry.data.get(".name") if isinstance(entry, DictionaryAttr) else None
-        merged.append(entries.get(kernel.data, entry) if isinstance(kernel, StringAttr)
-                      else entry)
-    return DictionaryAttr({key: ArrayAttr(merged) if key == "amdhsa.kernels" else value
-                           for key, value in metadata.data.items()})
+        found = kernel_entries(theirs)
+        entries.update({kernel: found[kernel][1] for kernel in names if kernel in found})
+    return with_kernel_entries(metadata, {index: entries[kernel] for kernel, (index, _)
+                                          in kernel_entries(metadata).items()
+                                          if kernel in entries})

@@ -77,3 +77,41 @@ def attr_to_metadata(attr: Attribute) -> Any:
     if isinstance(attr, UnitAttr):
         return None
     raise MetadataConversionError(f"{attr} is not a metadata value")
+
+
+#: The metadata map's key for the list of kernel entries.
+KERNELS_KEY = "amdhsa.kernels"
+
+
+def kernel_entries(metadata: Attribute | None) -> dict[str, tuple[int, DictionaryAttr]]:
+    """Each kernel's entry in ``metadata``, by its ``.name``: the entry's index in the
+    kernel list and its fields, as attributes (the last entry, if several share a name).
+
+    Passes read and rebuild single entries through this instead of converting the whole
+    note to Python values: a library's note holds every kernel's entry, and a ``--jobs``
+    worker's chunk changes a few of them. Entries that are not maps or have no string
+    ``.name`` name no kernel and are left out."""
+    kernels = metadata.data.get(KERNELS_KEY) if isinstance(metadata, DictionaryAttr) else None
+    if not isinstance(kernels, ArrayAttr):
+        return {}
+    found: dict[str, tuple[int, DictionaryAttr]] = {}
+    for index, entry in enumerate(cast(ArrayAttr[Attribute], kernels).data):
+        if isinstance(entry, DictionaryAttr):
+            name = entry.data.get(".name")
+            if isinstance(name, StringAttr):
+                found[name.data] = (index, entry)
+    return found
+
+
+def with_kernel_entries(metadata: DictionaryAttr,
+                        replaced: Mapping[int, Attribute]) -> DictionaryAttr:
+    """``metadata`` with the kernel entries at the indices of ``replaced`` replaced (the
+    indices :func:`kernel_entries` gives); ``metadata`` itself when there are none."""
+    kernels = metadata.data.get(KERNELS_KEY)
+    if not replaced or not isinstance(kernels, ArrayAttr):
+        return metadata
+    entries = list(cast(ArrayAttr[Attribute], kernels).data)
+    for index, entry in replaced.items():
+        entries[index] = entry
+    return DictionaryAttr({key: ArrayAttr(entries) if key == KERNELS_KEY else value
+                           for key, value in metadata.data.items()})

@@ -38,14 +38,19 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
-from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, metadata_to_attr
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import (
+    attr_to_metadata,
+    kernel_entries,
+    metadata_to_attr,
+    with_kernel_entries,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.packed import PackedCode, PackedCodeOp
 from luthier.amdgpu_dialects.amdgpu_mc.register_units import (
     AGPR_MASK,
@@ -132,44 +137,6 @@ class DescriptorUpdate:
         return self.before != self.after
 
 
-class _KernelEntries:
-    """The metadata's kernel entries, edited as attributes: only the entries of kernels
-    whose counts change are rebuilt (converting a library's whole metadata to Python
-    values and back cost more than the rest of the pass, once per worker's chunk)."""
-
-    def __init__(self, metadata: DictionaryAttr | None) -> None:
-        self.metadata = metadata
-        kernels = metadata.data.get(_KERNELS) if metadata is not None else None
-        self.kernels: list[Attribute] = list(cast(ArrayAttr[Attribute], kernels).data) \
-            if isinstance(kernels, ArrayAttr) else []
-        #: Each kernel's entry (the last, if several have its name): its index, its fields.
-        self.found: dict[str, tuple[int, DictionaryAttr]] = {}
-        for index, entry in enumerate(self.kernels):
-            if isinstance(entry, DictionaryAttr):
-                name = entry.data.get(".name")
-                self.found[str(attr_to_metadata(name)) if name is not None else "None"] = \
-                    (index, entry)
-        self.changed = False
-
-    def get(self, kernel: str) -> dict[str, Attribute] | None:
-        found = self.found.get(kernel)
-        return None if found is None else dict(found[1].data)
-
-    def put(self, kernel: str, fields: dict[str, Attribute]) -> None:
-        self.kernels[self.found[kernel][0]] = DictionaryAttr(fields)
-        self.changed = True
-
-    def result(self) -> DictionaryAttr | None:
-        """The metadata with the entries put; None when none was."""
-        if not self.changed or self.metadata is None:
-            return None
-        return DictionaryAttr({key: ArrayAttr(self.kernels) if key == _KERNELS else value
-                               for key, value in self.metadata.data.items()})
-
-
-_KERNELS = "amdhsa.kernels"
-
-
 def _count(entry: dict[str, Attribute] | None, key: str, default: int) -> int:
     value = entry.get(key) if entry is not None else None
     return default if value is None else int(attr_to_metadata(value))
@@ -242,7 +209,9 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
     effects = EffectTable.shared(isa)
     with payloads_set_aside(code_object):  # what the application itself may call
         usage = RegisterUsage(code_object, effects=effects)
-    entries = _KernelEntries(code_object.metadata)
+    metadata = code_object.metadata
+    entries = kernel_entries(metadata)
+    replaced: dict[int, Attribute] = {}
     fixed_sgprs = subtarget_for(processor).has_fixed_sgpr_allocation
     try:
         stack_tops = kernel_stack_tops(code_object)
@@ -258,7 +227,8 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
         rsrc1 = descriptor.compute_pgm_rsrc1
         granule, unified = vector_granule(processor, descriptor)
         application, instrumented = _touched(functions, usage, name, effects, payload_units)
-        entry = entries.get(name)
+        found = entries.get(name)
+        entry = dict(found[1].data) if found is not None else None
         encoded_sgprs = (rsrc1.granulated_wavefront_sgpr_count + 1) * SGPR_ENCODING_GRANULE
         old_agprs = _count(entry, ".agpr_count", 0)
         encoded_vgprs = (rsrc1.granulated_workitem_vgpr_count + 1) * granule
@@ -299,16 +269,17 @@ def update_descriptors(code_object: CodeObjectOp) -> list[DescriptorUpdate]:
             fields["rsrc1__granulated_workitem_vgpr_count"] = vgpr_blocks
         if fields:
             kernel.descriptor = kernel.descriptor.with_fields(**fields)
-        if entry is not None:
+        if found is not None and entry is not None:
             if after.private != private:
                 entry[".private_segment_fixed_size"] = metadata_to_attr(after.private)
             entry[".sgpr_count"] = metadata_to_attr(after.sgprs)
             entry[".vgpr_count"] = metadata_to_attr(vector_count if unified else after.vgprs)
             entry[".agpr_count"] = metadata_to_attr(after.agprs)
-            entries.put(name, entry)
-    metadata = entries.result()
-    if metadata is not None:
-        code_object.metadata = metadata
+            replaced[found[0]] = DictionaryAttr(entry)
+    if metadata is not None and replaced:
+        # Only the entries of kernels whose counts were set are rebuilt: converting a
+        # library's whole note cost more than the rest of the pass, once per chunk.
+        code_object.metadata = with_kernel_entries(metadata, replaced)
     return updates
 
 

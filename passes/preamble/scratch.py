@@ -45,15 +45,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
 from luthier.amdgpu_dialects.amdgpu_mc.builder import OFF, BuildOperand, InstBuilder, reg
 from luthier.amdgpu_dialects.amdgpu_mc.copy import region_ops
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase
-from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata
+from luthier.amdgpu_dialects.amdgpu_mc.metadata import attr_to_metadata, kernel_entries
 from luthier.amdgpu_dialects.amdgpu_mc.registers import PhysRegAttr, VirtRegAttr
 from luthier.amdgpu_dialects.amdgpu_mc.structure import (
     CodeObjectOp,
@@ -96,20 +95,13 @@ def round_up(value: int, granule: int) -> int:
 
 
 def metadata_entries(code_object: CodeObjectOp) -> dict[str, dict[str, Any]]:
-    """The metadata entries of the kernels in ``code_object``'s body, by name (only
-    those are converted: a worker's chunk of a library holds a few of its kernels, and its
-    metadata all of them)."""
-    metadata = code_object.metadata
-    kernels = metadata.data.get("amdhsa.kernels") if metadata is not None else None
-    if not isinstance(kernels, ArrayAttr):
-        return {}
-    present = {op.sym_name.data for op in code_object.body.ops if isinstance(op, KernelOp)}
-    entries: dict[str, dict[str, Any]] = {}
-    for entry in cast(ArrayAttr[Attribute], kernels).data:
-        name = entry.data.get(".name") if isinstance(entry, DictionaryAttr) else None
-        if name is not None and (key := str(attr_to_metadata(name))) in present:
-            entries[key] = attr_to_metadata(entry)
-    return entries
+    """The metadata entries of the kernels in ``code_object``'s body, by name, as Python
+    values (only those are converted: a worker's chunk of a library holds a few of its
+    kernels, and its metadata all of them)."""
+    entries = kernel_entries(code_object.metadata)
+    return {op.sym_name.data: attr_to_metadata(entries[op.sym_name.data][1])
+            for op in code_object.body.ops
+            if isinstance(op, KernelOp) and op.sym_name.data in entries}
 
 
 def uses_dynamic_stack(kernel: KernelOp, entry: dict[str, Any] | None = None) -> bool:
