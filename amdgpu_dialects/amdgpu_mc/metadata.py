@@ -35,9 +35,27 @@ class MetadataConversionError(LuthierError, ValueError):
 
 def metadata_to_attr(value: object) -> Attribute:
     """The attribute form of a decoded msgpack value (msgpack's nil, or YAML's empty value,
-    is ``unit``)."""
+    is ``unit``).
+
+    Equal integers, booleans and strings share one attribute (attributes are immutable): a
+    library's note repeats a few values across hundreds of kernels' argument lists (sizes,
+    offsets, ``by_value``), and building an ``IntegerAttr`` costs xDSL's checks each
+    time."""
+    return _to_attr(value, {})
+
+
+def _to_attr(value: object, leaves: dict[tuple[type, object], Attribute]) -> Attribute:
     if value is None:
         return UnitAttr()
+    kind = type(value)
+    if kind is int or kind is bool or kind is str:
+        key = (kind, value)  # the type too: True == 1, and the two differ here
+        found = leaves.get(key)
+        if found is None:
+            found = leaves[key] = (BoolAttr.from_bool(cast(bool, value)) if kind is bool
+                                   else IntegerAttr(cast(int, value), i64) if kind is int
+                                   else StringAttr(cast(str, value)))
+        return found
     if isinstance(value, bool):
         return BoolAttr.from_bool(value)
     if isinstance(value, int):
@@ -48,14 +66,14 @@ def metadata_to_attr(value: object) -> Attribute:
         return StringAttr(value)
     if isinstance(value, list | tuple):
         items = cast(list[object], value)
-        return ArrayAttr([metadata_to_attr(item) for item in items])
+        return ArrayAttr([_to_attr(item, leaves) for item in items])
     if isinstance(value, Mapping):
         mapping = cast(Mapping[object, object], value)
         entries: dict[str, Attribute] = {}
         for key, item in mapping.items():
             if not isinstance(key, str):
                 raise MetadataConversionError(f"metadata map key {key!r} is not a string")
-            entries[key] = metadata_to_attr(item)
+            entries[key] = _to_attr(item, leaves)
         return DictionaryAttr(entries)
     raise MetadataConversionError(f"metadata value {value!r} has no attribute form")
 

@@ -361,6 +361,7 @@ class Decoder:
             prefix = (data[offset + 3] << 1) | (data[offset + 2] >> 7)
             chosen = self._chosen_from[prefix]
             memo = self._memo
+            # The look-ups, as decode_all_shared inlines them.
             hit = memo.get(data[offset : offset + chosen])
             if hit is None and chosen > 4:
                 hit = memo.get(data[offset : offset + 4])
@@ -368,19 +369,57 @@ class Decoder:
                 hit = memo.get(data[offset : offset + chosen + 4])
             if hit is not None:
                 return hit
-            decoded = self._decode(data, offset, 0)
-            if decoded.size == 4 and chosen > 4:
-                word = int.from_bytes(data[offset : offset + 4], "little")
-                if not any(word & mask in values
-                           for mask, values in self._wider_first_dwords[prefix]):
-                    chosen = 4  # no wider reading could have matched, whatever follows
-            depends = max(chosen, decoded.size)
-            if len(data) - offset >= depends:  # else the wider reading was not tried
-                if len(memo) >= _MEMO_LIMIT:
-                    memo.clear()
-                memo[data[offset : offset + depends]] = decoded
-            return decoded
+            return self._decode_and_remember(data, offset, prefix, chosen)
         return self._decode(data, offset, 0)
+
+    def _decode_and_remember(self, data: bytes, offset: int, prefix: int,
+                             chosen: int) -> MCInst:
+        """A memo miss of :meth:`decode_shared`: decode, and keep it under the bytes it
+        depends on."""
+        decoded = self._decode(data, offset, 0)
+        if decoded.size == 4 and chosen > 4:
+            word = int.from_bytes(data[offset : offset + 4], "little")
+            if not any(word & mask in values
+                       for mask, values in self._wider_first_dwords[prefix]):
+                chosen = 4  # no wider reading could have matched, whatever follows
+        depends = max(chosen, decoded.size)
+        if len(data) - offset >= depends:  # else the wider reading was not tried
+            memo = self._memo
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[data[offset : offset + depends]] = decoded
+        return decoded
+
+    def decode_all_shared(self, data: bytes) -> list[MCInst]:
+        """:meth:`decode_shared` of each instruction of ``data`` in turn, from its start to
+        its end; raises :class:`DecodeError` (without the offset: decode that instruction
+        again for it).
+
+        A lifter decodes every instruction of a library this way, and most are memo hits:
+        the look-ups of :meth:`decode_shared` are done here, in the loop, and only a miss
+        pays a method call."""
+        memo = self._memo
+        chosen_from = self._chosen_from
+        decoded: list[MCInst] = []
+        append = decoded.append
+        offset = 0
+        end = len(data)
+        while offset < end:
+            if end - offset < 4:
+                hit = self._decode(data, offset, 0)
+            else:
+                prefix = (data[offset + 3] << 1) | (data[offset + 2] >> 7)
+                chosen = chosen_from[prefix]
+                hit = memo.get(data[offset : offset + chosen])
+                if hit is None and chosen > 4:
+                    hit = memo.get(data[offset : offset + 4])
+                if hit is None:
+                    hit = memo.get(data[offset : offset + chosen + 4])
+                if hit is None:
+                    hit = self._decode_and_remember(data, offset, prefix, chosen)
+            append(hit)
+            offset += hit.size
+        return decoded
 
     def clear_memo(self) -> None:
         """Forget memoised decodes (benchmarks start each run cold)."""

@@ -75,6 +75,24 @@ _SPECIAL_SECTIONS = {
     SHN_COMMON: "SHN_COMMON",
 }
 
+#: ``st_shndx`` values spelled by name (as pyelftools spells them; the rest of the reserved
+#: range is :data:`_SPECIAL_SECTIONS`).
+_SHNDX_NAMES: dict[int, str] = {0: "SHN_UNDEF", SHN_ABS: "SHN_ABS", SHN_COMMON: "SHN_COMMON"}
+#: ``STT_*``, ``STB_*`` and ``STV_*`` names without their prefixes, every value pyelftools
+#: names (another value is spelled as its number).
+_SYMBOL_TYPE_NAMES: dict[int, str] = {
+    0: "NOTYPE", 1: "OBJECT", 2: "FUNC", 3: "SECTION", 4: "FILE", 5: "COMMON", 6: "TLS",
+    7: "NUM", 8: "RELC", 9: "SRELC", 10: "LOOS", 12: "HIOS", 13: "LOPROC", 15: "HIPROC",
+}
+_SYMBOL_BINDING_NAMES: dict[int, str] = {
+    0: "LOCAL", 1: "GLOBAL", 2: "WEAK", 3: "NUM", 10: "LOOS", 12: "HIOS", 13: "LOPROC",
+    15: "HIPROC",
+}
+_VISIBILITY_NAMES: dict[int, str] = {
+    0: "DEFAULT", 1: "INTERNAL", 2: "HIDDEN", 3: "PROTECTED", 4: "EXPORTED", 5: "SINGLETON",
+    6: "ELIMINATE",
+}
+
 #: A few e_machine values worth naming in "wrong machine" messages.
 _MACHINE_NAMES = {0: "EM_NONE", 3: "EM_386", 62: "EM_X86_64", 183: "EM_AARCH64", 243: "EM_RISCV"}
 
@@ -132,7 +150,7 @@ class _Reader:
         segments = self.read_segments(e_phoff, e_phnum, e_phentsize)
         with _guarded(self.path, "ELF structure"):
             elf = cast(Any, ELFFile(io.BytesIO(self.data)))
-        symbols = self.read_symbols(elf)
+        symbols = self.read_symbols()
         relocations = self.read_relocations(elf)
         metadata = self.read_metadata()
         primary = self.primary_symbols(symbols)
@@ -269,41 +287,49 @@ class _Reader:
                             "not a string table")  # fmt: skip
         return section.size // SYM.size
 
-    def read_symbols(self, elf: Any) -> list[Symbol]:
+    def read_symbols(self) -> list[Symbol]:
+        """Every symbol of every symbol table, decoded with ``struct`` (a library has
+        thousands; pyelftools' parser took half of reading one). Names and attributes are
+        spelled as pyelftools spells them (``test_elf_symbols.py`` compares the two)."""
         symbols: list[Symbol] = []
+        data = self.data
         for section in self.sections:
             if section.type not in (SHT_SYMTAB, SHT_DYNSYM):
                 continue
             count = self.symbol_table_size(section)
-            strtab_size = self.sections[section.link].size
-            with _guarded(self.path, f"symbol table {section.name}"):
-                table = elf.get_section(section.index)
-                for index in range(count):
-                    symbol = table.get_symbol(index)
-                    entry = symbol.entry
-                    if int(entry["st_name"]) >= max(strtab_size, 1) and index:
-                        raise self.fail(f"symbol {index} of {section.name} has its name "
-                                        "outside the string table")  # fmt: skip
-                    shndx = entry["st_shndx"]
-                    if isinstance(shndx, int) and shndx >= SHN_LORESERVE:
-                        shndx = _SPECIAL_SECTIONS.get(shndx, f"SHN_0x{shndx:x}")
-                    if isinstance(shndx, int) and shndx >= len(self.sections):
-                        raise self.fail(f"symbol {symbol.name!r} refers to section {shndx}, "
-                                        f"outside the {len(self.sections)} sections")  # fmt: skip
-                    symbols.append(
-                        Symbol(
-                            name=str(symbol.name),
-                            value=int(entry["st_value"]),
-                            size=int(entry["st_size"]),
-                            type=str(entry["st_info"]["type"]).removeprefix("STT_"),
-                            binding=str(entry["st_info"]["bind"]).removeprefix("STB_"),
-                            visibility=str(entry["st_other"]["visibility"]).removeprefix("STV_"),
-                            section_index=shndx if isinstance(shndx, int) else str(shndx),
-                            table=section.name,
-                            index=index,
-                            name_offset=int(entry["st_name"]),
-                        )
+            strtab = self.sections[section.link]
+            if not section.has_file_bytes or section.offset + section.size > len(data):
+                raise self.fail(f"symbol table {section.name} lies outside the file")
+            table = data[section.offset : section.offset + count * SYM.size]
+            for index, (name_offset, info, other, shndx_raw, value, size) in \
+                    enumerate(SYM.iter_unpack(table)):
+                if name_offset >= max(strtab.size, 1) and index:
+                    raise self.fail(f"symbol {index} of {section.name} has its name "
+                                    "outside the string table")  # fmt: skip
+                # pyelftools reads the name from the file, up to a NUL (none: no name).
+                start = strtab.offset + name_offset
+                stop = data.find(b"\0", start)
+                name = data[start:stop].decode("utf-8", "replace") if stop != -1 else ""
+                shndx: int | str = _SHNDX_NAMES.get(shndx_raw) or shndx_raw
+                if isinstance(shndx, int) and shndx >= SHN_LORESERVE:
+                    shndx = _SPECIAL_SECTIONS.get(shndx, f"SHN_0x{shndx:x}")
+                if isinstance(shndx, int) and shndx >= len(self.sections):
+                    raise self.fail(f"symbol {name!r} refers to section {shndx}, "
+                                    f"outside the {len(self.sections)} sections")  # fmt: skip
+                symbols.append(
+                    Symbol(
+                        name=name,
+                        value=value,
+                        size=size,
+                        type=_SYMBOL_TYPE_NAMES.get(info & 0xF, str(info & 0xF)),
+                        binding=_SYMBOL_BINDING_NAMES.get(info >> 4, str(info >> 4)),
+                        visibility=_VISIBILITY_NAMES.get(other & 7, str(other & 7)),
+                        section_index=shndx,
+                        table=section.name,
+                        index=index,
+                        name_offset=name_offset,
                     )
+                )
         return symbols
 
     def read_relocations(self, elf: Any) -> list[Relocation]:
@@ -404,8 +430,8 @@ class _Reader:
         if not section.has_file_bytes or start < 0 or start + size > section.size:
             raise self.fail(f"{what} {symbol.name!r} (0x{symbol.value:x}, {size} bytes) lies "
                             f"outside its section {section.name}")  # fmt: skip
-        data = self.section_bytes(section)[start : start + size]
-        return section, start, data
+        begin = section.offset + start  # not the whole section copied, once per function
+        return section, start, self.data[begin : begin + size]
 
     def classify(
         self,

@@ -11,6 +11,7 @@ serializes the raw map: reading and writing back gives equivalent metadata.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, cast
 
 import msgpack  # pyright: ignore[reportMissingTypeStubs]
@@ -189,8 +190,15 @@ class CodeObjectMetadata:
         return bytes(_msgpack.packb(self.raw, use_bin_type=True))
 
     def kernel(self, name: str) -> KernelMetadata | None:
-        """The entry whose ``.name`` or ``.symbol`` (``name.kd``) is ``name``."""
+        """The first entry whose ``.name`` or ``.symbol`` (``name.kd``) is ``name``."""
+        return self._by_name.get(name)
+
+    @cached_property
+    def _by_name(self) -> dict[str, KernelMetadata]:
+        """Each entry by its names (the reader asks once per kernel: a library has
+        hundreds)."""
+        found: dict[str, KernelMetadata] = {}
         for kernel in self.kernels:
-            if name in (kernel.name, kernel.symbol, kernel.symbol.removesuffix(".kd")):
-                return kernel
-        return None
+            for key in (kernel.name, kernel.symbol, kernel.symbol.removesuffix(".kd")):
+                found.setdefault(key, kernel)
+        return found

@@ -52,6 +52,9 @@ class BasicBlock:
     label: str | None = None
 
 
+#: The kinds of instruction after which a block ends.
+_ENDS_BLOCK = frozenset(("branch", "terminator"))
+
 #: The label of an address in another function's code (None: in no function we lift).
 LabelOf = Callable[[int], str | None]
 
@@ -77,33 +80,34 @@ def build_blocks(function: str, instructions: list[DecodedInst],
     if not instructions:
         raise LiftError(function, "the function has no instructions")
     start, end = instructions[0].address, instructions[-1].end
-    boundaries = {inst.address for inst in instructions}
+    index_of = {inst.address: index for index, inst in enumerate(instructions)}
     leaders = {start, *entries}
     labels: dict[int, str] = {}
-    for inst in instructions:
+    for inst in [inst for inst in instructions if inst.kind in _ENDS_BLOCK]:
         if inst.kind == "branch":
             target = branch_target(inst)
-            where = f"{function}+{inst.address - start:#x}"
             if not start <= target < end:
                 label = label_of(target)
                 if label is None:
-                    raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, outside the "
+                    raise LiftError(f"{function}+{inst.address - start:#x}",
+                                    f"{inst.mnemonic} targets {target:#x}, outside the "
                                     f"function [{start:#x}, {end:#x}) and every other one")
                 labels[inst.address] = label
                 if inst.end < end:
                     leaders.add(inst.end)
                 continue
-            if target not in boundaries:
-                raise LiftError(where, f"{inst.mnemonic} targets {target:#x}, which is not "
-                                "the start of an instruction")
+            if target not in index_of:
+                raise LiftError(f"{function}+{inst.address - start:#x}",
+                                f"{inst.mnemonic} targets {target:#x}, which is not the "
+                                "start of an instruction")
             leaders.add(target)
-        if inst.kind in ("branch", "terminator") and inst.end < end:
+        if inst.end < end:
             leaders.add(inst.end)
-    blocks: list[BasicBlock] = []
-    for inst in instructions:
-        if inst.address in leaders:
-            blocks.append(BasicBlock(inst.address))
-        blocks[-1].instructions.append(inst)
+    # Leaders between instruction boundaries (another function's entries that are not)
+    # start no block; _check_labels refuses them.
+    firsts = sorted(index_of[leader] for leader in leaders if leader in index_of)
+    blocks = [BasicBlock(instructions[first].address, instructions[first:following])
+              for first, following in zip(firsts, [*firsts[1:], len(instructions)], strict=True)]
     for index, block in enumerate(blocks):
         last = block.instructions[-1]
         following = blocks[index + 1].start if index + 1 < len(blocks) else None

@@ -44,7 +44,7 @@ from luthier.amdgpu_dialects.amdgpu_mc.structure import (
 )
 from luthier.amdgpu_dialects.amdgpu_mc.target_context import TargetKey, target_key
 from luthier.amdgpu_dialects.collector import collector_paused
-from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS
+from luthier.amdgpu_dialects.isa.target import LIFT_TARGETS, InstrDef
 from luthier.amdgpu_dialects.mc.decoder import DecodeError, MCInst, decoder_for
 from luthier.amdgpu_dialects.mc.encoder import EncodeError, encoder_for
 from luthier.amdgpu_dialects.mc.printer import printer_for
@@ -123,12 +123,16 @@ class _FunctionLifter:
             raise LiftError(f"{name}+{where:#x}",
                             f"cannot decode {word} as a {self.processor} instruction "
                             f"({error}{detail})") from None
-        desc = inst.desc
-        known = self.mnemonics.get(desc.name)
+        known = self.mnemonics.get(inst.desc.name)
         if known is None:
-            mnemonic = self.printer.mnemonic(desc)
-            known = self.mnemonics[desc.name] = (mnemonic, INSTRUCTION_KINDS[mnemonic])
+            known = self._mnemonic(inst.desc)
         return DecodedInst(inst, address, known[0], known[1], address + inst.size)
+
+    def _mnemonic(self, desc: InstrDef) -> tuple[str, str]:
+        """The printed mnemonic of ``desc``'s instructions and their kind (remembered)."""
+        mnemonic = self.printer.mnemonic(desc)
+        known = self.mnemonics[desc.name] = (mnemonic, INSTRUCTION_KINDS[mnemonic])
+        return known
 
     def decode_at(self, name: str, address: int, start: int) -> DecodedInst:
         """The instruction at ``address`` of ``.text`` (of function ``name`` at ``start``)."""
@@ -138,12 +142,28 @@ class _FunctionLifter:
                                 address - start)
 
     def decode(self, name: str, address: int, code: bytes) -> list[DecodedInst]:
+        """Every instruction of function ``name`` (``code``, at ``address``)."""
+        try:
+            shared = self.decoder.decode_all_shared(code)
+        except DecodeError:  # decoded again one by one, for the error's place and word
+            shared = None
         decoded: list[DecodedInst] = []
-        offset = 0
-        while offset < len(code):
-            inst = self._decode_one(name, code, offset, address + offset, offset)
-            decoded.append(inst)
-            offset += inst.mc.size
+        if shared is None:
+            offset = 0
+            while offset < len(code):
+                inst = self._decode_one(name, code, offset, address + offset, offset)
+                decoded.append(inst)
+                offset += inst.mc.size
+            return decoded
+        append = decoded.append
+        mnemonics = self.mnemonics
+        for mc in shared:
+            known = mnemonics.get(mc.desc.name)
+            if known is None:
+                known = self._mnemonic(mc.desc)
+            end = address + mc.size
+            append(DecodedInst(mc, address, known[0], known[1], end))
+            address = end
         return decoded
 
     def lift(self, name: str, address: int, code: bytes,
@@ -170,7 +190,7 @@ class _FunctionLifter:
             _check_labels(name, address, instructions, labels)
         if self.keep_bytes and not symbolized and not labels \
                 and all(block.label is None for block in blocks) \
-                and all(self._reencodes(inst.mc) for inst in instructions):
+                and self._all_reencode(instructions):
             return None, len(instructions)
         ir_blocks = {block.start: Block() for block in blocks}
         position = 0
@@ -227,6 +247,20 @@ class _FunctionLifter:
         return build_instruction(inst.mnemonic, inst.mc.desc.name, attrs, successors,
                                  inst.mc.unmodelled)
 
+
+    def _all_reencode(self, instructions: list[DecodedInst]) -> bool:
+        """Whether every one of ``instructions`` encodes to its own bytes
+        (:meth:`_reencodes`; the look-up of a known encoding is inlined: every instruction
+        of a library passes here)."""
+        reencodes = self.reencodes
+        for inst in instructions:
+            mc = inst.mc
+            known = reencodes.get(mc.encoding)
+            if known is None:
+                known = self._reencodes(mc)
+            if not known:
+                return False
+        return True
 
     def _reencodes(self, mc: MCInst) -> bool:
         """Whether ``mc`` encodes to the bytes it was decoded from: then its op would too

@@ -172,10 +172,9 @@ def _forward_targets(instructions: list[DecodedInst]) -> tuple[set[int], set[int
     (a loop: what a later instruction leaves live is not known there)."""
     forward: set[int] = set()
     backward: set[int] = set()
-    for inst in instructions:
-        if inst.kind == "branch":
-            target = branch_target(inst)
-            (forward if target > inst.address else backward).add(target)
+    for inst in [inst for inst in instructions if inst.kind == "branch"]:
+        target = branch_target(inst)
+        (forward if target > inst.address else backward).add(target)
     return forward, backward
 
 
@@ -193,6 +192,8 @@ def recover(function: str, instructions: list[DecodedInst],
     adds. A loop's header forgets everything (its back edge comes later)."""
     symbolized: Symbolized = {}
     warnings: list[str] = []
+    if "s_getpc_b64" not in {inst.mnemonic for inst in instructions}:
+        return symbolized, warnings  # no sequence starts: most functions of a library
     live: _Live = {}
     #: What the forward branches to each address left live, by branch.
     arriving: dict[int, list[_Live]] = {}

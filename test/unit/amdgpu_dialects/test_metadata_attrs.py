@@ -24,6 +24,19 @@ def test_every_value_kind_round_trips() -> None:
     assert attr_to_metadata(metadata_to_attr(value)) == value
 
 
+def test_equal_leaves_share_an_attribute_but_keep_their_kind() -> None:
+    # 1 == True and 0 == False in Python: shared leaves must still keep each one's type.
+    value = {"a": 1, "b": True, "c": [1, True, 0, False, "1"], "d": 0.0, "e": -0.0}
+    attr = metadata_to_attr(value)
+    assert isinstance(attr, DictionaryAttr)
+    back = attr_to_metadata(attr)
+    assert back == value
+    kinds: list[type] = [type(item) for item in back["c"]]
+    assert kinds == [int, bool, int, bool, str]
+    assert type(back["a"]) is int and type(back["b"]) is bool
+    assert str(back["e"]) == "-0.0"  # floats are not shared: 0.0 == -0.0
+
+
 def test_what_has_no_form_is_a_user_error() -> None:
     with pytest.raises(MetadataConversionError, match="key 1 is not a string") as raised:
         metadata_to_attr({1: "x"})
