@@ -4,8 +4,10 @@
 Inputs (``--input PATH``, repeatable, chooses others): the largest gfx90a object of the
 third-party corpus (``build/thirdparty/codeobjects/``, fetched by
 ``test/corpus/thirdparty/fetch.sh``: rocrand, about 55 thousand instructions;
-``test/corpus/bench/kernels.gfx90a.co`` with a note when it is missing) and a generated
-object of about 320 thousand instructions (``test/corpus/bench/big_object.py``, built with
+``test/corpus/bench/kernels.gfx90a.co`` with a note when it is missing), the largest gfx90a
+object of the large set when it was fetched (``fetch.sh --large``: rocSPARSE, 533 thousand
+instructions, the largest real object we have), and a generated object of about 320
+thousand instructions (``test/corpus/bench/big_object.py``, built with
 clang-19 on first use into ``build/bench/``, not committed; ``--no-big`` skips it). For each,
 in one process:
 
@@ -81,6 +83,10 @@ from luthier.lowering.emit import emit_code_object
 
 ROOT = Path(__file__).resolve().parents[1]
 THIRDPARTY = ROOT / "build" / "thirdparty" / "codeobjects"
+#: The large set (``test/corpus/thirdparty/fetch.sh --large``: rocSPARSE), on demand.
+THIRDPARTY_LARGE = ROOT / "build" / "thirdparty-large"
+#: Instruction counts the large set's objects are picked near for the scaling table.
+LARGE_SCALING_SIZES = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000)
 FALLBACK = ROOT / "test" / "corpus" / "bench"
 OBJDUMP = "llvm-objdump-19"
 #: The generator of the >= 300k-instruction object (built on demand, cached in build/).
@@ -120,6 +126,44 @@ def default_input() -> Path:
           f"test/corpus/thirdparty/fetch.sh); using {fallback.relative_to(ROOT)}",
           file=sys.stderr)
     return fallback
+
+
+def large_set() -> list[tuple[int, Path]]:
+    """The gfx90a ``xnack-`` objects of the large set with their instruction counts (from
+    its MANIFEST.txt), smallest first; empty when it was not fetched."""
+    manifest = THIRDPARTY_LARGE / "MANIFEST.txt"
+    if not manifest.exists():
+        return []
+    found: list[tuple[int, Path]] = []
+    for line in manifest.read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 7 and fields[0].startswith("codeobjects/") \
+                and fields[2] == "gfx90a:xnack-" and fields[6].isdigit():
+            found.append((int(fields[6]), THIRDPARTY_LARGE / fields[0]))
+    return sorted(found)
+
+
+def largest_of_large_set() -> Path | None:
+    """The large set's largest gfx90a object (by instructions); None, with a note, when the
+    set was not fetched."""
+    found = large_set()
+    if not found:
+        print("note: the large set is not fetched (bash test/corpus/thirdparty/fetch.sh "
+              "--large: rocSPARSE, objects up to 533 thousand instructions); measuring "
+              "without it", file=sys.stderr)
+        return None
+    return found[-1][1]
+
+
+def large_scaling_inputs() -> list[Path]:
+    """Objects of the large set near each of :data:`LARGE_SCALING_SIZES` instructions."""
+    found = large_set()
+    chosen: list[Path] = []
+    for size in LARGE_SCALING_SIZES if found else ():
+        path = min(found, key=lambda entry: abs(math.log(entry[0] / size)))[1]
+        if path not in chosen:
+            chosen.append(path)
+    return chosen
 
 
 def big_object(kernels: int | None = None) -> Path | None:
@@ -474,9 +518,11 @@ class ScalingRow:
 
 
 def scaling_inputs(main_inputs: list[Path], with_big: bool) -> list[Path]:
-    """Objects from about 2 thousand to 320 thousand instructions, smallest first."""
+    """Objects from about 2 thousand to 320 thousand instructions (533 thousand with the
+    large set, whose objects from 1 thousand up are added), smallest first."""
     paths = [path for path in SCALING_SMALL if path.exists()]
     paths += list(THIRDPARTY.rglob("librocrand.xnack-.gfx90a.co"))
+    paths += large_scaling_inputs()
     if with_big:
         paths += [path for path in (big_object(12), big_object()) if path is not None]
     for path in main_inputs:
@@ -558,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     paths = cast(list[Path] | None, args.input)
     if paths is None:
         paths = [default_input()]
+        largest = largest_of_large_set()
+        if largest is not None:
+            paths.append(largest)
         big = big_object() if with_big else None
         if big is not None:
             paths.append(big)

@@ -9,6 +9,14 @@ descriptor, metadata or tool check fails (whole-file differences alone are repor
 failures: another toolchain's layout or debug sections need not come back).
 
     python scripts/roundtrip_report.py test/corpus/kernels/*.co build/thirdparty/codeobjects/*/*.co
+
+``--opt-arg ARG`` (repeatable) adds ARG to each ``luthier-opt`` command. A pass that has
+nothing to change makes the run build every function's ops and emit them, instead of
+writing back the bytes of the functions that encode to them (``LiftOptions.keep_bytes``):
+``--opt-arg=-p --opt-arg=update-descriptors`` checks the whole IR path. The large set of
+``test/corpus/thirdparty/fetch.sh --large`` (333 rocSPARSE code objects):
+
+    python scripts/roundtrip_report.py build/thirdparty-large/codeobjects/*/*.co
 """
 
 from __future__ import annotations
@@ -106,8 +114,10 @@ def _print(report: FileReport) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("inputs", nargs="+", type=Path)
+    parser.add_argument("--opt-arg", action="append", default=[], metavar="ARG",
+                        help="an argument added to each luthier-opt command (repeatable)")
     args = parser.parse_args(argv)
-    opt = [sys.executable, "-m", "luthier.drivers.luthier_opt"]
+    opt = [sys.executable, "-m", "luthier.drivers.luthier_opt", *args.opt_arg]
     reports: list[FileReport] = []
     with tempfile.TemporaryDirectory() as workdir:
         for path in args.inputs:

@@ -3,6 +3,13 @@
 #
 #   bash test/corpus/thirdparty/fetch.sh          # fetch and extract, unless already done
 #   bash test/corpus/thirdparty/fetch.sh --stamp  # print what build/thirdparty/.stamp must say
+#   bash test/corpus/thirdparty/fetch.sh --large  # the large set instead, on demand (below)
+#
+# The large set (rocSPARSE: a 94 MB .deb, 1.3 GB unpacked, 333 code objects of up to 533
+# thousand instructions; about 3 minutes) is for benchmarks and campaigns at library scale
+# (bench/bench_lift.py, scripts/round_trip_campaign.py), never for CI: it goes to
+# build/thirdparty-large/ with its own stamp, and its unpacked tree is removed once the
+# code objects are out.
 #
 # Downloads each package below with `apt-get download NAME=VERSION` (kept in
 # $LUTHIER_CACHE_DIR/thirdparty, default ~/.cache/luthier-xdsl/thirdparty), checks its SHA-256,
@@ -15,8 +22,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/common.sh"
 
 HERE="$REPO_ROOT/test/corpus/thirdparty"
-OUT="$REPO_ROOT/build/thirdparty"
-STAMP="$OUT/.stamp"
 CACHE_DIR="${LUTHIER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/luthier-xdsl}/thirdparty"
 
 # package version sha256-of-the-.deb
@@ -24,6 +29,21 @@ PACKAGES=(
     "librocrand1 5.3.3-4 b145d4e47a26ce14da5f8550a092db8d3c7e2d84174c68885336de40f51b7b81"
     "libhsa-runtime64-1 5.2.3-3 9b633756945b16124376b274dbc681e4022c2b9704b8bdfa04637b09c7bfad93"
 )
+LARGE_PACKAGES=(
+    "librocsparse0 5.3.0+dfsg-2 688878bb8cb9ec7970e7b632828d91336a6819860fb0c306372eb6a7199b3b8e"
+)
+
+OUT="$REPO_ROOT/build/thirdparty"
+print_stamp=false
+for argument in "$@"; do
+    case "$argument" in
+        --stamp) print_stamp=true ;;
+        --large) PACKAGES=("${LARGE_PACKAGES[@]}"); OUT="$REPO_ROOT/build/thirdparty-large" ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        *) die "unknown argument: $argument (try --help)" ;;
+    esac
+done
+STAMP="$OUT/.stamp"
 
 expected_stamp() {
     local entry
@@ -33,15 +53,13 @@ expected_stamp() {
     echo "extract.py $(sha256sum "$HERE/extract.py" | cut -d' ' -f1)"
 }
 
-case "${1:-}" in
-    "") ;;
-    --stamp) expected_stamp; exit 0 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) die "unknown argument: $1 (try --help)" ;;
-esac
+if $print_stamp; then
+    expected_stamp
+    exit 0
+fi
 
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$(expected_stamp)" ]]; then
-    log "third-party code objects: present in build/thirdparty"
+    log "third-party code objects: present in ${OUT#"$REPO_ROOT"/}"
     exit 0
 fi
 
@@ -86,11 +104,14 @@ roots=()
 for entry in "${PACKAGES[@]}"; do
     read -r name version sha256 <<<"$entry"
     deb="$(fetch_deb "$name" "$version" "$sha256")"
-    log "dpkg-deb -x $(basename "$deb") build/thirdparty/root/$name"
+    log "dpkg-deb -x $(basename "$deb") ${OUT#"$REPO_ROOT"/}/root/$name"
     dpkg-deb -x "$deb" "$OUT/root/$name"
     roots+=("$name=$OUT/root/$name")
 done
-log "extracting gfx90a/gfx908/gfx942 code objects into build/thirdparty/codeobjects"
+log "extracting gfx90a/gfx908/gfx942 code objects into ${OUT#"$REPO_ROOT"/}/codeobjects"
 "$PYTHON" "$HERE/extract.py" "$OUT" "${roots[@]}"
+if [[ "$OUT" == */thirdparty-large ]]; then
+    rm -rf "$OUT/root"  # 1.3 GB of host libraries whose code objects are out
+fi
 expected_stamp > "$STAMP"
-log "third-party code objects: $(grep -c '^codeobjects/' "$OUT/MANIFEST.txt") files listed in build/thirdparty/MANIFEST.txt"
+log "third-party code objects: $(grep -c '^codeobjects/' "$OUT/MANIFEST.txt") files listed in ${OUT#"$REPO_ROOT"/}/MANIFEST.txt"
