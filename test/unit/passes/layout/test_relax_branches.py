@@ -167,6 +167,38 @@ def test_chain_of_islands_when_the_target_is_beyond_twice_the_reach() -> None:
         assert previous.last_op is not None and previous.last_op.name == "amdgpu_mc.s_endpgm"
 
 
+def test_many_far_branches_do_not_pile_links_into_one_place() -> None:
+    # Twenty conditional branches close together, to three targets ~1 KiB on, with no
+    # block end between: the first islands need skip branches, and the end of such an
+    # island is then a place control never falls into. Preferring it whenever it gets
+    # any closer piled link after link into it, each four bytes closer than the last:
+    # this function never finished relaxing (nor rocPRIM's radix sort instrumented at
+    # every instruction). A natural place now loses to a skip place that gets more than
+    # twice as far.
+    cases = "\n".join(f"  amdgpu_mc.s_cmp_eq_u32 s0, {index}\n"
+                      f"  amdgpu_mc.s_cbranch_scc1 ^t{index % 3}, ^b{index}\n"
+                      f"^b{index}:\n{_nops(2)}" for index in range(20))
+    targets = "\n".join(f"^t{index}:\n{_nops(2)}\n  amdgpu_mc.s_endpgm"
+                        for index in range(3))
+    code_object = parse_code_object(f"""amdgpu_mc.func @f {{
+    {cases}
+    {_nops(200)}
+      amdgpu_mc.s_endpgm
+    {targets}
+    }}""")
+    function = _function(code_object, "f")
+    before = _Snapshot(function)
+    span = max(_branch_deltas(function, "gfx90a"))
+    assert span > 15 * 64
+
+    added = relax_branches(code_object, reach=64)
+
+    _check_relaxed(function, before, 64)
+    # Each target's chain takes links of at least half the reach (skip branch + island:
+    # 8 bytes a link), and each branch at most one island of its own to join it.
+    assert added <= 3 * (span // 32 + 1) + 20
+
+
 def test_fixed_point_an_island_pushes_another_branch_out_of_range() -> None:
     # Reach 64 (forward 60, backward 64). The cbranch at 0x4 jumps 64 bytes on: out of
     # range by 4. Its island can go only after ^bb1 (0x28), inside the span of the loop's
