@@ -22,6 +22,10 @@ fails).
 
     python bench/bench_relaxation.py                 # all sizes (minutes: lowering dominates)
     python bench/bench_relaxation.py --sizes 5k,10k --runs 3
+    python bench/bench_relaxation.py --sizes 5k --real   # and rocPRIM's radix sort
+
+The objdump column of the real kernel times the whole object it comes from (its ratio
+says little).
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ from luthier.amdgpu_dialects.instr.dialect import INSTR  # noqa: E402
 from luthier.amdgpu_dialects.isa.target import load_target  # noqa: E402
 from luthier.drivers.opt_main import load_hooks, merge_hooks  # noqa: E402
 from luthier.frontend.codeobj import read_code_object  # noqa: E402
-from luthier.frontend.lift import lift_code_object  # noqa: E402
+from luthier.frontend.lift import LiftOptions, lift_code_object  # noqa: E402
 from luthier.lowering.emit.object_spec import emit_code_object  # noqa: E402
 from luthier.passes.instrument.pipeline import lower_hooks  # noqa: E402
 from luthier.passes.layout.descriptors import update_descriptors  # noqa: E402
@@ -69,6 +73,14 @@ from luthier.passes.preamble.emit import emit_preambles  # noqa: E402
 KERNELS = ROOT / "test" / "corpus" / "bench"
 HOOKS = ROOT / "examples" / "hooks"
 SIZES = ("5k", "10k", "20k", "40k")
+#: The kernel that motivated the pass (issue 23): rocPRIM's segmented radix sort in
+#: rocSPARSE, 19,887 instructions and 1,035 branches, 2.4 MB after splicing; in the large
+#: set of ``test/corpus/thirdparty/fetch.sh --large`` (``--real`` measures it).
+REAL_OBJECT = ROOT / "build" / "thirdparty-large" / "codeobjects" / "librocsparse0" \
+    / "librocsparse.xnack-.108.gfx90a.co"
+REAL_KERNEL = ("_ZN7rocprim6detail21segmented_sort_kernelINS0_35default_segmented_radix_sort_"
+               "configILj0EllEELb0ELj256EPlS4_S4_S4_PKlEEvT2_PNSt15iterator_traitsIS7_E10value_"
+               "typeET3_T4_PNS8_ISD_E10value_typeET5_bT6_SI_jjjj")
 STAGES = ("lift", "lowering", "preamble", "splicing", "relaxation", "emission")
 OBJDUMP = "llvm-objdump-19"
 
@@ -107,8 +119,9 @@ def _instructions(code_objects: list[CodeObjectOp]) -> tuple[int, int]:
     return count, branches
 
 
-def instrument(path: Path, hooks: Path) -> Run:
-    """The user's command on ``path``, stage by stage."""
+def instrument(path: Path, hooks: Path, kernels: tuple[str, ...] = ()) -> Run:
+    """The user's command on ``path`` (with ``--kernel`` for each of ``kernels``), stage
+    by stage."""
     run = Run()
 
     def stage(name: str, work: Callable[[], None]) -> None:
@@ -120,7 +133,8 @@ def instrument(path: Path, hooks: Path) -> Run:
     module = ModuleOp([])
 
     def lift() -> None:
-        module.body.block.add_op(lift_code_object(read_code_object(path)).module)
+        module.body.block.add_op(lift_code_object(read_code_object(path),
+                                                  LiftOptions(kernels=kernels)).module)
 
     stage("lift", lift)
     code_objects = [op for op in module.walk() if isinstance(op, CodeObjectOp)]
@@ -197,6 +211,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs per size (median)")
     parser.add_argument("--hook", default="instr_count",
                         help="an example hook, examples/hooks/HOOK.mlir (default instr_count)")
+    parser.add_argument("--real", action="store_true",
+                        help="also rocPRIM's segmented radix sort kernel from rocSPARSE (the "
+                             "large set: test/corpus/thirdparty/fetch.sh --large), alone")
     args = parser.parse_args()
     sizes = [size for size in args.sizes.split(",") if size]
     unknown = [size for size in sizes if size not in SIZES]
@@ -209,10 +226,16 @@ def main() -> int:
           f"{'rounds':>6} " + " ".join(f"{name:>10}" for name in STAGES)
           + f" {'total':>8} {'objdump':>8} {'ratio':>7}")
     relaxation: list[tuple[str, int, float]] = []
-    for size in sizes:
-        path = KERNELS / f"branchy.{size}.gfx90a.co"
+    inputs: list[tuple[str, Path, tuple[str, ...]]] = [
+        (size, KERNELS / f"branchy.{size}.gfx90a.co", ()) for size in sizes]
+    if args.real:
+        if not REAL_OBJECT.exists():
+            parser.error(f"{REAL_OBJECT.relative_to(ROOT)} is missing: run bash "
+                         "test/corpus/thirdparty/fetch.sh --large")
+        inputs.append(("sort", REAL_OBJECT, (REAL_KERNEL,)))
+    for size, path, kernels in inputs:
         try:
-            run = median_run([instrument(path, hooks) for _ in range(args.runs)])
+            run = median_run([instrument(path, hooks, kernels) for _ in range(args.runs)])
         except Exception as error:  # report and go on: a measurement, not a test
             print(f"{path.name}: instrumentation failed: {type(error).__name__}: {error}")
             return 1
@@ -224,7 +247,8 @@ def main() -> int:
               f"{run.islands:>7} {run.rounds:>6} "
               + " ".join(f"{run.seconds[name]:>10.2f}" for name in STAGES)
               + f" {total:>8.2f} {objdump_text:>8} {ratio:>7}")
-        relaxation.append((size, run.spliced, run.seconds["relaxation"]))
+        if not kernels:  # the growth is measured over the generated family
+            relaxation.append((size, run.spliced, run.seconds["relaxation"]))
     print()
     print("relaxation growth (exponent: log time ratio / log instruction ratio; 1 = linear)")
     previous: tuple[int, float] | None = None
