@@ -106,6 +106,35 @@ def _link(block: Block, ops: Sequence[Operation]) -> None:
     block._last_op = previous  # pyright: ignore[reportPrivateUsage]
 
 
+def fill_block(block: Block, ops: Sequence[Operation]) -> None:
+    """Make ``ops`` (detached and just made, in order) the ops of the empty ``block``,
+    linked directly rather than through ``Block.add_op``'s checks (the lifter fills a
+    library's blocks this way)."""
+    assert block.first_op is None
+    _link(block, ops)
+
+
+def insert_new_ops_before(before: Operation, ops: Sequence[Operation]) -> None:
+    """Insert ``ops`` (detached and just made, in order: no op of theirs can contain the
+    block) before ``before``, linked directly: ``Block.insert_op_before`` checks each op's
+    ancestry, and unpacking an instrumented library's packed payloads inserts millions."""
+    block = before.parent_block()
+    assert block is not None, "inserting before an op in no block"
+    previous = before._prev_op  # pyright: ignore[reportPrivateUsage]
+    for new in ops:
+        assert new.parent is None, "inserting an op that is in a block"
+        new.parent = block
+        new._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+        if previous is None:
+            block._first_op = new  # pyright: ignore[reportPrivateUsage]
+        else:
+            previous._next_op = new  # pyright: ignore[reportPrivateUsage]
+        previous = new
+    if previous is not None:
+        previous._next_op = before  # pyright: ignore[reportPrivateUsage]
+        before._prev_op = previous  # pyright: ignore[reportPrivateUsage]
+
+
 def copy_machine_ops(ops: Sequence[Operation]) -> list[Operation]:
     """Detached copies of ops without operands, results, regions or successors (straight-line
     machine code), as :func:`copy_machine_region` copies them."""

@@ -35,7 +35,11 @@ from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, p
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from luthier.amdgpu_dialects.amdgpu_mc.copy import copy_machine_ops, successor_blocks
+from luthier.amdgpu_dialects.amdgpu_mc.copy import (
+    copy_machine_ops,
+    insert_new_ops_before,
+    successor_blocks,
+)
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import InstructionOpBase, is_instruction_class
 from luthier.amdgpu_dialects.amdgpu_mc.operands import SymbolOperandAttr
 from luthier.amdgpu_dialects.amdgpu_mc.registers import VirtRegAttr
@@ -167,8 +171,7 @@ def unpack(op: PackedCodeOp) -> list[InstructionOpBase]:
     block = op.parent_block()
     assert block is not None, "a packed op outside a block has nothing to unpack into"
     copies = copy_machine_ops(op.code.data.ops)
-    for copy in copies:
-        block.insert_op_before(copy, op)
+    insert_new_ops_before(op, copies)
     block.erase_op(op)
     return [copy for copy in copies if isinstance(copy, InstructionOpBase)]
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 
+from luthier.amdgpu_dialects.amdgpu_mc.copy import fill_block
 from luthier.amdgpu_dialects.amdgpu_mc.descriptor import KernelDescriptorAttr
 from luthier.amdgpu_dialects.amdgpu_mc.instructions import (
     InstructionOpBase,
@@ -211,7 +212,7 @@ class _FunctionLifter:
                 position += 1
             if block.falls_through:
                 ops.append(FallthroughOp(ir_blocks[block.successors[0]]))
-            _append_new_ops(ir_block, ops)
+            fill_block(ir_block, ops)
         region_blocks = list(ir_blocks.values())
         if any(blocks[0].start in block.successors for block in blocks):
             # A region's entry block cannot be a branch target (MLIR's rule): enter through
@@ -295,25 +296,6 @@ def _check_labels(name: str, address: int, instructions: list[DecodedInst],
             raise LiftError(f"{name}+{target - address:#x}", "a branch of another function "
                             f"targets it (label {label}), but no instruction of {name} "
                             "starts there")
-
-
-def _append_new_ops(block: Block, ops: list[Operation]) -> None:
-    """``block.add_ops(ops)`` for an empty block and ops just built (in no block, with no
-    region that could contain ``block``), without the per-op checks and calls of
-    ``add_op`` -> ``insert_op_after`` (tens of thousands of ops per object): every op gets
-    ``parent``, ``_prev_op`` and ``_next_op`` as ``insert_op_after`` sets them."""
-    assert block.first_op is None
-    previous: Operation | None = None
-    for op in ops:
-        op.parent = block
-        op._prev_op = previous  # pyright: ignore[reportPrivateUsage]
-        op._next_op = None  # pyright: ignore[reportPrivateUsage]
-        if previous is not None:
-            previous._next_op = op  # pyright: ignore[reportPrivateUsage]
-        previous = op
-    if ops:
-        block._first_op = ops[0]  # pyright: ignore[reportPrivateUsage]
-        block._last_op = ops[-1]  # pyright: ignore[reportPrivateUsage]
 
 
 #: How many times code no symbol names may lead the lift to more of it (each round lifts

@@ -44,10 +44,11 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -187,6 +188,8 @@ class _FunctionRelaxer:
         #: PC-relative operands' measuring points, from each instruction's first byte
         #: (instructions never change, so this is computed once per op).
         self.pc_points: dict[Operation, tuple[int, ...]] = {}
+        #: Operand arrays with no symbolic operand (so no PC-relative one), by identity.
+        self.plain_operands: dict[int, Attribute] = {}
         self.branch_size = 0
         #: Bytes short of its full reach a link is placed where a place allows; grows
         #: with each sweep that leaves a link broken (see :data:`SLACK`).
@@ -254,13 +257,13 @@ class _FunctionRelaxer:
         layout = _Round()
         offset = 0
         for block in self.function.body.blocks:
-            ops = list(block.ops)
+            ops = list(block_ops(block))
             layout.first[block] = len(layout.ops)
             for op in ops:
                 size = 0
-                if isinstance(op, InstructionOpBase):
+                if is_instruction_class(type(op)):
                     try:
-                        size = instruction_size(op, self.isa)
+                        size = instruction_size(cast(InstructionOpBase, op), self.isa)
                     except UnsizedError as error:
                         raise _fail(self.name, str(error)) from None
                 layout.slot[op] = len(layout.ops)
@@ -282,9 +285,19 @@ class _FunctionRelaxer:
     def _pc_points(self, op: InstructionOpBase) -> tuple[int, ...]:
         """Where each PC-relative operand of ``op`` is measured from, relative to ``op``'s
         first byte (``literal - addend``, usually the end of an ``s_getpc_b64``)."""
+        operands = op.properties["mc_operands"]
+        if id(operands) in self.plain_operands:
+            return ()
         known = self.pc_points.get(op)
         if known is not None:
             return known
+        assert isinstance(operands, ArrayAttr)
+        if not any(isinstance(attr, SymbolOperandAttr)
+                   for attr in cast(ArrayAttr[Attribute], operands).data):
+            # Operand arrays are shared by the ops of one encoding: most ops are answered
+            # by the identity of theirs (the array is kept, so its id stays its own).
+            self.plain_operands[id(operands)] = operands
+            return ()
         points: list[int] = []
         for attr in op.mc_operands.data:
             reference = attr.data.reference if isinstance(attr, SymbolOperandAttr) else None
@@ -299,11 +312,13 @@ class _FunctionRelaxer:
         operand's instruction and the point it is measured from, ends included where
         bytes would land between the two."""
         spans: list[tuple[int, int]] = []
+        plain = self.plain_operands
         for slot, op in enumerate(layout.ops):
-            if not isinstance(op, InstructionOpBase) or op.KIND == "branch":
+            if not is_instruction_class(type(op)) or cast(InstructionOpBase, op).KIND == "branch" \
+                    or id(op.properties["mc_operands"]) in plain:
                 continue
             offset = layout.start[slot]
-            for relative in self._pc_points(op):
+            for relative in self._pc_points(cast(InstructionOpBase, op)):
                 point = offset + relative
                 spans.append((point, offset) if point <= offset else (layout.end[slot], point))
         guarded = bytearray(len(layout.ops))
