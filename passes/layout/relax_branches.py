@@ -291,7 +291,6 @@ class _FunctionRelaxer:
         known = self.pc_points.get(op)
         if known is not None:
             return known
-        assert isinstance(operands, ArrayAttr)
         if not any(isinstance(attr, SymbolOperandAttr)
                    for attr in cast(ArrayAttr[Attribute], operands).data):
             # Operand arrays are shared by the ops of one encoding: most ops are answered
