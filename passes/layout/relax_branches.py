@@ -597,11 +597,10 @@ class _FunctionRelaxer:
         """The spot closest to ``target`` from which the island still gets there sooner;
         a spot control never falls into first (no cost on any path: the end of a block
         that ends in an unconditional transfer, or the end of an island this round put
-        behind a skip branch), a skip spot else. A natural spot also gives way to a skip
-        spot that leaves the chain fewer links to go, and, where the natural island would
-        not reach the target itself, to one that gets more than twice as far (a skip
-        costs one branch on the fall-through path, a link one on the taken path). Ties go
-        to the spot first in layout.
+        behind a skip branch), a skip spot else. Where the natural island would not reach
+        the target itself, a skip spot that gets more than twice as far wins (a skip costs
+        one branch on the fall-through path, a link one on the taken path). Ties go to
+        the spot first in layout.
 
         Without that last rule a chain could grow by a few bytes a link: in a kernel
         instrumented at every instruction (rocPRIM's segmented radix sort, 2.4 MB after
@@ -623,16 +622,8 @@ class _FunctionRelaxer:
     def _natural_is_as_good(self, natural: int, skip: int, distance: int) -> bool:
         """Whether an island at a natural spot ``natural`` bytes from the target serves as
         well as one at a skip spot ``skip`` bytes from it (see :meth:`_choose_spot`)."""
-        links = self._links(natural)
-        if links > self._links(skip):
-            return False
-        return links == 1 or 2 * (distance - natural) >= distance - skip
-
-    def _links(self, remaining: int) -> int:
-        """How many links a chain whose last island is ``remaining`` bytes from its target
-        still needs at least (the island's own branch included; a branch reaches
-        ``reach - 4`` bytes forward)."""
-        return -(-max(remaining, 1) // (self.reach - 4))
+        # A branch reaches ``reach - 4`` bytes forward, ``reach`` back.
+        return natural <= self.reach - 4 or 2 * (distance - natural) >= distance - skip
 
     def _closest(self, lists: tuple[list[int], ...], skip: bool, target: Block, here: int,
                  key: tuple[int, int], margin: int) -> _Spot | None:
