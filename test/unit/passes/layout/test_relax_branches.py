@@ -173,8 +173,8 @@ def test_many_far_branches_do_not_pile_links_into_one_place() -> None:
     # island is then a place control never falls into. Preferring it whenever it gets
     # any closer piled link after link into it, each four bytes closer than the last:
     # this function never finished relaxing (nor rocPRIM's radix sort instrumented at
-    # every instruction). A natural place now loses to a skip place that gets more than
-    # twice as far.
+    # every instruction). Where a natural island would not reach the target, a skip place
+    # that gets more than twice as far now wins.
     cases = "\n".join(f"  amdgpu_mc.s_cmp_eq_u32 s0, {index}\n"
                       f"  amdgpu_mc.s_cbranch_scc1 ^t{index % 3}, ^b{index}\n"
                       f"^b{index}:\n{_nops(2)}" for index in range(20))
