@@ -1,8 +1,9 @@
 """The reader decodes symbol tables with ``struct``, spelling each symbol as pyelftools did
 before it (pyelftools' parser took half the time of reading a library): the same names,
 types, bindings, visibilities and section indices, on every code object of the corpus and
-the third-party libraries, and on tables whose bytes say what no compiler writes
-(kinds pyelftools has no name for, reserved section indices)."""
+the third-party libraries (rocSPARSE's 333 too, once ``fetch.sh --large`` fetched them),
+and on tables whose bytes say what no compiler writes (kinds pyelftools has no name for,
+reserved section indices)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[4]
 CORPUS = ROOT / "test" / "corpus"
 OBJECTS = sorted([*CORPUS.glob("kernels/*.co"), *CORPUS.glob("kernels/*.o"),
                   *CORPUS.glob("rdna/*.co"), *CORPUS.glob("handwritten/*.co"),
-                  *ROOT.glob("build/thirdparty/codeobjects/*/*.co")])
+                  *ROOT.glob("build/thirdparty/codeobjects/*/*.co"),
+                  # The large set when it was fetched (fetch.sh --large; not in CI).
+                  *ROOT.glob("build/thirdparty-large/codeobjects/*/*.co")])
 
 _RESERVED = {0xFF00: "SHN_AMDGPU_LDS"}
 
